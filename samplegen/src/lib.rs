@@ -1,0 +1,1 @@
+//! Deterministic generators for rung's bundled sample traces and synthetic benchmark data.
