@@ -1,0 +1,203 @@
+//! `rung explain RUN [STEP] [--tool NAME]`: the ladder walk and, for every
+//! catalogue tool, visible or hidden and the rule that says why.
+
+use clap::{Args, ValueEnum};
+use serde_json::{Value, json};
+
+use super::{Global, open_read, print};
+use crate::error::{Error, Result};
+use crate::ladder::{ToolVisibility, label_text};
+use crate::redact::Redactor;
+use crate::report::json_text;
+use crate::store::{self, Explained, query};
+use crate::text::{escape, truncate};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExplainFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The run id.
+    pub run: String,
+    /// The decision's step (all decisions of the run when left out).
+    pub step: Option<i64>,
+    /// Only this tool's visibility.
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ExplainFormat,
+}
+
+pub fn run(g: &Global, args: &ExplainArgs) -> Result<()> {
+    let store = open_read(g)?;
+    let config = store.config()?;
+    let redactor = Redactor::new(&config.redact.patterns, g.no_redact).map_err(Error::usage)?;
+    let steps = match args.step {
+        Some(s) => vec![s],
+        None => query::run_steps(&store.conn, &args.run)?,
+    };
+    let mut explained = Vec::with_capacity(steps.len());
+    for step in steps {
+        let mut e = store::explain(&store.conn, &config, &args.run, step)?;
+        if let Some(tool) = &args.tool {
+            e.tools.retain(|t| &t.name == tool);
+        }
+        explained.push(e);
+    }
+    if let Some(tool) = &args.tool
+        && explained.iter().all(|e| e.tools.is_empty())
+    {
+        return Err(Error::usage(format!(
+            "{tool:?} is not a tool of the catalogue (or recorded menu) of run {}{}",
+            args.run,
+            args.step.map(|s| format!(" step {s}")).unwrap_or_default()
+        )));
+    }
+    let text = match args.format {
+        ExplainFormat::Json => {
+            let v = match args.step {
+                Some(_) => to_json(&explained[0]),
+                None => json!({
+                    "run_id": args.run,
+                    "decisions": explained.iter().map(to_json).collect::<Vec<_>>(),
+                }),
+            };
+            json_text(&v)
+        }
+        ExplainFormat::Text => explained
+            .iter()
+            .map(|e| to_text(e, &redactor))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    print(&text)
+}
+
+fn tool_json(t: &ToolVisibility) -> Value {
+    json!({"name": t.name, "visible": t.visible, "rule": t.rule.as_str(), "why": t.why})
+}
+
+/// The `cli.md` shape of one explained decision.
+pub fn to_json(e: &Explained) -> Value {
+    json!({
+        "run_id": e.run_id,
+        "step": e.step,
+        "selected": e.selected,
+        "call_id": e.call_id,
+        "rung": e.rung.as_str(),
+        "routing": e.routing,
+        "boundary": e.boundary,
+        "progress": e.progress,
+        "violated": e.violated,
+        "tools": e.tools.iter().map(tool_json).collect::<Vec<_>>(),
+        "findings": e.findings.iter().map(|f| json!({"kind": f.kind, "detail": f.detail})).collect::<Vec<_>>(),
+    })
+}
+
+/// The human reading of one explained decision.
+pub fn to_text(e: &Explained, redactor: &Redactor) -> String {
+    let esc = |s: &str| escape(s).into_owned();
+    let mut out = String::new();
+    let mut head = format!(
+        "decision {} step {} · turn {}",
+        esc(&e.run_id),
+        e.step,
+        e.turn
+    );
+    if let Some(p) = &e.phase {
+        head.push_str(&format!(" · phase {}", esc(p)));
+    }
+    match &e.catalogue {
+        Some(c) => head.push_str(&format!(" · catalogue {}", esc(c))),
+        None => head.push_str(" · no catalogue"),
+    }
+    out.push_str(&head);
+    out.push('\n');
+    let selected = match &e.selected {
+        Some(s) => esc(s),
+        None => "no tool call".to_string(),
+    };
+    let call = e
+        .call_id
+        .as_deref()
+        .map(|c| format!(" (call {})", esc(c)))
+        .unwrap_or_default();
+    out.push_str(&format!("selected:  {selected}{call}\n"));
+    if let Some(a) = &e.arguments {
+        out.push_str(&format!(
+            "arguments: {}\n",
+            esc(&truncate(&redactor.apply(a), 200))
+        ));
+    }
+    match &e.label {
+        Some((l, source)) => {
+            out.push_str(&format!("label:     {} ({source})\n", esc(&label_text(l))))
+        }
+        None => out.push_str("label:     none (unlabelled)\n"),
+    }
+    let outcome = match &e.status {
+        Some(s) => {
+            let mut t = s.clone();
+            if let Some(r) = &e.reason {
+                t.push_str(&format!(", reason {}", esc(r)));
+            }
+            if let Some(m) = &e.message {
+                t.push_str(&format!(": {}", esc(&truncate(&redactor.apply(m), 160))));
+            }
+            t
+        }
+        None => "none recorded".to_string(),
+    };
+    out.push_str(&format!("outcome:   {outcome}\n"));
+    let mut verdict = e.rung.as_str().to_uppercase();
+    if e.violated {
+        verdict.push_str(" · violated: selected a forbidden tool");
+    }
+    out.push_str(&format!("rung:      {verdict}\n\nladder walk\n"));
+    for w in &e.walk {
+        let name = if w.rung == crate::model::Rung::Execution && e.boundary.is_none() {
+            "boundary"
+        } else {
+            w.rung.as_str()
+        };
+        let state = if w.state == "failed" && w.rung == e.rung {
+            "FAILED ←"
+        } else {
+            w.state
+        };
+        out.push_str(&format!("  {name:<15} {state:<12} {}\n", esc(&w.note)));
+    }
+    let visible = e.tools.iter().filter(|t| t.visible).count();
+    out.push_str(&format!(
+        "\ntools: {} visible, {} hidden\n",
+        visible,
+        e.tools.len() - visible
+    ));
+    let width = e
+        .tools
+        .iter()
+        .map(|t| t.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(40);
+    for t in &e.tools {
+        out.push_str(&format!(
+            "  {:<7} {:<width$}  {:<15} {}\n",
+            if t.visible { "visible" } else { "hidden" },
+            esc(&t.name),
+            t.rule.as_str(),
+            esc(&t.why),
+        ));
+    }
+    if !e.findings.is_empty() {
+        out.push_str("\nfindings\n");
+        for f in &e.findings {
+            out.push_str(&format!("  {}: {}\n", f.kind, esc(&f.detail)));
+        }
+    }
+    out
+}

@@ -1,0 +1,192 @@
+//! `rung import`: one batch, one transaction, a progress line on a terminal.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+
+use super::Global;
+use crate::config::Config;
+use crate::error::{InputError, Result};
+use crate::ingest::{self, Progress};
+use crate::store::{Batch, ImportOptions, ImportSummary, Store};
+use crate::text::escape_multiline;
+
+#[derive(Debug, Args, Default, Clone)]
+pub struct ImportArgs {
+    /// Trace files or folders (recursive), .jsonl or .jsonl.gz; - for stdin.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Skip bad records (each reported with file:line and why) and store the rest.
+    #[arg(long)]
+    pub keep_going: bool,
+    /// A record whose key exists with different content replaces the stored one.
+    #[arg(long)]
+    pub replace: bool,
+    /// The input format (auto detects it).
+    #[arg(long, default_value = "auto", value_name = "FORMAT")]
+    pub format: String,
+}
+
+pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
+    let sources = ingest::expand(&args.paths, ingest::is_trace_file)?;
+    let config = g.config.as_deref().map(Config::load).transpose()?;
+    let store = Store::open_rw(&g.db)?;
+    let progress = Arc::new(Progress::default());
+    let total: u64 = sources
+        .iter()
+        .filter_map(|s| s.path.as_ref())
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    progress.total_bytes.store(total, Ordering::Relaxed);
+    let stop = Arc::new(AtomicBool::new(false));
+    let show = !g.quiet && std::io::stderr().is_terminal();
+    let bar = show.then(|| spawn_progress(progress.clone(), stop.clone()));
+
+    let opts = ImportOptions {
+        keep_going: args.keep_going,
+        replace: args.replace,
+    };
+    let described: Vec<&str> = sources.iter().map(|s| s.display.as_str()).collect();
+    let quiet = g.quiet;
+    let mut skip = |e: &InputError| {
+        eprintln!("skipped: {}", escape_multiline(&e.to_string()));
+    };
+    let result = (|| -> Result<ImportSummary> {
+        let mut batch = Batch::begin(&store, opts, &described.join("\n"))?;
+        if let Some(c) = &config
+            && store.set_config(c)?
+        {
+            if !quiet {
+                eprintln!("the configuration changed: everything stored is classified again");
+            }
+            batch.touch_everything()?;
+        }
+        for source in &sources {
+            ingest::read_source(&mut batch, source, &args.format, &progress, &mut skip)?;
+        }
+        batch.finish(&mut skip)
+    })();
+    stop.store(true, Ordering::Relaxed);
+    if let Some(h) = bar {
+        let _ = h.join();
+    }
+    let summary = result?;
+    let _ = store.conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)");
+    if !g.quiet {
+        report(&summary, sources.len());
+    }
+    Ok(summary)
+}
+
+fn report(s: &ImportSummary, files: usize) {
+    let c = |n: &crate::store::Counts, what: &str| {
+        let what = if n.new == 1 {
+            &what[..what.len() - 1]
+        } else {
+            what
+        };
+        let mut t = format!("{} {what}", n.new);
+        if n.replaced > 0 {
+            t.push_str(&format!(" (+{} replaced)", n.replaced));
+        }
+        t
+    };
+    eprintln!(
+        "imported {}, {}, {}, {} from {files} file{}",
+        c(&s.catalogues, "catalogues"),
+        c(&s.runs, "runs"),
+        c(&s.decisions, "decisions"),
+        c(&s.cases, "cases"),
+        if files == 1 { "" } else { "s" }
+    );
+    let unchanged =
+        s.catalogues.unchanged + s.runs.unchanged + s.decisions.unchanged + s.cases.unchanged;
+    if unchanged > 0 {
+        eprintln!("{unchanged} records were already stored unchanged");
+    }
+    if s.tools_changed > 0 {
+        eprintln!(
+            "{} tool definitions changed under an existing catalogue version: kept apart, see `rung report findings`",
+            s.tools_changed
+        );
+    }
+    eprintln!(
+        "classified {} run{}",
+        s.reclassified_runs,
+        if s.reclassified_runs == 1 { "" } else { "s" }
+    );
+    for (ty, (n, first)) in &s.unknown_types {
+        eprintln!(
+            "note: ignored {n} record{} of unknown type {:?} (first at {})",
+            if *n == 1 { "" } else { "s" },
+            escape_multiline(ty),
+            escape_multiline(first)
+        );
+    }
+    for w in &s.warnings {
+        eprintln!("warning: {}", escape_multiline(w));
+    }
+    if s.skipped > 0 {
+        eprintln!(
+            "skipped {} bad record{}",
+            s.skipped,
+            if s.skipped == 1 { "" } else { "s" }
+        );
+    }
+}
+
+fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KB", "MB", "GB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1000.0 && u + 1 < UNITS.len() {
+        v /= 1000.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// Draws `bytes · decisions · rate` on stderr every 100 ms once the import
+/// has taken more than half a second; clears the line at the end.
+fn spawn_progress(p: Arc<Progress>, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let start = Instant::now();
+        let mut drawn = false;
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(100));
+            if start.elapsed() < Duration::from_millis(500) {
+                continue;
+            }
+            let bytes = p.bytes.load(Ordering::Relaxed);
+            let total = p.total_bytes.load(Ordering::Relaxed);
+            let decisions = p.decisions.load(Ordering::Relaxed);
+            let rate = decisions as f64 / start.elapsed().as_secs_f64();
+            let of = if total > 0 {
+                format!(
+                    " / {} ({:.0}%)",
+                    human_bytes(total),
+                    bytes as f64 * 100.0 / total as f64
+                )
+            } else {
+                String::new()
+            };
+            eprint!(
+                "\r\x1b[2Kimporting {}{of} · {decisions} decisions · {rate:.0} decisions/s",
+                human_bytes(bytes)
+            );
+            drawn = true;
+        }
+        if drawn {
+            eprint!("\r\x1b[2K");
+        }
+    })
+}

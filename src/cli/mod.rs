@@ -1,0 +1,183 @@
+//! The command line of `cli.md`: argument parsing and one module per
+//! subcommand. Exit codes: 0 ok, 1 a `check` bound failed, 2 usage or input
+//! error.
+
+pub mod check;
+pub mod explain;
+pub mod import;
+pub mod report;
+pub mod window;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::report::Format;
+use crate::store::Store;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "rung",
+    version,
+    about = "A terminal trace inspector and debugging ladder for tool-using AI agents",
+    long_about = "rung loads agent run traces into SQLite and, for every tool-choice decision, names the \
+first rung of the ladder that failed (coverage, exposure, discovery, selection, representation, \
+schema, semantics, authorization, precondition, execution, progress).\n\n\
+`rung PATH...` imports the traces given and opens the TUI on the database.",
+    subcommand_precedence_over_arg = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Trace files or folders to import before opening the TUI.
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct Global {
+    /// The database file.
+    #[arg(long, env = "RUNG_DB", default_value = "./rung.db", global = true)]
+    pub db: PathBuf,
+    /// A TOML file: [reasons] reason = "stage", abstain = "...", [redact] patterns.
+    /// Kept in the database at import; `rung reclassify --config` applies a new one.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Show secrets in arguments and results instead of masking them.
+    #[arg(long, global = true)]
+    pub no_redact: bool,
+    /// No progress display and no summary.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// More detail on stderr.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Import traces (files, folders, .jsonl.gz, or - for stdin).
+    Import(import::ImportArgs),
+    /// Print a report: ladder | metrics | refusals | confusions | tools | runs | findings.
+    Report(report::ReportArgs),
+    /// The ladder walk for one decision (or every decision of a run), and why
+    /// each catalogue tool was visible or hidden.
+    Explain(explain::ExplainArgs),
+    /// Evaluate metric thresholds; exit 1 when one fails (a CI gate).
+    Check(check::CheckArgs),
+    /// Classify everything stored again (after a new --config).
+    Reclassify,
+}
+
+/// The report filters shared by `report` and `check`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct FilterArgs {
+    /// Window start: RFC 3339 with offset, or relative (30m, 24h, 7d, 2w).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Window end (exclusive): RFC 3339 with offset, or relative.
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+    /// Only runs of this model (repeatable: any of them).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Vec<String>,
+    /// Only decisions on this catalogue version (repeatable).
+    #[arg(long, value_name = "VERSION")]
+    pub catalogue: Vec<String>,
+    /// Only runs of this task (repeatable).
+    #[arg(long, value_name = "TASK")]
+    pub task: Vec<String>,
+    /// Only decisions in this phase (repeatable).
+    #[arg(long, value_name = "PHASE")]
+    pub phase: Vec<String>,
+    /// Only this run (repeatable).
+    #[arg(long, value_name = "RUN")]
+    pub run: Vec<String>,
+    /// Only runs with this tag (repeatable: all must hold).
+    #[arg(long, value_name = "K=V")]
+    pub tag: Vec<String>,
+}
+
+/// Runs the command line and maps errors to exit codes.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            let msg = e.to_string();
+            match e {
+                Error::Input(_) => eprintln!("{}", crate::text::escape_multiline(&msg)),
+                _ => eprintln!("rung: {}", crate::text::escape_multiline(&msg)),
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let g = &cli.global;
+    match cli.command {
+        Some(Command::Import(args)) => import::run(g, &args).map(|_| ExitCode::SUCCESS),
+        Some(Command::Report(args)) => report::run(g, &args).map(|_| ExitCode::SUCCESS),
+        Some(Command::Explain(args)) => explain::run(g, &args).map(|_| ExitCode::SUCCESS),
+        Some(Command::Check(args)) => check::run(g, &args),
+        Some(Command::Reclassify) => reclassify(g).map(|_| ExitCode::SUCCESS),
+        None => open(g, &cli.paths).map(|_| ExitCode::SUCCESS),
+    }
+}
+
+/// `rung [PATH...]`: import what is given, then open the TUI.
+fn open(g: &Global, paths: &[PathBuf]) -> Result<()> {
+    if !paths.is_empty() {
+        let args = import::ImportArgs {
+            paths: paths.to_vec(),
+            format: "auto".to_string(),
+            ..Default::default()
+        };
+        import::run(g, &args)?;
+    }
+    crate::tui::run(g)
+}
+
+fn reclassify(g: &Global) -> Result<()> {
+    if !g.db.exists() {
+        return Err(Error::usage(format!(
+            "no database at {}: nothing to reclassify",
+            g.db.display()
+        )));
+    }
+    let store = Store::open_rw(&g.db)?;
+    if let Some(path) = &g.config {
+        store.set_config(&Config::load(path)?)?;
+    }
+    let n = crate::store::reclassify_all(&store)?;
+    if !g.quiet {
+        eprintln!("reclassified {n} runs");
+    }
+    Ok(())
+}
+
+/// Opens the database for reading, with the output format's conventions.
+pub fn open_read(g: &Global) -> Result<Store> {
+    Store::open_ro(&g.db)
+}
+
+pub fn print(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        // A closed pipe (`| head`) is not an error worth reporting.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The format flag's default and values.
+pub fn default_format() -> Format {
+    Format::Table
+}

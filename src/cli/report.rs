@@ -1,0 +1,81 @@
+//! `rung report KIND`: every report in table, markdown, csv or json.
+
+use clap::{Args, ValueEnum};
+
+use super::{FilterArgs, Global, open_read, print, window};
+use crate::error::Result;
+use crate::metrics;
+use crate::report::{self, Format};
+use crate::store::query;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Kind {
+    Ladder,
+    Metrics,
+    Refusals,
+    Confusions,
+    Tools,
+    Runs,
+    Findings,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Which report.
+    #[arg(value_enum)]
+    pub kind: Kind,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
+    let store = open_read(g)?;
+    let conn = &store.conn;
+    let text = match args.kind {
+        Kind::Ladder => {
+            let f = window::filter(&args.filter, false)?;
+            report::ladder(
+                &query::ladder(conn, &f)?,
+                &query::boundary_profile(conn, &f)?,
+                args.format,
+            )
+        }
+        Kind::Metrics => {
+            let f = window::filter(&args.filter, false)?;
+            report::metrics(&query::metrics(conn, &f)?, args.format)
+        }
+        Kind::Confusions => {
+            let f = window::filter(&args.filter, false)?;
+            report::confusions(&query::confusions(conn, &f)?, args.format)
+        }
+        Kind::Refusals => {
+            let f = window::filter(&args.filter, true)?;
+            let (since, until) = (f.since.unwrap_or(0), f.until.unwrap_or(0));
+            let items = query::refusals(conn, &f)?;
+            let runs_affected = items
+                .iter()
+                .filter(|r| r.time_us.is_some_and(|t| t >= since && t < until))
+                .map(|r| r.run_id.as_str())
+                .collect::<std::collections::HashSet<_>>()
+                .len() as u64;
+            let rep = metrics::refusals(items, since, until);
+            report::refusals(&rep, runs_affected, args.format)
+        }
+        Kind::Tools => {
+            let f = window::filter(&args.filter, false)?;
+            report::tools(&query::tools(conn, &f)?, args.format)
+        }
+        Kind::Runs => {
+            let f = window::filter(&args.filter, false)?;
+            report::runs(&query::runs(conn, &f)?, args.format)
+        }
+        Kind::Findings => {
+            let f = window::filter(&args.filter, false)?;
+            report::findings(&query::findings(conn, &f)?, args.format)
+        }
+    };
+    print(&text)
+}

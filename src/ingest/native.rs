@@ -1,0 +1,722 @@
+//! Trace format v1 (`trace-format.md`): one JSON object → one validated
+//! record, with errors that name the record and the field to fix.
+
+use serde_json::{Map, Value};
+
+use crate::model::{
+    Candidate, Case, Catalogue, Decision, Effect, Intent, Label, MenuFields, Outcome, Policy,
+    Progress, Record, Retrieval, Run, Stage, Status, Terminated, Timestamp, Tool,
+};
+
+/// Ids are strings up to this many bytes.
+pub const MAX_ID_BYTES: usize = 256;
+
+/// What went wrong with one record: which record (when its key could be
+/// read) and what to fix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordError {
+    pub record: Option<String>,
+    pub message: String,
+}
+
+/// A parsed line: a record, or a record of a type this rung does not know.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    Record(Record),
+    UnknownType(String),
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Short, safe rendering of an offending value for an error message.
+fn shown(v: &Value) -> String {
+    let s = match v {
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    };
+    let s: String = s.chars().flat_map(char::escape_default).collect::<String>();
+    if s.chars().count() > 60 {
+        format!("{}…", s.chars().take(60).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// The fields of one JSON object, taken one by one; what is left is `extra`.
+struct Obj {
+    map: Map<String, Value>,
+    path: String,
+}
+
+type Res<T> = Result<T, String>;
+
+impl Obj {
+    fn new(v: Value, path: &str) -> Res<Obj> {
+        match v {
+            Value::Object(map) => Ok(Obj {
+                map,
+                path: path.to_string(),
+            }),
+            other => Err(format!(
+                "field \"{path}\" must be an object, not {}",
+                type_name(&other)
+            )),
+        }
+    }
+
+    fn name(&self, key: &str) -> String {
+        if self.path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}.{key}", self.path)
+        }
+    }
+
+    /// A present, non-null value.
+    fn take(&mut self, key: &str) -> Option<Value> {
+        match self.map.remove(key) {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(v),
+        }
+    }
+
+    fn missing(&self, key: &str) -> String {
+        format!("missing required field \"{}\"", self.name(key))
+    }
+
+    fn wrong(&self, key: &str, want: &str, got: &Value) -> String {
+        format!(
+            "field \"{}\" must be {want}, not {} ({})",
+            self.name(key),
+            type_name(got),
+            shown(got)
+        )
+    }
+
+    fn opt_str(&mut self, key: &str) -> Res<Option<String>> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(other) => Err(self.wrong(key, "a string", &other)),
+        }
+    }
+
+    fn req_str(&mut self, key: &str) -> Res<String> {
+        self.opt_str(key)?.ok_or_else(|| self.missing(key))
+    }
+
+    fn opt_id(&mut self, key: &str) -> Res<Option<String>> {
+        let v = self.opt_str(key)?;
+        if let Some(s) = &v {
+            if s.is_empty() {
+                return Err(format!("field \"{}\" must not be empty", self.name(key)));
+            }
+            if s.len() > MAX_ID_BYTES {
+                return Err(format!(
+                    "field \"{}\" is {} bytes long; ids are at most {MAX_ID_BYTES} bytes",
+                    self.name(key),
+                    s.len()
+                ));
+            }
+        }
+        Ok(v)
+    }
+
+    fn req_id(&mut self, key: &str) -> Res<String> {
+        self.opt_id(key)?.ok_or_else(|| self.missing(key))
+    }
+
+    fn opt_bool(&mut self, key: &str) -> Res<Option<bool>> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(b)),
+            Some(other) => Err(self.wrong(key, "true or false", &other)),
+        }
+    }
+
+    fn opt_int(&mut self, key: &str, min: i64) -> Res<Option<i64>> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::Number(n)) => match n.as_i64() {
+                Some(i) if i >= min => Ok(Some(i)),
+                _ => Err(format!(
+                    "field \"{}\" must be an integer ≥ {min}, not {n}",
+                    self.name(key)
+                )),
+            },
+            Some(other) => Err(self.wrong(key, "an integer", &other)),
+        }
+    }
+
+    fn opt_number(&mut self, key: &str) -> Res<Option<f64>> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::Number(n)) => Ok(n.as_f64()),
+            Some(other) => Err(self.wrong(key, "a number", &other)),
+        }
+    }
+
+    fn opt_enum<T>(
+        &mut self,
+        key: &str,
+        parse: fn(&str) -> Option<T>,
+        spellings: fn() -> String,
+    ) -> Res<Option<T>> {
+        match self.opt_str(key)? {
+            None => Ok(None),
+            Some(s) => parse(&s).map(Some).ok_or_else(|| {
+                format!(
+                    "field \"{}\": {:?} is not one of {}",
+                    self.name(key),
+                    s,
+                    spellings()
+                )
+            }),
+        }
+    }
+
+    fn opt_time(&mut self, key: &str) -> Res<Option<Timestamp>> {
+        match self.opt_str(key)? {
+            None => Ok(None),
+            Some(s) => Timestamp::parse(&s).map(Some).ok_or_else(|| {
+                format!(
+                    "field \"{}\": {} is not an RFC 3339 timestamp with an offset (e.g. 2026-09-15T10:00:04Z)",
+                    self.name(key),
+                    shown(&Value::String(s.clone()))
+                )
+            }),
+        }
+    }
+
+    fn opt_str_list(&mut self, key: &str) -> Res<Option<Vec<String>>> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::Array(items)) => {
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.into_iter().enumerate() {
+                    match item {
+                        Value::String(s) => out.push(s),
+                        other => {
+                            return Err(format!(
+                                "field \"{}[{i}]\" must be a string, not {} ({})",
+                                self.name(key),
+                                type_name(&other),
+                                shown(&other)
+                            ));
+                        }
+                    }
+                }
+                Ok(Some(out))
+            }
+            Some(other) => Err(self.wrong(key, "a list of strings", &other)),
+        }
+    }
+
+    fn opt_obj(&mut self, key: &str) -> Res<Option<Obj>> {
+        let name = self.name(key);
+        self.take(key).map(|v| Obj::new(v, &name)).transpose()
+    }
+
+    fn opt_any(&mut self, key: &str) -> Option<Value> {
+        self.take(key)
+    }
+
+    /// Unknown fields, kept as an object (`{}` when none).
+    fn extra(self) -> Value {
+        Value::Object(self.map)
+    }
+}
+
+/// Parses one JSON value (a line of a trace file) into a record.
+pub fn parse(value: Value) -> Result<Parsed, RecordError> {
+    let mut obj = Obj::new(value, "").map_err(|_| RecordError {
+        record: None,
+        message: "each line must be a JSON object with a \"type\" field".to_string(),
+    })?;
+    let ty = match obj.map.remove("type") {
+        Some(Value::String(s)) => s,
+        Some(other) => {
+            return Err(RecordError {
+                record: None,
+                message: format!(
+                    "field \"type\" must be a string, not {} ({})",
+                    type_name(&other),
+                    shown(&other)
+                ),
+            });
+        }
+        None => {
+            return Err(RecordError {
+                record: None,
+                message: "missing required field \"type\" (catalogue, run, decision or case)"
+                    .to_string(),
+            });
+        }
+    };
+    let describe = describe_key(&ty, &obj.map);
+    let fail = |message: String| RecordError {
+        record: describe.clone(),
+        message,
+    };
+    let record = match ty.as_str() {
+        "catalogue" => Record::Catalogue(catalogue(obj).map_err(fail)?),
+        "run" => Record::Run(Box::new(run(obj).map_err(fail)?)),
+        "decision" => Record::Decision(Box::new(decision(obj).map_err(fail)?)),
+        "case" => Record::Case(case(obj).map_err(fail)?),
+        _ => return Ok(Parsed::UnknownType(ty)),
+    };
+    Ok(Parsed::Record(record))
+}
+
+/// How to name a record in an error before it is parsed, from whatever of
+/// its key can be read.
+fn describe_key(ty: &str, map: &Map<String, Value>) -> Option<String> {
+    let s = |k: &str| map.get(k).and_then(Value::as_str).map(shown_id);
+    let n = |k: &str| map.get(k).and_then(Value::as_i64);
+    match ty {
+        "catalogue" => Some(match s("version") {
+            Some(v) => format!("catalogue {v}"),
+            None => "catalogue".to_string(),
+        }),
+        "run" => Some(match s("run_id") {
+            Some(r) => format!("run {r}"),
+            None => "run".to_string(),
+        }),
+        "decision" => Some(match (s("run_id"), n("step")) {
+            (Some(r), Some(st)) => format!("decision {r} step {st}"),
+            (Some(r), None) => format!("decision {r}"),
+            _ => "decision".to_string(),
+        }),
+        "case" => Some(match (s("task_id"), n("step")) {
+            (Some(t), Some(st)) => format!("case {t} step {st}"),
+            (Some(t), None) => format!("case {t}"),
+            _ => "case".to_string(),
+        }),
+        _ => None,
+    }
+}
+
+/// An id as error messages show it: escaped, and cut when very long.
+fn shown_id(s: &str) -> String {
+    let escaped: String = s.chars().flat_map(char::escape_default).collect();
+    if escaped.chars().count() > 80 {
+        format!("{}…", escaped.chars().take(80).collect::<String>())
+    } else {
+        escaped
+    }
+}
+
+fn catalogue(mut o: Obj) -> Res<Catalogue> {
+    let version = o.req_id("version")?;
+    let created_at = o.opt_time("created_at")?;
+    let abstain = o.opt_id("abstain")?;
+    let tools_v = o.take("tools").ok_or_else(|| o.missing("tools"))?;
+    let Value::Array(items) = tools_v else {
+        return Err(o.wrong("tools", "a list of tool objects", &tools_v));
+    };
+    let mut tools: Vec<Tool> = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        let t = tool(item, &format!("tools[{i}]"))?;
+        if tools.iter().any(|x| x.name == t.name) {
+            return Err(format!(
+                "field \"tools[{i}].name\": tool {:?} is listed twice in this catalogue record",
+                t.name
+            ));
+        }
+        tools.push(t);
+    }
+    Ok(Catalogue {
+        version,
+        created_at,
+        abstain,
+        tools,
+        extra: o.extra(),
+    })
+}
+
+fn tool(v: Value, path: &str) -> Res<Tool> {
+    let record = v.clone();
+    let mut o = Obj::new(v, path)?;
+    let name = o.req_id("name")?;
+    if name.starts_with('@') {
+        return Err(format!(
+            "field \"{}\": tool names cannot start with '@' (reserved for @no_call)",
+            o.name("name")
+        ));
+    }
+    let family = o.req_str("family")?;
+    let effect = o
+        .opt_enum("effect", Effect::parse, Effect::spellings)?
+        .ok_or_else(|| o.missing("effect"))?;
+    let description = o.req_str("description")?;
+    let open_world = o.opt_bool("open_world")?.unwrap_or(false);
+    let idempotent = o.opt_bool("idempotent")?.unwrap_or(false);
+    let input_schema = schema(&mut o, "input_schema")?;
+    schema(&mut o, "output_schema")?;
+    for key in ["use_when", "avoid_when", "keywords"] {
+        o.opt_str_list(key)?;
+    }
+    for key in ["owner", "provenance", "approval"] {
+        o.opt_str(key)?;
+    }
+    Ok(Tool {
+        name,
+        family,
+        effect,
+        description,
+        open_world,
+        idempotent,
+        input_schema,
+        record,
+    })
+}
+
+fn schema(o: &mut Obj, key: &str) -> Res<Option<Value>> {
+    match o.take(key) {
+        None => Ok(None),
+        Some(v @ (Value::Object(_) | Value::Bool(_))) => Ok(Some(v)),
+        Some(other) => Err(o.wrong(key, "a JSON Schema object", &other)),
+    }
+}
+
+fn policy(o: &mut Obj) -> Res<Option<Policy>> {
+    o.opt_obj("policy")?.map(policy_obj).transpose()
+}
+
+/// A policy object as stored (the store re-reads what it wrote).
+pub fn policy_from_json(v: Value) -> Result<Policy, String> {
+    policy_obj(Obj::new(v, "policy")?)
+}
+
+/// A retrieval object as stored.
+pub fn retrieval_from_json(v: Value) -> Result<Retrieval, String> {
+    retrieval_obj(Obj::new(v, "retrieval")?)
+}
+
+fn policy_obj(mut p: Obj) -> Res<Policy> {
+    let allowed_families = p.opt_str_list("allowed_families")?;
+    let max_effect = p.opt_enum("max_effect", Effect::parse, Effect::spellings)?;
+    let allow_open_world = p.opt_bool("allow_open_world")?.unwrap_or(false);
+    Ok(Policy {
+        allowed_families,
+        max_effect,
+        allow_open_world,
+        extra: p.extra(),
+    })
+}
+
+fn retrieval(o: &mut Obj) -> Res<Option<Retrieval>> {
+    o.opt_obj("retrieval")?.map(retrieval_obj).transpose()
+}
+
+fn retrieval_obj(mut r: Obj) -> Res<Retrieval> {
+    let k = r.opt_int("k", 0)?.ok_or_else(|| {
+        format!(
+            "missing required field \"{}\" (how many candidates the retriever kept)",
+            r.name("k")
+        )
+    })?;
+    let selector = r.opt_str("selector")?;
+    let query = r.opt_str("query")?;
+    let mut candidates = Vec::new();
+    if let Some(v) = r.take("candidates") {
+        let Value::Array(items) = v else {
+            return Err(r.wrong("candidates", "a list of {name, score} objects", &v));
+        };
+        for (i, item) in items.into_iter().enumerate() {
+            let mut c = Obj::new(item, &format!("{}[{i}]", r.name("candidates")))?;
+            candidates.push(Candidate {
+                name: c.req_str("name")?,
+                score: c.opt_number("score")?,
+                extra: c.extra(),
+            });
+        }
+    }
+    Ok(Retrieval {
+        k: u32::try_from(k).unwrap_or(u32::MAX),
+        selector,
+        query,
+        candidates,
+        extra: r.extra(),
+    })
+}
+
+fn menu(o: &mut Obj) -> Res<MenuFields> {
+    Ok(MenuFields {
+        catalogue: o.opt_id("catalogue")?,
+        policy: policy(o)?,
+        trusted_controls: o.opt_str_list("trusted_controls")?,
+        retrieval: retrieval(o)?,
+        visible: o.opt_str_list("visible")?,
+    })
+}
+
+fn run(mut o: Obj) -> Res<Run> {
+    let run_id = o.req_id("run_id")?;
+    let task_id = o.opt_id("task_id")?;
+    let trial = o.opt_int("trial", 0)?;
+    let goal = o.opt_str("goal")?;
+    let intent = o.opt_enum("intent", Intent::parse, Intent::spellings)?;
+    let model = o.opt_str("model")?;
+    let selector = o.opt_str("selector")?;
+    let menu = menu(&mut o)?;
+    let started_at = o.opt_time("started_at")?;
+    let ended_at = o.opt_time("ended_at")?;
+    let terminated = o.opt_enum("terminated", Terminated::parse, Terminated::spellings)?;
+    let success = o.opt_bool("success")?;
+    let harm = o.opt_bool("harm")?;
+    let scope = o.opt_str("scope")?;
+    let mut tags = Vec::new();
+    if let Some(mut t) = o.opt_obj("tags")? {
+        for (k, v) in std::mem::take(&mut t.map) {
+            match v {
+                Value::String(s) => tags.push((k, s)),
+                other => {
+                    return Err(format!(
+                        "field \"tags.{k}\" must be a string (tags are a string map), not {} ({})",
+                        type_name(&other),
+                        shown(&other)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(Run {
+        run_id,
+        task_id,
+        trial,
+        goal,
+        intent,
+        model,
+        selector,
+        menu,
+        started_at,
+        ended_at,
+        terminated,
+        success,
+        harm,
+        scope,
+        tags,
+        extra: o.extra(),
+    })
+}
+
+fn label(o: &mut Obj, what: &str) -> Res<Label> {
+    let acceptable = o
+        .opt_str_list("acceptable")?
+        .ok_or_else(|| o.missing("acceptable"))?;
+    if acceptable.is_empty() {
+        return Err(format!(
+            "field \"{}\" is empty; {what} needs at least one acceptable name (@no_call for \"no tool call\")",
+            o.name("acceptable")
+        ));
+    }
+    let forbidden = o.opt_str_list("forbidden")?.unwrap_or_default();
+    if let Some(both) = acceptable.iter().find(|a| forbidden.contains(a)) {
+        return Err(format!(
+            "\"acceptable\" and \"forbidden\" both contain {both:?}; a name cannot be both"
+        ));
+    }
+    Ok(Label::new(acceptable, forbidden))
+}
+
+fn decision(mut o: Obj) -> Res<Decision> {
+    let run_id = o.req_id("run_id")?;
+    let step = o.opt_int("step", 1)?.ok_or_else(|| o.missing("step"))?;
+    let turn = o.opt_int("turn", 0)?;
+    let at = o.opt_time("at")?;
+    let phase = o.opt_str("phase")?;
+    let menu = menu(&mut o)?;
+    let exposed = o.opt_str_list("exposed")?;
+    let selected = match o.map.remove("selected") {
+        None => {
+            return Err(
+                "missing required field \"selected\" (use null when no tool was called)"
+                    .to_string(),
+            );
+        }
+        Some(Value::Null) => None,
+        Some(Value::String(s)) if s.starts_with('@') => {
+            return Err(format!(
+                "field \"selected\": {s:?} is not a tool name; use null when no tool was called"
+            ));
+        }
+        Some(Value::String(s)) => Some(s),
+        Some(other) => return Err(o.wrong("selected", "a tool name or null", &other)),
+    };
+    let call_id = o.opt_str("call_id")?;
+    let arguments = o.opt_any("arguments");
+    let raw = o.opt_any("raw");
+    let outcome = match o.opt_obj("outcome")? {
+        None => None,
+        Some(mut oc) => {
+            let status = oc
+                .opt_enum("status", Status::parse, Status::spellings)?
+                .ok_or_else(|| oc.missing("status"))?;
+            Some(Outcome {
+                status,
+                stage: oc.opt_enum("stage", Stage::parse, Stage::spellings)?,
+                reason: oc.opt_str("reason")?,
+                message: oc.opt_str("message")?,
+                retryable: oc.opt_bool("retryable")?,
+                extra: oc.extra(),
+            })
+        }
+    };
+    let latency_ms = o.opt_number("latency_ms")?;
+    let result = o.opt_any("result");
+    let progress = o.opt_enum("progress", Progress::parse, Progress::spellings)?;
+    let expected = match o.map.remove("expected") {
+        None => None,
+        Some(Value::Null) => {
+            return Err(
+                "field \"expected\" is null; leave it out for an unlabelled decision".to_string(),
+            );
+        }
+        Some(v) => {
+            let mut e = Obj::new(v, "expected")?;
+            if e.map.is_empty() {
+                return Err(
+                    "field \"expected\" is empty; give it an \"acceptable\" list or leave it out"
+                        .to_string(),
+                );
+            }
+            Some(label(&mut e, "an inline label")?)
+        }
+    };
+    Ok(Decision {
+        run_id,
+        step,
+        turn,
+        at,
+        phase,
+        menu,
+        exposed,
+        selected,
+        call_id,
+        arguments,
+        raw,
+        outcome,
+        latency_ms,
+        result,
+        progress,
+        expected,
+        extra: o.extra(),
+    })
+}
+
+fn case(mut o: Obj) -> Res<Case> {
+    let task_id = o.req_id("task_id")?;
+    let step = o.opt_int("step", 1)?;
+    let catalogue = o.opt_id("catalogue")?;
+    let label = label(&mut o, "a case")?;
+    let note = o.opt_str("note")?;
+    Ok(Case {
+        task_id,
+        step,
+        catalogue,
+        label,
+        note,
+        extra: o.extra(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn err(v: Value) -> String {
+        match parse(v) {
+            Err(e) => format!("{}: {}", e.record.unwrap_or_default(), e.message),
+            Ok(p) => panic!("expected an error, got {p:?}"),
+        }
+    }
+
+    #[test]
+    fn errors_name_record_and_field() {
+        assert_eq!(
+            err(
+                json!({"type":"decision","run_id":"r-9","step":3,"selected":"x","expected":{"acceptable":["void_invoice"],"forbidden":["void_invoice"]}})
+            ),
+            "decision r-9 step 3: \"acceptable\" and \"forbidden\" both contain \"void_invoice\"; a name cannot be both"
+        );
+        assert_eq!(
+            err(
+                json!({"type":"catalogue","version":"v1","tools":[{"name":"a","family":"f","effect":"write","description":"d"}]})
+            ),
+            "catalogue v1: field \"tools[0].effect\": \"write\" is not one of none, read_only, mutating, destructive"
+        );
+        assert_eq!(
+            err(json!({"type":"run","run_id":"r1","started_at":"2026-09-15 10:00"})),
+            "run r1: field \"started_at\": \"2026-09-15 10:00\" is not an RFC 3339 timestamp with an offset (e.g. 2026-09-15T10:00:04Z)"
+        );
+        assert_eq!(
+            err(json!({"type":"run","run_id":"r1","started_at":"2026-09-15T10:00:00"})),
+            "run r1: field \"started_at\": \"2026-09-15T10:00:00\" is not an RFC 3339 timestamp with an offset (e.g. 2026-09-15T10:00:04Z)"
+        );
+        assert_eq!(
+            err(json!({"type":"decision","run_id":"r1","step":1})),
+            "decision r1 step 1: missing required field \"selected\" (use null when no tool was called)"
+        );
+        assert_eq!(
+            err(json!({"type":"decision","run_id":"r1","step":"2","selected":null})),
+            "decision r1: field \"step\" must be an integer, not a string (\"2\")"
+        );
+        assert_eq!(
+            err(json!({"type":"decision","run_id":"r1","step":0,"selected":null})),
+            "decision r1 step 0: field \"step\" must be an integer ≥ 1, not 0"
+        );
+        assert_eq!(
+            err(json!({"type":"decision","run_id":"r1","step":1,"selected":null,"expected":{}})),
+            "decision r1 step 1: field \"expected\" is empty; give it an \"acceptable\" list or leave it out"
+        );
+        assert_eq!(
+            err(json!({"type":"decision","run_id":"r1","step":1,"selected":null,"expected":null})),
+            "decision r1 step 1: field \"expected\" is null; leave it out for an unlabelled decision"
+        );
+        assert_eq!(
+            err(json!({"type":"case","task_id":"t","acceptable":[]})),
+            "case t: field \"acceptable\" is empty; a case needs at least one acceptable name (@no_call for \"no tool call\")"
+        );
+        assert_eq!(
+            err(
+                json!({"type":"decision","run_id":"r1","step":1,"selected":"a","outcome":{"status":"failed"}})
+            ),
+            "decision r1 step 1: field \"outcome.status\": \"failed\" is not one of ok, refused, error, unknown, not_run"
+        );
+        assert_eq!(
+            err(json!({"type":"run","run_id":"r1","tags":{"t":0.6}})),
+            "run r1: field \"tags.t\" must be a string (tags are a string map), not a number (0.6)"
+        );
+        assert_eq!(
+            err(
+                json!({"type":"decision","run_id":"r1","step":1,"selected":null,"retrieval":{"candidates":[]}})
+            ),
+            "decision r1 step 1: missing required field \"retrieval.k\" (how many candidates the retriever kept)"
+        );
+    }
+
+    #[test]
+    fn unknown_fields_kept_and_unknown_types_counted() {
+        let p = parse(json!({"type":"run","run_id":"r1","harness":"v2","success":true})).unwrap();
+        let Parsed::Record(Record::Run(r)) = p else {
+            panic!()
+        };
+        assert_eq!(r.extra, json!({"harness": "v2"}));
+        assert_eq!(r.success, Some(true));
+        assert_eq!(
+            parse(json!({"type":"span","x":1})).unwrap(),
+            Parsed::UnknownType("span".into())
+        );
+    }
+}

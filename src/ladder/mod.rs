@@ -1,0 +1,782 @@
+//! The debugging ladder of `ladder.md`: the sets of a decision, its rung, the
+//! explanation of every catalogue tool's visibility, and per-decision findings.
+//! Pure functions over model values; no I/O.
+
+pub mod reasons;
+
+use std::collections::BTreeMap;
+
+use crate::model::{
+    Boundary, Effect, FindingKind, Label, NO_CALL, Policy, Progress, Retrieval, Routing, Rule,
+    Rung, Stage, Status,
+};
+pub use reasons::ReasonTable;
+
+/// A catalogue tool as the ladder needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolInfo {
+    pub family: String,
+    pub effect: Effect,
+    pub open_world: bool,
+    pub idempotent: bool,
+    /// Token estimate of its definition (see `definition tokens`).
+    pub tokens: u64,
+}
+
+/// One catalogue version, as the ladder needs it (first definitions win).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CatalogueView {
+    pub version: String,
+    pub abstain: Option<String>,
+    /// By name; iteration is in code-point order.
+    pub tools: BTreeMap<String, ToolInfo>,
+}
+
+/// Everything known about the menu of one decision, after inheritance.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Menu<'a> {
+    pub catalogue: Option<&'a CatalogueView>,
+    pub policy: Option<&'a Policy>,
+    pub controls: &'a [String],
+    pub retrieval: Option<&'a Retrieval>,
+    pub exposed: Option<&'a [String]>,
+    pub visible: Option<&'a [String]>,
+}
+
+impl Menu<'_> {
+    /// Whether anything at all is known about the menu.
+    pub fn has_evidence(&self) -> bool {
+        self.catalogue.is_some()
+            || self.exposed.is_some()
+            || self.visible.is_some()
+            || self.retrieval.is_some()
+    }
+}
+
+/// Rules 2–4: the policy rule that hides `tool`, if any.
+pub fn policy_hides(policy: &Policy, tool: &ToolInfo) -> Option<Rule> {
+    if let Some(families) = &policy.allowed_families
+        && !families.contains(&tool.family)
+    {
+        return Some(Rule::Family);
+    }
+    if let Some(max) = policy.max_effect
+        && tool.effect > max
+    {
+        return Some(Rule::Effect);
+    }
+    if tool.open_world && !policy.allow_open_world {
+        return Some(Rule::OpenWorld);
+    }
+    None
+}
+
+fn policy_hides_why(policy: &Policy, tool: &ToolInfo, rule: Rule) -> String {
+    match rule {
+        Rule::Family => format!(
+            "family {} is not allowed (allowed: {})",
+            tool.family,
+            policy
+                .allowed_families
+                .as_deref()
+                .unwrap_or_default()
+                .join(", ")
+        ),
+        Rule::Effect => format!(
+            "effect {} is above the ceiling {}",
+            tool.effect,
+            policy.max_effect.map(|e| e.as_str()).unwrap_or("-")
+        ),
+        _ => "open-world tool; the policy does not allow open-world tools".to_string(),
+    }
+}
+
+fn contains(list: &[String], name: &str) -> bool {
+    list.iter().any(|n| n == name)
+}
+
+/// The sets of `ladder.md` for one decision, answered by membership tests so
+/// that a 230-tool catalogue costs nothing per decision.
+pub struct Sets<'a> {
+    menu: Menu<'a>,
+    /// No catalogue and no recorded menu: every acceptable name and the
+    /// selected one count as present.
+    no_evidence: bool,
+    acceptable: &'a [String],
+    selected: &'a str,
+    /// Retrieval candidates that are exposed and not controls, first
+    /// occurrence only, in recorded order: index + 1 is the rank.
+    ranked: Vec<(&'a str, Option<f64>)>,
+}
+
+impl<'a> Sets<'a> {
+    pub fn new(menu: Menu<'a>, label: Option<&'a Label>, selected: Option<&'a str>) -> Sets<'a> {
+        let mut sets = Sets {
+            menu,
+            no_evidence: !menu.has_evidence(),
+            acceptable: label.map(|l| l.acceptable.as_slice()).unwrap_or(&[]),
+            selected: selected.unwrap_or(NO_CALL),
+            ranked: Vec::new(),
+        };
+        if let Some(r) = menu.retrieval {
+            let mut ranked: Vec<(&'a str, Option<f64>)> = Vec::new();
+            for c in &r.candidates {
+                let name = c.name.as_str();
+                if sets.in_exposed(name)
+                    && !contains(menu.controls, name)
+                    && !ranked.iter().any(|(n, _)| *n == name)
+                {
+                    ranked.push((name, c.score));
+                }
+            }
+            sets.ranked = ranked;
+        }
+        sets
+    }
+
+    fn evidence_free_member(&self, name: &str) -> bool {
+        self.no_evidence && (name == self.selected || contains(self.acceptable, name))
+    }
+
+    pub fn in_catalogue(&self, name: &str) -> bool {
+        self.menu
+            .catalogue
+            .is_some_and(|c| c.tools.contains_key(name))
+    }
+
+    fn recorded(&self, name: &str) -> bool {
+        self.menu.exposed.is_some_and(|e| contains(e, name))
+            || self.menu.visible.is_some_and(|v| contains(v, name))
+    }
+
+    pub fn in_registry(&self, name: &str) -> bool {
+        name == NO_CALL
+            || self.in_catalogue(name)
+            || contains(self.menu.controls, name)
+            || self.recorded(name)
+            || self.evidence_free_member(name)
+    }
+
+    pub fn in_exposed(&self, name: &str) -> bool {
+        if name == NO_CALL
+            || contains(self.menu.controls, name)
+            || self.menu.visible.is_some_and(|v| contains(v, name))
+            || self.evidence_free_member(name)
+        {
+            return true;
+        }
+        if let Some(exposed) = self.menu.exposed {
+            return contains(exposed, name);
+        }
+        match (self.menu.policy, self.menu.catalogue) {
+            (Some(policy), Some(cat)) => cat
+                .tools
+                .get(name)
+                .is_some_and(|t| policy_hides(policy, t).is_none()),
+            _ => self.in_registry(name),
+        }
+    }
+
+    /// 1-based rank among the exposed, non-control candidates, with its score.
+    pub fn rank(&self, name: &str) -> Option<(usize, Option<f64>)> {
+        self.ranked
+            .iter()
+            .position(|(n, _)| *n == name)
+            .map(|i| (i + 1, self.ranked[i].1))
+    }
+
+    pub fn in_retrieved(&self, name: &str) -> bool {
+        if name == NO_CALL || self.evidence_free_member(name) {
+            return true;
+        }
+        if let Some(visible) = self.menu.visible {
+            return contains(visible, name);
+        }
+        if let Some(r) = self.menu.retrieval {
+            return contains(self.menu.controls, name)
+                || self
+                    .rank(name)
+                    .is_some_and(|(rank, _)| rank <= r.k as usize);
+        }
+        self.in_exposed(name)
+    }
+
+    /// The names of `retrieved` other than `@no_call`, sorted.
+    pub fn retrieved_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = if let Some(visible) = self.menu.visible {
+            visible.to_vec()
+        } else if let Some(r) = self.menu.retrieval {
+            let mut v: Vec<String> = self.menu.controls.to_vec();
+            v.extend(
+                self.ranked
+                    .iter()
+                    .take(r.k as usize)
+                    .map(|(n, _)| n.to_string()),
+            );
+            v
+        } else {
+            let mut v: Vec<String> = Vec::new();
+            if let Some(exposed) = self.menu.exposed {
+                v.extend(exposed.iter().cloned());
+            } else if let Some(cat) = self.menu.catalogue {
+                v.extend(cat.tools.keys().filter(|n| self.in_exposed(n)).cloned());
+            }
+            v.extend(self.menu.controls.iter().cloned());
+            if let Some(vis) = self.menu.visible {
+                v.extend(vis.iter().cloned());
+            }
+            if self.no_evidence {
+                v.extend(self.acceptable.iter().cloned());
+                v.push(self.selected.to_string());
+            }
+            v
+        };
+        names.retain(|n| n != NO_CALL);
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
+/// One decision, as the ladder needs it (inheritance already applied).
+#[derive(Debug, Clone, Copy)]
+pub struct DecisionInput<'a> {
+    pub menu: Menu<'a>,
+    pub selected: Option<&'a str>,
+    pub label: Option<&'a Label>,
+    pub status: Option<Status>,
+    pub stage: Option<Stage>,
+    pub reason: Option<&'a str>,
+    pub progress: Option<Progress>,
+    /// The abstain control name in force.
+    pub abstain: &'a str,
+}
+
+/// A finding about one decision (its catalogue, task, run and step are the
+/// decision's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecisionFinding {
+    pub kind: FindingKind,
+    pub tool: Option<String>,
+    pub detail: String,
+}
+
+/// The ladder's verdict on one decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Classification {
+    pub rung: Rung,
+    pub routing: Option<Routing>,
+    pub boundary: Option<Boundary>,
+    pub progress: Option<Progress>,
+    pub violated: bool,
+    pub labelled: bool,
+    /// `acceptable ∩ registry ≠ ∅` (labelled decisions only).
+    pub in_registry: Option<bool>,
+    /// `acceptable ∩ exposed ≠ ∅`.
+    pub in_exposed: Option<bool>,
+    /// `acceptable ∩ retrieved ≠ ∅`.
+    pub in_retrieved: Option<bool>,
+    /// `selected ∈ acceptable`.
+    pub selected_ok: Option<bool>,
+    pub retrieval_k: Option<u32>,
+    pub abstain_expected: bool,
+    /// `selected` is the abstain name.
+    pub abstained: bool,
+    pub no_call_expected: bool,
+    /// `retrieved` without `@no_call`, sorted.
+    pub retrieved: Vec<String>,
+    pub definition_tokens: Option<u64>,
+    pub findings: Vec<DecisionFinding>,
+}
+
+/// The action boundary's verdict on an outcome.
+pub fn boundary(
+    status: Option<Status>,
+    stage: Option<Stage>,
+    reason: Option<&str>,
+    reasons: &ReasonTable,
+) -> Option<Boundary> {
+    match status? {
+        Status::Refused => Some(
+            stage
+                .or_else(|| reason.and_then(|r| reasons.stage(r)))
+                .map(Stage::boundary)
+                .unwrap_or(Boundary::Unclassified),
+        ),
+        Status::Error | Status::Unknown => Some(Boundary::Execution),
+        Status::Ok | Status::NotRun => None,
+    }
+}
+
+/// Walks the ladder for one decision.
+pub fn classify(d: &DecisionInput<'_>, reasons: &ReasonTable) -> Classification {
+    let sets = Sets::new(d.menu, d.label, d.selected);
+    let selected = d.selected.unwrap_or(NO_CALL);
+
+    let mut c = Classification {
+        rung: Rung::Passed,
+        routing: None,
+        boundary: boundary(d.status, d.stage, d.reason, reasons),
+        progress: d.progress,
+        violated: false,
+        labelled: d.label.is_some(),
+        in_registry: None,
+        in_exposed: None,
+        in_retrieved: None,
+        selected_ok: None,
+        retrieval_k: d.menu.retrieval.map(|r| r.k),
+        abstain_expected: false,
+        abstained: d.selected == Some(d.abstain),
+        no_call_expected: false,
+        retrieved: sets.retrieved_names(),
+        definition_tokens: None,
+        findings: Vec::new(),
+    };
+
+    match d.label {
+        Some(label) => {
+            let any = |f: &dyn Fn(&str) -> bool| label.acceptable.iter().any(|a| f(a));
+            let reg = any(&|a| sets.in_registry(a));
+            let exp = any(&|a| sets.in_exposed(a));
+            let ret = any(&|a| sets.in_retrieved(a));
+            let ok = label.accepts(selected);
+            c.in_registry = Some(reg);
+            c.in_exposed = Some(exp);
+            c.in_retrieved = Some(ret);
+            c.selected_ok = Some(ok);
+            c.routing = if !reg {
+                Some(Routing::Coverage)
+            } else if !exp {
+                Some(Routing::Exposure)
+            } else if !ret {
+                Some(Routing::Discovery)
+            } else if !ok {
+                Some(Routing::Selection)
+            } else {
+                None
+            };
+            c.violated = label.forbids(selected);
+            c.abstain_expected = label.accepts(d.abstain);
+            c.no_call_expected = label.accepts(NO_CALL);
+        }
+        None => c.routing = Some(Routing::Unlabelled),
+    }
+
+    c.rung = c
+        .routing
+        .and_then(Routing::rung)
+        .or(c.boundary.map(Boundary::rung))
+        .or(match d.progress {
+            Some(Progress::None | Progress::Regressed) => Some(Rung::Progress),
+            _ => None,
+        })
+        .unwrap_or(Rung::Passed);
+
+    if let Some(cat) = d.menu.catalogue {
+        c.definition_tokens = Some(
+            c.retrieved
+                .iter()
+                .filter_map(|n| cat.tools.get(n))
+                .map(|t| t.tokens)
+                .sum(),
+        );
+        c.findings.extend(exposure_mismatches(&sets, d.menu, cat));
+    }
+
+    if d.menu.has_evidence() && d.selected.is_some() && !sets.in_retrieved(selected) {
+        c.findings.push(DecisionFinding {
+            kind: crate::model::FindingKind::HiddenProposal,
+            tool: Some(selected.to_string()),
+            detail: format!(
+                "selected {selected}, which was not in the visible menu; {}",
+                fate(d, c.boundary)
+            ),
+        });
+    }
+
+    if d.status == Some(Status::Refused)
+        && d.stage.is_none()
+        && d.reason.is_none_or(|r| reasons.stage(r).is_none())
+    {
+        c.findings.push(DecisionFinding {
+            kind: crate::model::FindingKind::UnclassifiedReason,
+            tool: d.selected.map(str::to_string),
+            detail: match d.reason {
+                Some(r) => format!(
+                    "refused with reason {r}, which no stage maps; add it to [reasons] in the config"
+                ),
+                None => "refused with neither a stage nor a reason".to_string(),
+            },
+        });
+    }
+    c
+}
+
+/// What became of a proposal, for finding details.
+fn fate(d: &DecisionInput<'_>, boundary: Option<Boundary>) -> String {
+    match d.status {
+        Some(Status::Refused) => format!(
+            "refused ({})",
+            boundary.map(|b| b.as_str()).unwrap_or("unclassified")
+        ),
+        Some(Status::Ok) => "executed (ok)".to_string(),
+        Some(Status::Error) => match d.reason {
+            Some(r) => format!("executed and failed ({r})"),
+            None => "executed and failed".to_string(),
+        },
+        Some(Status::Unknown) => "executed; outcome unknown".to_string(),
+        Some(Status::NotRun) => "not run".to_string(),
+        None => "no outcome recorded".to_string(),
+    }
+}
+
+fn exposure_mismatches(
+    sets: &Sets<'_>,
+    menu: Menu<'_>,
+    cat: &CatalogueView,
+) -> Vec<DecisionFinding> {
+    // One finding per tool: collect the reasons, then join them.
+    let mut by_tool: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut note = |tool: &str, why: String| {
+        by_tool.entry(tool.to_string()).or_default().push(why);
+    };
+    for (list, what) in [
+        (menu.visible, "recorded visible menu"),
+        (menu.exposed, "recorded exposed set"),
+    ] {
+        let Some(list) = list else { continue };
+        for name in list {
+            if contains(menu.controls, name) || name == NO_CALL {
+                continue;
+            }
+            match cat.tools.get(name) {
+                None => note(
+                    name,
+                    format!(
+                        "{name} is in the {what} but not in catalogue {}",
+                        cat.version
+                    ),
+                ),
+                Some(tool) => {
+                    if let Some(policy) = menu.policy
+                        && let Some(rule) = policy_hides(policy, tool)
+                    {
+                        note(
+                            name,
+                            format!(
+                                "{name} is in the {what} though the policy hides it: {}",
+                                policy_hides_why(policy, tool, rule)
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if let Some(visible) = menu.visible {
+        for control in menu.controls {
+            if !contains(visible, control) {
+                note(
+                    control,
+                    format!("trusted control {control} is missing from the recorded visible menu"),
+                );
+            }
+        }
+        if let Some(r) = menu.retrieval {
+            for (name, tool) in &cat.tools {
+                if contains(menu.controls, name)
+                    || menu.policy.is_some_and(|p| policy_hides(p, tool).is_some())
+                {
+                    continue;
+                }
+                let rank = sets.rank(name);
+                let retrieved = rank.is_some_and(|(rk, _)| rk <= r.k as usize);
+                let shown = contains(visible, name);
+                if retrieved && !shown {
+                    note(
+                        name,
+                        format!(
+                            "{name} was retrieved ({}) but is missing from the recorded visible menu",
+                            rank_text(rank, r.k)
+                        ),
+                    );
+                } else if !retrieved && shown {
+                    note(
+                        name,
+                        format!(
+                            "{name} is in the recorded visible menu but was not retrieved ({})",
+                            rank_text(rank, r.k)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    by_tool
+        .into_iter()
+        .map(|(tool, whys)| DecisionFinding {
+            kind: crate::model::FindingKind::ExposureMismatch,
+            tool: Some(tool),
+            detail: whys.join("; "),
+        })
+        .collect()
+}
+
+fn rank_text(rank: Option<(usize, Option<f64>)>, k: u32) -> String {
+    match rank {
+        None => "not a candidate".to_string(),
+        Some((rk, score)) => {
+            let score = score.map(|s| format!(" (score {s})")).unwrap_or_default();
+            let cmp = if rk <= k as usize { "≤" } else { ">" };
+            format!("rank {rk}{score} {cmp} k={k}")
+        }
+    }
+}
+
+/// Why one catalogue tool was visible or hidden at a decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolVisibility {
+    pub name: String,
+    pub visible: bool,
+    pub rule: Rule,
+    pub why: String,
+}
+
+/// Rules 1–6 for one catalogue tool: (visible, rule, why).
+fn rule_for(sets: &Sets<'_>, menu: Menu<'_>, name: &str, tool: &ToolInfo) -> (bool, Rule, String) {
+    if contains(menu.controls, name) {
+        return (
+            true,
+            Rule::TrustedControl,
+            "trusted control: always visible".to_string(),
+        );
+    }
+    if let Some(policy) = menu.policy
+        && let Some(rule) = policy_hides(policy, tool)
+    {
+        return (false, rule, policy_hides_why(policy, tool, rule));
+    }
+    let eligible = if menu.policy.is_some() {
+        "eligible"
+    } else {
+        "no policy"
+    };
+    if let Some(r) = menu.retrieval {
+        let rank = sets.rank(name);
+        return if rank.is_some_and(|(rk, _)| rk <= r.k as usize) {
+            (
+                true,
+                Rule::Retrieved,
+                format!("{eligible}, retrieved: {}", rank_text(rank, r.k)),
+            )
+        } else {
+            (
+                false,
+                Rule::NotRetrieved,
+                format!("{eligible}, not retrieved: {}", rank_text(rank, r.k)),
+            )
+        };
+    }
+    if menu.policy.is_some() {
+        (
+            true,
+            Rule::Eligible,
+            "eligible: the policy allows it and no retrieval was recorded".to_string(),
+        )
+    } else {
+        (
+            true,
+            Rule::Flat,
+            "no policy and no retrieval recorded: every catalogue tool was visible".to_string(),
+        )
+    }
+}
+
+/// For every catalogue tool (by name), whether it was visible and the rule
+/// that explains it; with no catalogue, the recorded menu with rule `recorded`.
+pub fn explain_tools(
+    menu: Menu<'_>,
+    label: Option<&Label>,
+    selected: Option<&str>,
+) -> Vec<ToolVisibility> {
+    let sets = Sets::new(menu, label, selected);
+    let Some(cat) = menu.catalogue else {
+        let names: Vec<String> = match menu.visible.or(menu.exposed) {
+            Some(list) => {
+                let mut v = list.to_vec();
+                v.sort();
+                v.dedup();
+                v
+            }
+            None if menu.retrieval.is_some() => sets.retrieved_names(),
+            None => Vec::new(),
+        };
+        return names
+            .into_iter()
+            .filter(|n| n != NO_CALL)
+            .map(|name| ToolVisibility {
+                name,
+                visible: true,
+                rule: Rule::Recorded,
+                why: "in the recorded menu (no catalogue is known for this decision)".to_string(),
+            })
+            .collect();
+    };
+    // The menu the model actually saw: the recorded one when there is one.
+    let menu_recorded = menu.visible.is_some() || menu.exposed.is_some();
+    let what = if menu.visible.is_some() {
+        "recorded visible menu"
+    } else {
+        "recorded exposed set"
+    };
+    cat.tools
+        .iter()
+        .map(|(name, tool)| {
+            let (by_rule, rule, why) = rule_for(&sets, menu, name, tool);
+            let actual = sets.in_retrieved(name);
+            let (visible, rule, why) = if !menu_recorded || actual == by_rule {
+                (by_rule, rule, why)
+            } else if actual {
+                (
+                    true,
+                    Rule::Recorded,
+                    format!("in the {what} though rule {rule} hides it: {why}"),
+                )
+            } else {
+                (
+                    false,
+                    Rule::NotRecorded,
+                    format!("not in the {what} though rule {rule} shows it: {why}"),
+                )
+            };
+            ToolVisibility {
+                name: name.clone(),
+                visible,
+                rule,
+                why,
+            }
+        })
+        .collect()
+}
+
+/// How a case matched: with or without `step` and `catalogue`.
+#[derive(Debug, Clone, Copy)]
+pub struct CaseRef<'a> {
+    pub step: Option<i64>,
+    pub catalogue: Option<&'a str>,
+    pub label: &'a Label,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LabelSource {
+    Inline,
+    Case,
+}
+
+impl LabelSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LabelSource::Inline => "inline",
+            LabelSource::Case => "case",
+        }
+    }
+}
+
+/// The most specific case matching a decision, per `ladder.md`.
+pub fn matching_case<'a>(
+    cases: &[CaseRef<'a>],
+    step: i64,
+    catalogue: Option<&str>,
+    is_first: bool,
+) -> Option<CaseRef<'a>> {
+    let find = |s: Option<i64>, c: Option<&str>| {
+        cases
+            .iter()
+            .find(|k| k.step == s && k.catalogue == c)
+            .copied()
+    };
+    catalogue
+        .and_then(|cat| find(Some(step), Some(cat)))
+        .or_else(|| find(Some(step), None))
+        .or_else(|| {
+            if is_first {
+                catalogue
+                    .and_then(|cat| find(None, Some(cat)))
+                    .or_else(|| find(None, None))
+            } else {
+                None
+            }
+        })
+}
+
+/// The label in force and, when an inline label overrides a different
+/// matching case, the `label_conflict` finding.
+pub fn resolve_label<'a>(
+    inline: Option<&'a Label>,
+    cases: &[CaseRef<'a>],
+    step: i64,
+    catalogue: Option<&str>,
+    is_first: bool,
+) -> (Option<(&'a Label, LabelSource)>, Option<DecisionFinding>) {
+    let case = matching_case(cases, step, catalogue, is_first);
+    match (inline, case) {
+        (Some(inline), Some(case)) => {
+            let conflict = (inline != case.label).then(|| DecisionFinding {
+                kind: FindingKind::LabelConflict,
+                tool: None,
+                detail: format!(
+                    "inline expected {} differs from the case{} {}; the inline label wins",
+                    label_text(inline),
+                    case_scope(&case),
+                    label_text(case.label)
+                ),
+            });
+            (Some((inline, LabelSource::Inline)), conflict)
+        }
+        (Some(inline), None) => (Some((inline, LabelSource::Inline)), None),
+        (None, Some(case)) => (Some((case.label, LabelSource::Case)), None),
+        (None, None) => (None, None),
+    }
+}
+
+fn case_scope(case: &CaseRef<'_>) -> String {
+    match (case.step, case.catalogue) {
+        (Some(s), Some(c)) => format!(" (step {s}, catalogue {c})"),
+        (Some(s), None) => format!(" (step {s})"),
+        (None, Some(c)) => format!(" (first decision, catalogue {c})"),
+        (None, None) => " (first decision)".to_string(),
+    }
+}
+
+pub fn label_text(label: &Label) -> String {
+    if label.forbidden.is_empty() {
+        format!("acceptable [{}]", label.acceptable.join(", "))
+    } else {
+        format!(
+            "acceptable [{}], forbidden [{}]",
+            label.acceptable.join(", "),
+            label.forbidden.join(", ")
+        )
+    }
+}
+
+/// A decision of a run, as the run-level facts need it.
+#[derive(Debug, Clone, Copy)]
+pub struct RunStep<'a> {
+    pub step: i64,
+    pub turn: i64,
+    pub selected: Option<&'a str>,
+}
+
+/// `recovery_within_3` for the first decision of a run: some decision with
+/// `turn(first) < turn ≤ turn(first) + 3` selected an acceptable name.
+pub fn recovered_within_3(first: &RunStep<'_>, label: &Label, steps: &[RunStep<'_>]) -> bool {
+    steps.iter().any(|s| {
+        s.turn > first.turn
+            && s.turn <= first.turn + 3
+            && label.accepts(s.selected.unwrap_or(NO_CALL))
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,705 @@
+//! One import = one transaction. Records are written as they stream in; at
+//! the end references are checked, everything the batch touched is
+//! reclassified, and the transaction commits (or nothing of it is kept).
+
+use std::collections::BTreeMap;
+
+use rusqlite::{Connection, params};
+use serde_json::Value;
+
+use super::Store;
+use super::classify;
+use crate::config::Config;
+use crate::error::{InputError, Result};
+use crate::ingest::native::RecordError;
+use crate::model::canonical;
+use crate::model::{Case, Catalogue, Decision, MenuFields, Record, Run, Timestamp};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ImportOptions {
+    /// Skip bad records (each reported) instead of failing the batch.
+    pub keep_going: bool,
+    /// A record whose key exists with different content replaces it.
+    pub replace: bool,
+}
+
+/// New, unchanged and replaced records of one kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counts {
+    pub new: u64,
+    pub unchanged: u64,
+    pub replaced: u64,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ImportSummary {
+    pub catalogues: Counts,
+    pub runs: Counts,
+    pub decisions: Counts,
+    pub cases: Counts,
+    /// Tools added to catalogue versions.
+    pub tools_added: u64,
+    /// Changed definitions seen under an existing version (kept apart, not applied).
+    pub tools_changed: u64,
+    /// Records skipped with --keep-going.
+    pub skipped: u64,
+    /// Records of types this rung does not know: type → (count, first place).
+    pub unknown_types: BTreeMap<String, (u64, String)>,
+    /// Runs whose decisions were classified again.
+    pub reclassified_runs: u64,
+    pub warnings: Vec<String>,
+}
+
+pub struct Batch<'a> {
+    conn: &'a Connection,
+    opts: ImportOptions,
+    import_id: i64,
+    config: Config,
+    pub summary: ImportSummary,
+    last_bare_run: String,
+    done: bool,
+}
+
+fn json_opt<T: serde::Serialize>(v: &Option<T>) -> Option<String> {
+    v.as_ref()
+        .map(|v| serde_json::to_string(v).expect("serialises"))
+}
+
+fn text(v: &Value) -> String {
+    serde_json::to_string(v).expect("serialises")
+}
+
+fn extra_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Object(m) if m.is_empty() => None,
+        other => Some(text(other)),
+    }
+}
+
+fn err(message: String) -> RecordError {
+    RecordError {
+        record: None,
+        message,
+    }
+}
+
+fn differs(kind: &str, source: Option<String>) -> RecordError {
+    err(format!(
+        "a different {kind} with this key is already stored{}; pass --replace to overwrite it",
+        source.map(|s| format!(" (from {s})")).unwrap_or_default()
+    ))
+}
+
+impl<'a> Batch<'a> {
+    /// Starts the batch's transaction.
+    pub fn begin(store: &'a Store, opts: ImportOptions, sources: &str) -> Result<Batch<'a>> {
+        let conn = &store.conn;
+        let config = store.config()?;
+        begin_touched(conn)?;
+        conn.execute(
+            "INSERT INTO imports (started_at, sources) VALUES (?1, ?2)",
+            params![now_text(), sources],
+        )?;
+        let import_id = conn.last_insert_rowid();
+        Ok(Batch {
+            conn,
+            opts,
+            import_id,
+            config,
+            summary: ImportSummary::default(),
+            last_bare_run: String::new(),
+            done: false,
+        })
+    }
+
+    /// Makes the batch reclassify everything stored (a new configuration).
+    pub fn touch_everything(&mut self) -> Result<()> {
+        touch_all(self.conn)
+    }
+
+    pub fn options(&self) -> ImportOptions {
+        self.opts
+    }
+
+    /// Notes a record of an unknown type (reported once per type).
+    pub fn unknown_type(&mut self, ty: &str, at: &str) {
+        let e = self
+            .summary
+            .unknown_types
+            .entry(ty.to_string())
+            .or_insert_with(|| (0, at.to_string()));
+        e.0 += 1;
+    }
+
+    /// Writes one record. `source` is `path:line`; `hash` the SHA-256 of its
+    /// canonical JSON. On error nothing of the record has been written.
+    pub fn add(
+        &mut self,
+        source: &str,
+        record: Record,
+        hash: &[u8],
+    ) -> std::result::Result<(), RecordError> {
+        let describe = record.describe();
+        let r = match record {
+            Record::Catalogue(c) => self.add_catalogue(source, c),
+            Record::Run(r) => self.add_run(source, *r, hash),
+            Record::Decision(d) => self.add_decision(source, *d, hash),
+            Record::Case(c) => self.add_case(source, c, hash),
+        };
+        r.map_err(|mut e| {
+            e.record.get_or_insert(describe);
+            e
+        })
+    }
+
+    fn db(e: rusqlite::Error) -> RecordError {
+        err(format!("database error: {e}"))
+    }
+
+    fn touch(&self, table: &str, key: &str) -> std::result::Result<(), RecordError> {
+        let sql = match table {
+            "runs" => "INSERT OR IGNORE INTO touched_runs VALUES (?1)",
+            "tasks" => "INSERT OR IGNORE INTO touched_tasks VALUES (?1)",
+            "catalogues" => "INSERT OR IGNORE INTO touched_catalogues VALUES (?1)",
+            _ => "INSERT OR IGNORE INTO finding_catalogues VALUES (?1)",
+        };
+        self.conn
+            .prepare_cached(sql)
+            .and_then(|mut s| s.execute([key]))
+            .map(|_| ())
+            .map_err(Self::db)
+    }
+
+    fn add_catalogue(
+        &mut self,
+        source: &str,
+        c: Catalogue,
+    ) -> std::result::Result<(), RecordError> {
+        let inserted = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO catalogues (version, created_at, abstain, extra, source, import_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(version) DO NOTHING",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    c.version,
+                    c.created_at.map(Timestamp::to_rfc3339),
+                    c.abstain,
+                    text(&c.extra),
+                    source,
+                    self.import_id
+                ])
+            })
+            .map_err(Self::db)?
+            == 1;
+        if !inserted {
+            let stored: Option<String> = self
+                .conn
+                .query_row(
+                    "SELECT abstain FROM catalogues WHERE version = ?1",
+                    [&c.version],
+                    |r| r.get(0),
+                )
+                .map_err(Self::db)?;
+            if c.abstain.is_some() && stored != c.abstain {
+                self.summary.warnings.push(format!(
+                    "{source}: catalogue {}: abstain {:?} differs from the stored {:?}; a catalogue version is immutable, the stored one stays",
+                    c.version,
+                    c.abstain.as_deref().unwrap_or(""),
+                    stored.as_deref().unwrap_or("(none)")
+                ));
+            }
+        }
+        let mut changed = false;
+        for tool in &c.tools {
+            let def =
+                canonical::definition(&tool.name, &tool.description, tool.input_schema.as_ref());
+            let canon = canonical::to_string(&def);
+            let hash = canonical::sha256_hex(&def);
+            let tokens = canonical::tokens(&canon) as i64;
+            let record = text(&tool.record);
+            let new_tool = self
+                .conn
+                .prepare_cached(
+                    "INSERT INTO tools (catalogue, name, family, effect, open_world, idempotent,
+                        description, definition_hash, definition_tokens, record)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                     ON CONFLICT(catalogue, name) DO NOTHING",
+                )
+                .and_then(|mut s| {
+                    s.execute(params![
+                        c.version,
+                        tool.name,
+                        tool.family,
+                        tool.effect.as_str(),
+                        tool.open_world,
+                        tool.idempotent,
+                        tool.description,
+                        hash,
+                        tokens,
+                        record
+                    ])
+                })
+                .map_err(Self::db)?
+                == 1;
+            let variant = self
+                .conn
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO tool_versions (catalogue, name, definition_hash, family,
+                        effect, open_world, idempotent, record, source)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )
+                .and_then(|mut s| {
+                    s.execute(params![
+                        c.version,
+                        tool.name,
+                        hash,
+                        tool.family,
+                        tool.effect.as_str(),
+                        tool.open_world,
+                        tool.idempotent,
+                        record,
+                        source
+                    ])
+                })
+                .map_err(Self::db)?
+                == 1;
+            if new_tool {
+                self.summary.tools_added += 1;
+                changed = true;
+                self.touch("catalogues", &c.version)?;
+            } else if variant {
+                self.summary.tools_changed += 1;
+                changed = true;
+            }
+        }
+        if changed || inserted {
+            self.touch("findings", &c.version)?;
+        }
+        if inserted {
+            self.summary.catalogues.new += 1;
+        } else if changed {
+            self.summary.catalogues.replaced += 1;
+        } else {
+            self.summary.catalogues.unchanged += 1;
+        }
+        Ok(())
+    }
+
+    fn run_params(m: &MenuFields) -> [Option<String>; 4] {
+        [
+            m.policy.as_ref().map(|p| text(&p.to_json())),
+            json_opt(&m.trusted_controls),
+            m.retrieval.as_ref().map(|r| text(&r.to_json())),
+            json_opt(&m.visible),
+        ]
+    }
+
+    fn add_run(
+        &mut self,
+        source: &str,
+        r: Run,
+        hash: &[u8],
+    ) -> std::result::Result<(), RecordError> {
+        let [policy, controls, retrieval, visible] = Self::run_params(&r.menu);
+        let tags = if r.tags.is_empty() {
+            None
+        } else {
+            let m: serde_json::Map<String, Value> = r
+                .tags
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect();
+            Some(text(&Value::Object(m)))
+        };
+        let values = params![
+            r.run_id,
+            r.task_id,
+            r.trial,
+            r.goal,
+            r.intent.map(|i| i.as_str()),
+            r.model,
+            r.menu.catalogue,
+            r.selector,
+            policy,
+            controls,
+            retrieval,
+            visible,
+            r.started_at.map(Timestamp::to_rfc3339),
+            r.started_at.map(Timestamp::micros),
+            r.ended_at.map(Timestamp::to_rfc3339),
+            r.terminated.map(|t| t.as_str()),
+            r.success,
+            r.harm,
+            r.scope,
+            tags,
+            extra_text(&r.extra),
+            hash,
+            source,
+            self.import_id,
+        ];
+        const COLUMNS: &str = "run_id, task_id, trial, goal, intent, model, catalogue, selector,
+            policy, trusted_controls, retrieval, visible, started_at, started_us, ended_at,
+            terminated, success, harm, scope, tags, extra, record_hash, source, import_id";
+        let inserted = self
+            .conn
+            .prepare_cached(&format!(
+                "INSERT INTO runs ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
+                 ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)
+                 ON CONFLICT(run_id) DO NOTHING"
+            ))
+            .and_then(|mut s| s.execute(values))
+            .map_err(Self::db)?
+            == 1;
+        if inserted {
+            self.summary.runs.new += 1;
+            return self.touch("runs", &r.run_id);
+        }
+        let (stored, stored_source): (Option<Vec<u8>>, Option<String>) = self
+            .conn
+            .query_row(
+                "SELECT record_hash, source FROM runs WHERE run_id = ?1",
+                [&r.run_id],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .map_err(Self::db)?;
+        match stored {
+            Some(h) if h == hash => {
+                self.summary.runs.unchanged += 1;
+                return Ok(());
+            }
+            // A bare run (known from decisions only) is filled in.
+            None => self.summary.runs.new += 1,
+            Some(_) if self.opts.replace => self.summary.runs.replaced += 1,
+            Some(_) => return Err(differs("run", stored_source)),
+        }
+        self.conn
+            .prepare_cached(
+                "UPDATE runs SET task_id = ?2, trial = ?3, goal = ?4, intent = ?5, model = ?6,
+                    catalogue = ?7, selector = ?8, policy = ?9, trusted_controls = ?10,
+                    retrieval = ?11, visible = ?12, started_at = ?13, started_us = ?14,
+                    ended_at = ?15, terminated = ?16, success = ?17, harm = ?18, scope = ?19,
+                    tags = ?20, extra = ?21, record_hash = ?22, source = ?23, import_id = ?24
+                 WHERE run_id = ?1",
+            )
+            .and_then(|mut s| s.execute(values))
+            .map_err(Self::db)?;
+        self.touch("runs", &r.run_id)
+    }
+
+    fn add_decision(
+        &mut self,
+        source: &str,
+        d: Decision,
+        hash: &[u8],
+    ) -> std::result::Result<(), RecordError> {
+        if d.run_id != self.last_bare_run {
+            self.conn
+                .prepare_cached(
+                    "INSERT INTO runs (run_id) VALUES (?1) ON CONFLICT(run_id) DO NOTHING",
+                )
+                .and_then(|mut s| s.execute([&d.run_id]))
+                .map_err(Self::db)?;
+            self.last_bare_run.clone_from(&d.run_id);
+        }
+        let [policy, controls, retrieval, visible] = Self::run_params(&d.menu);
+        let outcome = d.outcome.as_ref();
+        let values = params![
+            d.run_id,
+            d.step,
+            d.turn,
+            d.at.map(Timestamp::to_rfc3339),
+            d.at.map(Timestamp::micros),
+            d.phase,
+            d.menu.catalogue,
+            policy,
+            controls,
+            retrieval,
+            json_opt(&d.exposed),
+            visible,
+            d.selected,
+            d.call_id,
+            outcome.map(|o| o.status.as_str()),
+            outcome.and_then(|o| o.stage).map(|s| s.as_str()),
+            outcome.and_then(|o| o.reason.as_deref()),
+            outcome.map(|o| text(&o.to_json())),
+            d.latency_ms,
+            d.progress.map(|p| p.as_str()),
+            d.expected.as_ref().map(|l| text(&l.to_json())),
+            extra_text(&d.extra),
+            hash,
+            source,
+            self.import_id,
+        ];
+        const COLUMNS: &str = "run_id, step, turn, at, at_us, phase, catalogue, policy,
+            trusted_controls, retrieval, exposed, visible, selected, call_id, status, stage, reason,
+            outcome, latency_ms, progress, expected, extra, record_hash, source, import_id";
+        let inserted = self
+            .conn
+            .prepare_cached(&format!(
+                "INSERT INTO decisions ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
+                 ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
+                 ON CONFLICT(run_id, step) DO NOTHING"
+            ))
+            .and_then(|mut s| s.execute(values))
+            .map_err(Self::db)?
+            == 1;
+        let id = if inserted {
+            self.summary.decisions.new += 1;
+            self.conn.last_insert_rowid()
+        } else {
+            let (id, stored, stored_source): (i64, Vec<u8>, Option<String>) = self
+                .conn
+                .prepare_cached(
+                    "SELECT id, record_hash, source FROM decisions WHERE run_id = ?1 AND step = ?2",
+                )
+                .and_then(|mut s| {
+                    s.query_row(params![d.run_id, d.step], |row| {
+                        Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                    })
+                })
+                .map_err(Self::db)?;
+            if stored == hash {
+                self.summary.decisions.unchanged += 1;
+                return Ok(());
+            }
+            if !self.opts.replace {
+                return Err(differs("decision", stored_source));
+            }
+            self.summary.decisions.replaced += 1;
+            self.conn
+                .prepare_cached(&format!(
+                    "UPDATE decisions SET ({COLUMNS}) = (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
+                     ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
+                     WHERE id = ?26"
+                ))
+                .and_then(|mut s| {
+                    let mut v: Vec<&dyn rusqlite::ToSql> = values.to_vec();
+                    v.push(&id);
+                    s.execute(v.as_slice())
+                })
+                .map_err(Self::db)?;
+            self.conn
+                .prepare_cached("DELETE FROM payloads WHERE decision_id = ?1")
+                .and_then(|mut s| s.execute([id]))
+                .map_err(Self::db)?;
+            id
+        };
+        if d.arguments.is_some() || d.result.is_some() || d.raw.is_some() {
+            let arguments = d.arguments.as_ref().map(text);
+            let raw = d.raw.as_ref().map(text);
+            // Serialise the result last and drop the parsed value first, so a
+            // huge result is held at most twice.
+            let mut result_value = d.result;
+            drop(d.extra);
+            let result = result_value.take().map(|v| text(&v));
+            self.conn
+                .prepare_cached(
+                    "INSERT INTO payloads (decision_id, arguments, result, raw) VALUES (?1, ?2, ?3, ?4)",
+                )
+                .and_then(|mut s| s.execute(params![id, arguments, result, raw]))
+                .map_err(Self::db)?;
+        }
+        self.touch("runs", &d.run_id)
+    }
+
+    fn add_case(
+        &mut self,
+        source: &str,
+        c: Case,
+        hash: &[u8],
+    ) -> std::result::Result<(), RecordError> {
+        let key = serde_json::json!([c.task_id, c.step, c.catalogue]).to_string();
+        let values = params![
+            key,
+            c.task_id,
+            c.step,
+            c.catalogue,
+            text(&serde_json::json!(c.label.acceptable)),
+            text(&serde_json::json!(c.label.forbidden)),
+            c.note,
+            extra_text(&c.extra),
+            hash,
+            source,
+            self.import_id
+        ];
+        const COLUMNS: &str = "key, task_id, step, catalogue, acceptable, forbidden, note, extra,
+            record_hash, source, import_id";
+        let inserted = self
+            .conn
+            .prepare_cached(&format!(
+                "INSERT INTO cases ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                 ON CONFLICT(key) DO NOTHING"
+            ))
+            .and_then(|mut s| s.execute(values))
+            .map_err(Self::db)?
+            == 1;
+        if inserted {
+            self.summary.cases.new += 1;
+            return self.touch("tasks", &c.task_id);
+        }
+        let (stored, stored_source): (Vec<u8>, Option<String>) = self
+            .conn
+            .query_row(
+                "SELECT record_hash, source FROM cases WHERE key = ?1",
+                [&key],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .map_err(Self::db)?;
+        if stored == hash {
+            self.summary.cases.unchanged += 1;
+            return Ok(());
+        }
+        if !self.opts.replace {
+            return Err(differs("case", stored_source));
+        }
+        self.summary.cases.replaced += 1;
+        self.conn
+            .prepare_cached(&format!(
+                "UPDATE cases SET ({COLUMNS}) = (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                 WHERE key = ?1"
+            ))
+            .and_then(|mut s| s.execute(values))
+            .map_err(Self::db)?;
+        self.touch("tasks", &c.task_id)
+    }
+
+    /// Checks references, reclassifies what the batch touched and commits.
+    /// With `keep_going`, records whose references resolve nowhere are
+    /// reported through `skip` and left out; otherwise the first one fails
+    /// the whole batch.
+    pub fn finish(mut self, skip: &mut dyn FnMut(&InputError)) -> Result<ImportSummary> {
+        self.check_references(skip)?;
+        self.summary.reclassified_runs = classify::reclassify_touched(self.conn, &self.config)?;
+        self.conn.execute(
+            "UPDATE imports SET finished_at = ?1, summary = ?2 WHERE id = ?3",
+            params![
+                now_text(),
+                serde_json::to_string(&self.summary).unwrap_or_default(),
+                self.import_id
+            ],
+        )?;
+        self.conn.execute_batch("COMMIT")?;
+        self.done = true;
+        Ok(std::mem::take(&mut self.summary))
+    }
+
+    fn check_references(&mut self, skip: &mut dyn FnMut(&InputError)) -> Result<()> {
+        let missing = |source: Option<String>, record: String, catalogue: &str| {
+            let (path, line) = split_source(source.as_deref().unwrap_or("?"));
+            InputError {
+                path: Some(path),
+                line,
+                record: Some(record),
+                message: format!(
+                    "catalogue {catalogue:?} is not defined in this import or in the database; import the catalogue record with that version (or fix the name)"
+                ),
+            }
+        };
+        let runs: Vec<(String, String, Option<String>)> = {
+            let mut s = self.conn.prepare(
+                "SELECT r.run_id, r.catalogue, r.source FROM runs r
+                 WHERE r.run_id IN (SELECT run_id FROM touched_runs) AND r.import_id = ?1
+                   AND r.catalogue IS NOT NULL
+                   AND NOT EXISTS (SELECT 1 FROM catalogues c WHERE c.version = r.catalogue)
+                 ORDER BY r.rowid",
+            )?;
+            s.query_map([self.import_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        let decisions: Vec<(i64, String, i64, String, Option<String>)> = {
+            let mut s = self.conn.prepare(
+                "SELECT d.id, d.run_id, d.step, d.catalogue, d.source FROM decisions d
+                 WHERE d.run_id IN (SELECT run_id FROM touched_runs) AND d.import_id = ?1
+                   AND d.catalogue IS NOT NULL
+                   AND NOT EXISTS (SELECT 1 FROM catalogues c WHERE c.version = d.catalogue)
+                 ORDER BY d.id",
+            )?;
+            s.query_map([self.import_id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })?
+            .collect::<rusqlite::Result<_>>()?
+        };
+        for (run_id, catalogue, source) in runs {
+            let e = missing(source, format!("run {run_id}"), &catalogue);
+            if !self.opts.keep_going {
+                return Err(e.into());
+            }
+            skip(&e);
+            self.summary.skipped += 1;
+            // Keep the run as a bare one: its decisions may still stand.
+            self.conn.execute(
+                "UPDATE runs SET task_id = NULL, trial = NULL, goal = NULL, intent = NULL,
+                    model = NULL, catalogue = NULL, selector = NULL, policy = NULL,
+                    trusted_controls = NULL, retrieval = NULL, visible = NULL, started_at = NULL,
+                    started_us = NULL, ended_at = NULL, terminated = NULL, success = NULL,
+                    harm = NULL, scope = NULL, tags = NULL, extra = NULL, record_hash = NULL,
+                    source = NULL
+                 WHERE run_id = ?1",
+                [&run_id],
+            )?;
+        }
+        for (id, run_id, step, catalogue, source) in decisions {
+            let e = missing(source, format!("decision {run_id} step {step}"), &catalogue);
+            if !self.opts.keep_going {
+                return Err(e.into());
+            }
+            skip(&e);
+            self.summary.skipped += 1;
+            self.conn
+                .execute("DELETE FROM decisions WHERE id = ?1", [id])?;
+            self.conn
+                .execute("DELETE FROM payloads WHERE decision_id = ?1", [id])?;
+            self.conn
+                .execute("DELETE FROM ladder WHERE decision_id = ?1", [id])?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+    }
+}
+
+/// Opens a write transaction with empty "touched" sets.
+pub(crate) fn begin_touched(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "BEGIN IMMEDIATE;
+         CREATE TEMP TABLE IF NOT EXISTS touched_runs (run_id TEXT PRIMARY KEY) WITHOUT ROWID;
+         CREATE TEMP TABLE IF NOT EXISTS touched_tasks (task_id TEXT PRIMARY KEY) WITHOUT ROWID;
+         CREATE TEMP TABLE IF NOT EXISTS touched_catalogues (version TEXT PRIMARY KEY) WITHOUT ROWID;
+         CREATE TEMP TABLE IF NOT EXISTS finding_catalogues (version TEXT PRIMARY KEY) WITHOUT ROWID;
+         DELETE FROM touched_runs; DELETE FROM touched_tasks;
+         DELETE FROM touched_catalogues; DELETE FROM finding_catalogues;",
+    )?;
+    Ok(())
+}
+
+/// Marks every stored run and catalogue for reclassification.
+pub(crate) fn touch_all(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "INSERT OR IGNORE INTO touched_runs SELECT run_id FROM runs;
+         INSERT OR IGNORE INTO finding_catalogues SELECT version FROM catalogues;",
+    )?;
+    Ok(())
+}
+
+/// Splits a stored `path:line` back into its parts.
+pub(crate) fn split_source(s: &str) -> (String, Option<u64>) {
+    match s.rsplit_once(':') {
+        Some((p, l)) => match l.parse() {
+            Ok(n) => (p.to_string(), Some(n)),
+            Err(_) => (s.to_string(), None),
+        },
+        None => (s.to_string(), None),
+    }
+}
+
+fn now_text() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}

@@ -1,0 +1,163 @@
+//! The SQLite store: schema and migrations, the import batch, the
+//! classification pass, and the named queries reports use. The only SQL in
+//! rung lives under this module.
+
+mod batch;
+mod classify;
+pub mod query;
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+
+pub use batch::{Batch, Counts, ImportOptions, ImportSummary};
+pub use classify::{Explained, WalkStep, explain};
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+
+/// Schema migrations; index + 1 is the `user_version` each one produces.
+const MIGRATIONS: &[&str] = &[include_str!("schema_v1.sql")];
+
+/// The schema version this rung writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+pub struct Store {
+    pub conn: Connection,
+    pub path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating when missing) a database to write to, migrated to the
+    /// current schema, in WAL mode so viewers can read during an import.
+    pub fn open_rw(path: &Path) -> Result<Store> {
+        let conn = Connection::open(path).map_err(|e| {
+            Error::usage(format!("{}: cannot open the database: {e}", path.display()))
+        })?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        check_version(&conn, path)?;
+        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        if mode != "wal" && path != Path::new(":memory:") {
+            return Err(Error::usage(format!(
+                "{}: could not switch the database to WAL mode (got {mode})",
+                path.display()
+            )));
+        }
+        conn.execute_batch(
+            "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;",
+        )?;
+        migrate(&conn)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Opens an existing database read-only (the TUI and reports never
+    /// change it).
+    pub fn open_ro(path: &Path) -> Result<Store> {
+        if !path.exists() {
+            return Err(Error::usage(format!(
+                "no database at {}: import traces first (rung import PATH), or point --db / RUNG_DB at one",
+                path.display()
+            )));
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| Error::usage(format!("{}: cannot open the database: {e}", path.display())))?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        let version = check_version(&conn, path)?;
+        if version < SCHEMA_VERSION {
+            return Err(Error::usage(format!(
+                "{}: the database has schema version {version}; this rung needs {SCHEMA_VERSION}. Run `rung reclassify` once to upgrade it",
+                path.display()
+            )));
+        }
+        conn.execute_batch("PRAGMA cache_size = -32768;")?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The configuration kept in the database (defaults when none).
+    pub fn config(&self) -> Result<Config> {
+        let v: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'config'", [], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        Ok(v.map(|s| Config::from_json(&s)).unwrap_or_default())
+    }
+
+    /// Stores `config`; true when it differs from the one kept before.
+    pub fn set_config(&self, config: &Config) -> Result<bool> {
+        let changed = self.config()? != *config;
+        self.conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('config', ?1)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![config.to_json()],
+        )?;
+        Ok(changed)
+    }
+}
+
+/// Classifies everything stored again, in one transaction.
+pub fn reclassify_all(store: &Store) -> Result<u64> {
+    let conn = &store.conn;
+    batch::begin_touched(conn)?;
+    let result =
+        batch::touch_all(conn).and_then(|_| classify::reclassify_touched(conn, &store.config()?));
+    match result {
+        Ok(n) => {
+            conn.execute_batch("COMMIT")?;
+            Ok(n)
+        }
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+fn check_version(conn: &Connection, path: &Path) -> Result<i64> {
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(|e| {
+            Error::usage(format!(
+                "{}: not a rung database (or not SQLite at all): {e}",
+                path.display()
+            ))
+        })?;
+    if version > SCHEMA_VERSION {
+        return Err(Error::usage(format!(
+            "{}: this database was written by a newer rung (schema version {version}; this rung understands up to {SCHEMA_VERSION}). Upgrade rung, or use another --db",
+            path.display()
+        )));
+    }
+    if version == 0 {
+        // A non-empty SQLite file without our version is someone else's.
+        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+        if tables > 0 {
+            return Err(Error::usage(format!(
+                "{}: this SQLite file is not a rung database (it has tables but no rung schema version)",
+                path.display()
+            )));
+        }
+    }
+    Ok(version)
+}
+
+fn migrate(conn: &Connection) -> Result<()> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+        let tx = conn.unchecked_transaction()?;
+        tx.execute_batch(sql)?;
+        tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
+        tx.commit()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,101 @@
+//! Untrusted text made safe for a terminal: control characters and escape
+//! sequences shown escaped (`\x1b[2J`), never interpreted.
+
+use std::borrow::Cow;
+
+/// Characters a terminal could act on: C0 and C1 controls, DEL, and the
+/// bidirectional overrides that reorder what is shown.
+pub fn is_unsafe(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
+}
+
+fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\t' => out.push_str("\\t"),
+        '\r' => out.push_str("\\r"),
+        c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+        c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+    }
+}
+
+/// One-line safe text: every unsafe character escaped (newlines too).
+pub fn escape(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_unsafe(c) {
+            push_escaped(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Multi-line safe text: like [`escape`] but newlines are kept.
+pub fn escape_multiline(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| c != '\n' && is_unsafe(c)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c != '\n' && is_unsafe(c) {
+            push_escaped(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// JSON text safe for a terminal: serde_json already escapes C0 controls;
+/// C1 controls and bidi overrides become `\uXXXX` escapes (still valid JSON,
+/// the same value).
+pub fn safe_json(s: String) -> String {
+    if !s.chars().any(is_unsafe) {
+        return s;
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_unsafe(c) && c != '\n' {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Cuts `s` to at most `max` characters, marking the cut with `…`.
+pub fn truncate(s: &str, max: usize) -> Cow<'_, str> {
+    if s.chars().count() <= max {
+        Cow::Borrowed(s)
+    } else {
+        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        Cow::Owned(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_terminal_controls() {
+        assert_eq!(escape("a\u{1b}[2Jb"), "a\\x1b[2Jb");
+        assert_eq!(escape("line\nnext\t"), "line\\nnext\\t");
+        assert_eq!(escape("csi\u{9b}31m"), "csi\\u{9b}31m");
+        assert_eq!(escape("rtl\u{202e}txt"), "rtl\\u{202e}txt");
+        assert_eq!(escape("plain é ✓"), "plain é ✓");
+        assert_eq!(escape_multiline("a\nb\u{7}"), "a\nb\\x07");
+        assert_eq!(
+            safe_json(serde_json::to_string("x\u{1b}y\u{9b}").unwrap()),
+            "\"x\\u001by\\u009b\""
+        );
+        assert_eq!(truncate("abcdef", 4), "abc…");
+    }
+}
