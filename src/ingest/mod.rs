@@ -119,9 +119,15 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
+/// An opened source.
+pub struct Opened {
+    pub reader: Box<dyn BufRead>,
+    pub gzip: bool,
+}
+
 /// Opens a source as a buffered reader, decompressing gzip (detected by its
 /// magic bytes, whatever the name).
-pub fn open(source: &Source, bytes: Arc<AtomicU64>) -> Result<Box<dyn BufRead>> {
+pub fn open(source: &Source, bytes: Arc<AtomicU64>) -> Result<Opened> {
     let raw: Box<dyn Read> = match &source.path {
         None => Box::new(io::stdin()),
         Some(p) => Box::new(File::open(p).map_err(|e| {
@@ -143,12 +149,15 @@ pub fn open(source: &Source, bytes: Arc<AtomicU64>) -> Result<Box<dyn BufRead>> 
         ))
     })?;
     if head.starts_with(&[0x1f, 0x8b]) {
-        Ok(Box::new(BufReader::with_capacity(
-            1 << 18,
-            MultiGzDecoder::new(reader),
-        )))
+        Ok(Opened {
+            reader: Box::new(BufReader::with_capacity(1 << 18, MultiGzDecoder::new(reader))),
+            gzip: true,
+        })
     } else {
-        Ok(Box::new(reader))
+        Ok(Opened {
+            reader: Box::new(reader),
+            gzip: false,
+        })
     }
 }
 
@@ -264,7 +273,7 @@ pub fn read_native(
     progress: &Progress,
     skip: &mut dyn FnMut(&InputError),
 ) -> Result<()> {
-    let mut reader = open(source, progress.bytes.clone())?;
+    let Opened { mut reader, gzip } = open(source, progress.bytes.clone())?;
     let mut buf = Vec::new();
     let mut line = 0u64;
     let keep_going = batch.options().keep_going;
@@ -296,10 +305,37 @@ pub fn read_native(
                 batch.summary.skipped += 1;
                 skip(&e);
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => {
+                // Corruption inside a gzip stream can decode as garbage that
+                // only the final checksum exposes: say so rather than blame
+                // the JSON.
+                if gzip {
+                    check_gzip_rest(reader.as_mut(), source, line)?;
+                }
+                return Err(e.into());
+            }
         }
     }
     Ok(())
+}
+
+/// Reads a gzip stream to its end; an error there means it is corrupt.
+fn check_gzip_rest(reader: &mut dyn BufRead, source: &Source, line: u64) -> Result<()> {
+    let mut sink = [0u8; 1 << 16];
+    loop {
+        match reader.read(&mut sink) {
+            Ok(0) => return Ok(()),
+            Ok(_) => continue,
+            Err(e) => {
+                return Err(Error::Input(InputError::at(
+                    &source.display,
+                    Some(line),
+                    None,
+                    format!("the gzip stream is corrupt or truncated ({e}); re-create the file"),
+                )));
+            }
+        }
+    }
 }
 
 /// The `--format` values `rung import` accepts.

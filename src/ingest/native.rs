@@ -40,10 +40,9 @@ fn type_name(v: &Value) -> &'static str {
 /// Short, safe rendering of an offending value for an error message.
 fn shown(v: &Value) -> String {
     let s = match v {
-        Value::String(s) => format!("{s:?}"),
-        other => other.to_string(),
+        Value::String(s) => format!("\"{}\"", crate::text::escape(s)),
+        other => crate::text::escape(&other.to_string()).into_owned(),
     };
-    let s: String = s.chars().flat_map(char::escape_default).collect::<String>();
     if s.chars().count() > 60 {
         format!("{}…", s.chars().take(60).collect::<String>())
     } else {
@@ -307,11 +306,11 @@ fn describe_key(ty: &str, map: &Map<String, Value>) -> Option<String> {
 
 /// An id as error messages show it: escaped, and cut when very long.
 fn shown_id(s: &str) -> String {
-    let escaped: String = s.chars().flat_map(char::escape_default).collect();
+    let escaped = crate::text::escape(s);
     if escaped.chars().count() > 80 {
         format!("{}…", escaped.chars().take(80).collect::<String>())
     } else {
-        escaped
+        escaped.into_owned()
     }
 }
 

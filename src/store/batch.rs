@@ -85,7 +85,7 @@ fn err(message: String) -> RecordError {
 
 fn differs(kind: &str, source: Option<String>) -> RecordError {
     err(format!(
-        "a different {kind} with this key is already stored{}; pass --replace to overwrite it",
+        "a different {kind} with this key was already imported{}; pass --replace to overwrite it",
         source.map(|s| format!(" (from {s})")).unwrap_or_default()
     ))
 }
