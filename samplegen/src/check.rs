@@ -52,6 +52,8 @@ pub struct Classified<'a> {
     pub in_retrieved: bool,
     pub k: Option<u32>,
     pub abstain: String,
+    /// definition tokens of the catalogue tools in `retrieved` (decisions with a catalogue)
+    pub tokens: Option<u64>,
 }
 
 impl Classified<'_> {
@@ -111,6 +113,55 @@ pub struct Metrics {
     pub recovery_within_3: Rate,
     /// k -> (value, tasks)
     pub pass_hat_k: BTreeMap<usize, (f64, usize)>,
+    /// (mean, p50, p95, decisions)
+    pub definition_tokens: Option<(f64, u64, u64, usize)>,
+}
+
+/// (reason, stage) -> (count, distinct runs, previous)
+type RefusalGroups<'a> =
+    BTreeMap<(Option<String>, &'static str), (usize, BTreeSet<&'a str>, usize)>;
+
+/// ceil(Unicode scalar values / 4) of the RFC 8785 canonical JSON of
+/// `{name, description, input_schema}` (the schemas here hold no floats, so
+/// sorted keys and serde_json's escaping are canonical).
+pub fn definition_tokens(t: &crate::model::Tool) -> u64 {
+    fn canon(v: &serde_json::Value, out: &mut String) {
+        match v {
+            serde_json::Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+                out.push('{');
+                for (i, k) in keys.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    crate::json::write_str(out, k);
+                    out.push(':');
+                    canon(&m[k.as_str()], out);
+                }
+                out.push('}');
+            }
+            serde_json::Value::Array(a) => {
+                out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    canon(x, out);
+                }
+                out.push(']');
+            }
+            other => crate::json::write_value(out, other),
+        }
+    }
+    let v = serde_json::json!({
+        "name": t.name,
+        "description": t.description,
+        "input_schema": t.input_schema.clone().unwrap_or(serde_json::Value::Null),
+    });
+    let mut s = String::new();
+    canon(&v, &mut s);
+    (s.chars().count() as u64).div_ceil(4)
 }
 
 pub struct RefusalRow {
@@ -194,10 +245,16 @@ pub fn analyze(set: &TraceSet) -> Analysis<'_> {
                 let mut names = BTreeSet::new();
                 for t in &c.tools {
                     if !names.insert(&t.name) {
-                        fail(name, format!("catalogue {}: tool {} twice", c.version, t.name));
+                        fail(
+                            name,
+                            format!("catalogue {}: tool {} twice", c.version, t.name),
+                        );
                     }
                     if t.name.starts_with('@') || t.description.is_empty() || t.family.is_empty() {
-                        fail(name, format!("catalogue {}: bad tool {}", c.version, t.name));
+                        fail(
+                            name,
+                            format!("catalogue {}: bad tool {}", c.version, t.name),
+                        );
                     }
                 }
                 match catalogues.get_mut(&c.version) {
@@ -284,14 +341,20 @@ pub fn analyze(set: &TraceSet) -> Analysis<'_> {
         if let Some(c) = &r.catalogue
             && !catalogues.contains_key(c)
         {
-            fail(name, format!("run {} names missing catalogue {c}", r.run_id));
+            fail(
+                name,
+                format!("run {} names missing catalogue {c}", r.run_id),
+            );
         }
     }
     for c in cases.values() {
         if let Some(v) = &c.catalogue
             && !catalogues.contains_key(v)
         {
-            fail(name, format!("case {} names missing catalogue {v}", c.task_id));
+            fail(
+                name,
+                format!("case {} names missing catalogue {v}", c.task_id),
+            );
         }
     }
 
@@ -302,6 +365,7 @@ pub fn analyze(set: &TraceSet) -> Analysis<'_> {
     }
 
     let mut out = vec![];
+    let mut token_cache: HashMap<(String, String), u64> = HashMap::new();
     // (catalogue, trusted name) pairs seen on decisions
     let mut trusted_on: BTreeSet<(String, String)> = BTreeSet::new();
     for ((run_id, step), d) in &decisions {
@@ -332,8 +396,8 @@ pub fn analyze(set: &TraceSet) -> Analysis<'_> {
             let t = run.task_id.clone()?;
             cases.get(&(t, s, c)).copied()
         };
-        let mut case = case_for(Some(*step), cat_name.clone())
-            .or_else(|| case_for(Some(*step), None));
+        let mut case =
+            case_for(Some(*step), cat_name.clone()).or_else(|| case_for(Some(*step), None));
         if case.is_none() && first {
             case = case_for(None, cat_name.clone()).or_else(|| case_for(None, None));
         }
@@ -404,8 +468,11 @@ pub fn analyze(set: &TraceSet) -> Analysis<'_> {
                 .as_ref()
                 .is_some_and(|l| l.acceptable.iter().any(|a| s.contains(a)))
         };
-        let (in_registry, in_exposed, in_retrieved) =
-            (hit(&sets.registry), hit(&sets.exposed), hit(&sets.retrieved));
+        let (in_registry, in_exposed, in_retrieved) = (
+            hit(&sets.registry),
+            hit(&sets.exposed),
+            hit(&sets.retrieved),
+        );
         let routing = match &label {
             None => Some("unlabelled"),
             Some(l) => {
@@ -455,7 +522,11 @@ pub fn analyze(set: &TraceSet) -> Analysis<'_> {
             tool,
         };
         if let Some(c) = cat {
-            for n in visible.into_iter().flatten().chain(d.exposed.iter().flatten()) {
+            for n in visible
+                .into_iter()
+                .flatten()
+                .chain(d.exposed.iter().flatten())
+            {
                 if controls.contains(n) {
                     continue;
                 }
@@ -535,6 +606,17 @@ pub fn analyze(set: &TraceSet) -> Analysis<'_> {
             abstain: cat
                 .and_then(|c| c.abstain.clone())
                 .unwrap_or("no_applicable_tool".into()),
+            tokens: cat.map(|c| {
+                sets.retrieved
+                    .iter()
+                    .filter_map(|n| c.tool(n))
+                    .map(|t| {
+                        *token_cache
+                            .entry((c.version.clone(), t.name.clone()))
+                            .or_insert_with(|| definition_tokens(t))
+                    })
+                    .sum()
+            }),
         });
     }
     for c in catalogues.values() {
@@ -611,7 +693,12 @@ impl<'a> Analysis<'a> {
             }
         }
         let acc = |d: &Classified, name: &str| {
-            d.label.as_ref().unwrap().acceptable.iter().any(|a| a == name)
+            d.label
+                .as_ref()
+                .unwrap()
+                .acceptable
+                .iter()
+                .any(|a| a == name)
         };
         // recovery: wrong labelled first decisions, then a later turn within 3
         let mut by_run: HashMap<&str, Vec<&Classified>> = HashMap::new();
@@ -621,9 +708,9 @@ impl<'a> Analysis<'a> {
         let recovered = |d: &Classified| {
             let acc = &d.label.as_ref().unwrap().acceptable;
             let t0 = d.turn();
-            by_run[d.run.run_id.as_str()]
-                .iter()
-                .any(|o| o.turn() > t0 && o.turn() <= t0 + 3 && acc.iter().any(|a| a == o.selected()))
+            by_run[d.run.run_id.as_str()].iter().any(|o| {
+                o.turn() > t0 && o.turn() <= t0 + 3 && acc.iter().any(|a| a == o.selected())
+            })
         };
         // pass^k over the runs of these decisions
         let run_ids: BTreeSet<&str> = ds.iter().map(|d| d.run.run_id.as_str()).collect();
@@ -642,15 +729,20 @@ impl<'a> Analysis<'a> {
             let vals: Vec<f64> = tasks
                 .values()
                 .filter(|(n, _)| *n >= k)
-                .map(|(n, c)| binom(*c, k) / binom(*n, k))
+                .map(|(n, c)| pass_ratio(*c, *n, k))
                 .collect();
-            pass.insert(k, (vals.iter().sum::<f64>() / vals.len() as f64, vals.len()));
+            pass.insert(
+                k,
+                (vals.iter().sum::<f64>() / vals.len() as f64, vals.len()),
+            );
         }
         Metrics {
             capability_coverage: rate(&mut lab.iter().map(|d| d.in_registry)),
             exposure_recall: rate(&mut lab.iter().filter(|d| d.in_registry).map(|d| d.in_exposed)),
             tool_recall_at_k: recall,
-            selection_accuracy: rate(&mut lab.iter().filter(|d| d.in_retrieved).map(|d| d.correct())),
+            selection_accuracy: rate(
+                &mut lab.iter().filter(|d| d.in_retrieved).map(|d| d.correct()),
+            ),
             abstention_accuracy: rate(
                 &mut lab
                     .iter()
@@ -672,6 +764,19 @@ impl<'a> Analysis<'a> {
                     .map(|d| recovered(d)),
             ),
             pass_hat_k: pass,
+            definition_tokens: {
+                let mut t: Vec<u64> = ds.iter().filter_map(|d| d.tokens).collect();
+                t.sort_unstable();
+                let rank = |p: usize| t[(p * t.len()).div_ceil(100).max(1) - 1];
+                (!t.is_empty()).then(|| {
+                    (
+                        t.iter().sum::<u64>() as f64 / t.len() as f64,
+                        rank(50),
+                        rank(95),
+                        t.len(),
+                    )
+                })
+            },
         }
     }
 
@@ -685,15 +790,18 @@ impl<'a> Analysis<'a> {
             *m.entry((a, d.d.selected.clone())).or_default() += 1;
         }
         let mut v: Vec<_> = m.into_iter().map(|((a, s), n)| (a, s, n)).collect();
-        v.sort_by(|x, y| y.2.cmp(&x.2).then_with(|| x.0.cmp(&y.0)).then_with(|| x.1.cmp(&y.1)));
+        v.sort_by(|x, y| {
+            y.2.cmp(&x.2)
+                .then_with(|| x.0.cmp(&y.0))
+                .then_with(|| x.1.cmp(&y.1))
+        });
         v
     }
 
     /// Refusals by (reason, stage) in `[since, until)`, previous in the window before.
     pub fn refusals(ds: &[&Classified], since: i64, until: i64) -> Vec<RefusalRow> {
         let len = until - since;
-        let mut m: BTreeMap<(Option<String>, &'static str), (usize, BTreeSet<&str>, usize)> =
-            BTreeMap::new();
+        let mut m: RefusalGroups = BTreeMap::new();
         for d in ds {
             let Some(o) = &d.d.outcome else { continue };
             if o.status != Status::Refused {
@@ -745,15 +853,12 @@ impl<'a> Analysis<'a> {
     }
 }
 
-fn binom(n: usize, k: usize) -> f64 {
-    if k > n {
+/// C(c,k) / C(n,k), as a product so that large n does not overflow.
+fn pass_ratio(c: usize, n: usize, k: usize) -> f64 {
+    if k > c {
         return 0.0;
     }
-    let mut r = 1.0;
-    for i in 0..k {
-        r = r * (n - i) as f64 / (i + 1) as f64;
-    }
-    r
+    (0..k).map(|i| (c - i) as f64 / (n - i) as f64).product()
 }
 
 /// Markdown rows of a ladder count table, in ladder order.
@@ -766,7 +871,7 @@ pub fn ladder_table(ds: &[&Classified]) -> String {
     s
 }
 
-/// Markdown rows of a metrics table (definition tokens left out).
+/// Markdown rows of a metrics table.
 pub fn metrics_table(m: &Metrics) -> String {
     let mut s = String::from("| metric | value |\n| --- | --- |\n");
     let mut row = |k: &str, r: &Rate| s.push_str(&format!("| {k} | {} |\n", r.show()));
@@ -783,6 +888,11 @@ pub fn metrics_table(m: &Metrics) -> String {
     row("recovery_within_3", &m.recovery_within_3);
     for (k, (v, t)) in &m.pass_hat_k {
         s.push_str(&format!("| pass_hat_k.{k} | {v:.4} over {t} tasks |\n"));
+    }
+    if let Some((mean, p50, p95, n)) = m.definition_tokens {
+        s.push_str(&format!(
+            "| definition_tokens (estimate) | mean {mean:.1}, p50 {p50}, p95 {p95} over {n} decisions |\n"
+        ));
     }
     s
 }
@@ -823,4 +933,55 @@ pub fn findings_table(fs: &[Finding]) -> String {
         ));
     }
     s
+}
+
+/// `rung report metrics --format json`, one metric a line.
+pub fn metrics_json(m: &Metrics) -> String {
+    let rate = |r: &Rate| serde_json::json!({"value": r.value(), "numerator": r.num, "denominator": r.den});
+    let mut rows: Vec<(String, serde_json::Value)> = vec![
+        ("capability_coverage".into(), rate(&m.capability_coverage)),
+        ("exposure_recall".into(), rate(&m.exposure_recall)),
+        (
+            "tool_recall_at_k".into(),
+            serde_json::Value::Object(
+                m.tool_recall_at_k
+                    .iter()
+                    .map(|(k, r)| (k.to_string(), rate(r)))
+                    .collect(),
+            ),
+        ),
+        ("selection_accuracy".into(), rate(&m.selection_accuracy)),
+        ("abstention_accuracy".into(), rate(&m.abstention_accuracy)),
+        ("no_call_accuracy".into(), rate(&m.no_call_accuracy)),
+        ("violation_rate".into(), rate(&m.violation_rate)),
+        ("first_call_accuracy".into(), rate(&m.first_call_accuracy)),
+        ("recovery_within_3".into(), rate(&m.recovery_within_3)),
+    ];
+    rows.push((
+        "pass_hat_k".into(),
+        serde_json::Value::Object(
+            m.pass_hat_k
+                .iter()
+                .map(|(k, (v, t))| (k.to_string(), serde_json::json!({"value": v, "tasks": t})))
+                .collect(),
+        ),
+    ));
+    rows.push((
+        "definition_tokens".into(),
+        match m.definition_tokens {
+            Some((mean, p50, p95, n)) => {
+                serde_json::json!({"mean": mean, "p50": p50, "p95": p95, "decisions": n})
+            }
+            None => serde_json::json!({"mean": null, "p50": null, "p95": null, "decisions": 0}),
+        },
+    ));
+    let body: Vec<String> = rows
+        .iter()
+        .map(|(k, v)| {
+            let mut s = format!(" \"{k}\": ");
+            crate::json::write_value(&mut s, v);
+            s
+        })
+        .collect();
+    format!("{{\n{}\n}}", body.join(",\n"))
 }

@@ -404,8 +404,11 @@ pub fn default_stage(reason: &str) -> Option<&'static str> {
         | "case_version_conflict" => "semantics",
         "not_permitted" | "outside_intent" | "insufficient_scope" | "awaiting_approval"
         | "approval_rejected" => "authorization",
-        "precondition" | "existing_ticket" | "subscription_still_active"
-        | "confirmation_invalid" | "no_change" => "precondition",
+        "precondition"
+        | "existing_ticket"
+        | "subscription_still_active"
+        | "confirmation_invalid"
+        | "no_change" => "precondition",
         "timeout" | "outcome_unknown" | "provider_error" | "rate_limited" | "internal_error" => {
             "execution"
         }
@@ -573,7 +576,14 @@ impl Decision {
         self.expected = Some(l);
         self
     }
-    fn outcome(mut self, status: Status, stage: Option<&'static str>, reason: Option<&str>, message: Option<&str>, retryable: Option<bool>) -> Self {
+    fn outcome(
+        mut self,
+        status: Status,
+        stage: Option<&'static str>,
+        reason: Option<&str>,
+        message: Option<&str>,
+        retryable: Option<bool>,
+    ) -> Self {
         self.outcome = Some(Outcome {
             status,
             stage,
@@ -591,17 +601,41 @@ impl Decision {
     }
     /// Refused by the action boundary, the stage left for rung to infer from `reason`.
     pub fn refused(self, reason: &str, message: &str) -> Self {
-        self.outcome(Status::Refused, None, Some(reason), Some(message), Some(false))
+        self.outcome(
+            Status::Refused,
+            None,
+            Some(reason),
+            Some(message),
+            Some(false),
+        )
     }
     /// Refused, with the stage recorded by the harness.
     pub fn refused_at(self, stage: &'static str, reason: &str, message: &str) -> Self {
-        self.outcome(Status::Refused, Some(stage), Some(reason), Some(message), Some(false))
+        self.outcome(
+            Status::Refused,
+            Some(stage),
+            Some(reason),
+            Some(message),
+            Some(false),
+        )
     }
     pub fn error(self, reason: &str, message: &str, retryable: bool) -> Self {
-        self.outcome(Status::Error, Some("execution"), Some(reason), Some(message), Some(retryable))
+        self.outcome(
+            Status::Error,
+            Some("execution"),
+            Some(reason),
+            Some(message),
+            Some(retryable),
+        )
     }
     pub fn unknown(self, reason: &str, message: &str) -> Self {
-        self.outcome(Status::Unknown, None, Some(reason), Some(message), Some(true))
+        self.outcome(
+            Status::Unknown,
+            None,
+            Some(reason),
+            Some(message),
+            Some(true),
+        )
     }
     pub fn retryable(mut self, r: bool) -> Self {
         if let Some(o) = &mut self.outcome {

@@ -55,10 +55,12 @@ pub fn schema(props: Value, required: &[&str]) -> Value {
 
 /// README section with the ladder and metrics of a set of decisions.
 pub fn numbers_section(a: &Analysis, title: &str, ds: &[&check::Classified]) -> String {
+    let m = a.metrics(ds);
     format!(
-        "### {title}\n\n`rung report ladder --format json`:\n\n```json\n{}\n```\n\n{}\nMetrics (`rung report metrics`; `definition_tokens` left out here):\n\n{}\n",
+        "### {title}\n\n`rung report ladder --format json`:\n\n```json\n{}\n```\n\n{}\nMetrics (`rung report metrics`):\n\n{}\nAs `--format json` (key order aside):\n\n```json\n{}\n```\n\n",
         Analysis::ladder_json(ds),
         check::ladder_table(ds),
-        check::metrics_table(&a.metrics(ds))
+        check::metrics_table(&m),
+        check::metrics_json(&m)
     )
 }

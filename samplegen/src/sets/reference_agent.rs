@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::run;
 use crate::check::{self, Analysis};
-use crate::model::{Case, Catalogue, Decision, Record, Retrieval, TraceSet, Tool};
+use crate::model::{Case, Catalogue, Decision, Record, Retrieval, Tool, TraceSet};
 use crate::rng::Rng;
 use crate::time::{at, fmt};
 use crate::tools230;
@@ -50,29 +50,79 @@ enum Attempt {
 }
 
 const POLICIES: [&str; 30] = [
-    "travel and expenses", "parental leave", "remote work", "data retention", "customer refunds",
-    "vendor onboarding", "acceptable use", "bring your own device", "gift and hospitality",
-    "overtime pay", "company car", "relocation support", "whistleblowing", "conflict of interest",
-    "code of conduct", "sick leave", "training budget", "home office equipment", "on-call compensation",
-    "information classification", "password", "visitor access", "records disposal", "anti-bribery",
-    "price discount approval", "contract signature authority", "customer data export",
-    "social media", "volunteering days", "performance review",
+    "travel and expenses",
+    "parental leave",
+    "remote work",
+    "data retention",
+    "customer refunds",
+    "vendor onboarding",
+    "acceptable use",
+    "bring your own device",
+    "gift and hospitality",
+    "overtime pay",
+    "company car",
+    "relocation support",
+    "whistleblowing",
+    "conflict of interest",
+    "code of conduct",
+    "sick leave",
+    "training budget",
+    "home office equipment",
+    "on-call compensation",
+    "information classification",
+    "password",
+    "visitor access",
+    "records disposal",
+    "anti-bribery",
+    "price discount approval",
+    "contract signature authority",
+    "customer data export",
+    "social media",
+    "volunteering days",
+    "performance review",
 ];
 const SERVICES: [&str; 20] = [
-    "payments-api", "checkout-web", "search-indexer", "auth-gateway", "email-sender", "billing-worker",
-    "inventory-sync", "reporting-etl", "mobile-bff", "feature-store", "notifications", "ledger",
-    "fraud-scoring", "image-resizer", "webhooks", "session-store", "rate-limiter", "pdf-renderer",
-    "geo-lookup", "audit-log",
+    "payments-api",
+    "checkout-web",
+    "search-indexer",
+    "auth-gateway",
+    "email-sender",
+    "billing-worker",
+    "inventory-sync",
+    "reporting-etl",
+    "mobile-bff",
+    "feature-store",
+    "notifications",
+    "ledger",
+    "fraud-scoring",
+    "image-resizer",
+    "webhooks",
+    "session-store",
+    "rate-limiter",
+    "pdf-renderer",
+    "geo-lookup",
+    "audit-log",
 ];
 const TOPICS: [&str; 12] = [
-    "the Q3 price change", "SSO login failures", "the Berlin office move", "the EU data residency request",
-    "the annual security audit", "duplicate invoices from Acme Health", "the warehouse migration",
-    "the partner API rollout", "slow checkout on mobile", "the new onboarding flow",
-    "last week's outage", "the holiday support rota",
+    "the Q3 price change",
+    "SSO login failures",
+    "the Berlin office move",
+    "the EU data residency request",
+    "the annual security audit",
+    "duplicate invoices from Acme Health",
+    "the warehouse migration",
+    "the partner API rollout",
+    "slow checkout on mobile",
+    "the new onboarding flow",
+    "last week's outage",
+    "the holiday support rota",
 ];
 
 fn id_for(key: &str, n: usize) -> String {
-    let prefix: String = key.split('_').map(|w| w[..1].to_ascii_uppercase()).collect();
+    let prefix: String = key
+        .split('_')
+        .map(|w| w[..1].to_ascii_uppercase())
+        .collect();
     format!("{prefix}-{}", 1000 + n * 37 % 9000)
 }
 
@@ -83,17 +133,61 @@ fn other_goal(tool: &str, n: usize) -> (String, &'static str, Value) {
     let id = id_for(key, n);
     let idk = format!("{key}_id");
     match op {
-        "get" => (format!("Pull up {words} {id} and summarise it."), "inform", json!({idk: id})),
-        "list" => (format!("Which {words}s are still open this week?"), "inform", json!({"status": "open"})),
-        "search" => (format!("Find any {words} that mentions {topic}."), "inform", json!({"query": topic})),
-        "query" => (format!("How many rows did last night's load add to the {words} for orders?"), "inform", json!({"sql": "select count(*) from analytics.public.orders where loaded_at >= current_date - 1"})),
-        "export" => (format!("Export this quarter's {words}s about {topic} to a spreadsheet."), "prepare", json!({"filter": topic})),
-        "track" => (format!("Where is {words} {id} right now?"), "inform", json!({idk: id})),
-        "create" | "draft" | "upload" | "trigger" => (format!("Create a {words} for {topic}."), "act", json!({"title": topic})),
-        "update" | "toggle" => (format!("Set the owner of {words} {id} to the platform team."), "act", json!({idk: id, "fields": {"owner": "platform-team"}})),
-        "comment" | "send" | "publish" => (format!("Post on {words} {id} that the fix for {topic} shipped."), "act", json!({idk: id, "text": format!("The fix for {topic} shipped today.")})),
-        "assign" | "escalate" | "invite" | "share" | "grant" => (format!("Hand {words} {id} to the platform team."), "act", json!({idk: id, "to": "platform-team"})),
-        _ => (format!("Please {op} {words} {id}; it was raised about {topic}."), "act", json!({idk: id, "reason": format!("requested in chat about {topic}")})),
+        "get" => (
+            format!("Pull up {words} {id} and summarise it."),
+            "inform",
+            json!({idk: id}),
+        ),
+        "list" => (
+            format!("Which {words}s are still open this week?"),
+            "inform",
+            json!({"status": "open"}),
+        ),
+        "search" => (
+            format!("Find any {words} that mentions {topic}."),
+            "inform",
+            json!({"query": topic}),
+        ),
+        "query" => (
+            format!("How many rows did last night's load add to the {words} for orders?"),
+            "inform",
+            json!({"sql": "select count(*) from analytics.public.orders where loaded_at >= current_date - 1"}),
+        ),
+        "export" => (
+            format!("Export this quarter's {words}s about {topic} to a spreadsheet."),
+            "prepare",
+            json!({"filter": topic}),
+        ),
+        "track" => (
+            format!("Where is {words} {id} right now?"),
+            "inform",
+            json!({idk: id}),
+        ),
+        "create" | "draft" | "upload" | "trigger" => (
+            format!("Create a {words} for {topic}."),
+            "act",
+            json!({"title": topic}),
+        ),
+        "update" | "toggle" => (
+            format!("Set the owner of {words} {id} to the platform team."),
+            "act",
+            json!({idk: id, "fields": {"owner": "platform-team"}}),
+        ),
+        "comment" | "send" | "publish" => (
+            format!("Post on {words} {id} that the fix for {topic} shipped."),
+            "act",
+            json!({idk: id, "text": format!("The fix for {topic} shipped today.")}),
+        ),
+        "assign" | "escalate" | "invite" | "share" | "grant" => (
+            format!("Hand {words} {id} to the platform team."),
+            "act",
+            json!({idk: id, "to": "platform-team"}),
+        ),
+        _ => (
+            format!("Please {op} {words} {id}; it was raised about {topic}."),
+            "act",
+            json!({idk: id, "reason": format!("requested in chat about {topic}")}),
+        ),
     }
 }
 
@@ -118,51 +212,142 @@ fn build_tasks(tools: &[Tool], rng: &mut Rng) -> Vec<Task> {
         .filter(|t| {
             t.family != "control"
                 && t.family != "web"
-                && !["search_confluence", "search_sharepoint", "get_ticket", "get_incident", "get_account"].contains(&t.name.as_str())
+                && ![
+                    "search_confluence",
+                    "search_sharepoint",
+                    "get_ticket",
+                    "get_incident",
+                    "get_account",
+                ]
+                .contains(&t.name.as_str())
         })
         .collect();
     let mut order: Vec<usize> = (0..pool.len()).collect();
     rng.shuffle(&mut order);
     let mut next_other = order.into_iter();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-    let family_of = |n: &str| tools.iter().find(|t| t.name == n).map(|t| t.family.clone()).unwrap();
+    let family_of = |n: &str| {
+        tools
+            .iter()
+            .find(|t| t.name == n)
+            .map(|t| t.family.clone())
+            .unwrap()
+    };
 
     let (mut sp, mut cf, mut inc, mut other) = (0, 0, 0, 0);
     let mut tasks = vec![];
     for (i, kind) in kinds.into_iter().enumerate() {
         let id = format!("ra-t{:03}", i + 1);
-        let (goal, intent, acceptable, confusable, args): (String, &str, Vec<&str>, Option<String>, Value) = match kind {
+        let (goal, intent, acceptable, confusable, args): (
+            String,
+            &str,
+            Vec<&str>,
+            Option<String>,
+            Value,
+        ) = match kind {
             Kind::SharePoint => {
                 let p = POLICIES[sp];
                 sp += 1;
-                (format!("Where is the current {p} policy, and what does it say about approvals?"), "inform", vec!["search_sharepoint"], Some("search_confluence".into()), json!({"query": format!("{p} policy")}))
+                (
+                    format!(
+                        "Where is the current {p} policy, and what does it say about approvals?"
+                    ),
+                    "inform",
+                    vec!["search_sharepoint"],
+                    Some("search_confluence".into()),
+                    json!({"query": format!("{p} policy")}),
+                )
             }
             Kind::Confluence => {
                 let s = SERVICES[cf];
                 cf += 1;
-                (format!("Find the runbook for restarting {s} safely."), "inform", vec!["search_confluence"], Some("search_sharepoint".into()), json!({"query": format!("{s} runbook restart")}))
+                (
+                    format!("Find the runbook for restarting {s} safely."),
+                    "inform",
+                    vec!["search_confluence"],
+                    Some("search_sharepoint".into()),
+                    json!({"query": format!("{s} runbook restart")}),
+                )
             }
             Kind::Incident => {
                 let n = 4800 + inc * 7;
                 inc += 1;
-                (format!("What's the latest on INC-{n}? Customers are asking whether it is fixed."), "inform", vec!["get_incident"], Some("get_ticket".into()), json!({"incident_id": format!("INC-{n}")}))
+                (
+                    format!(
+                        "What's the latest on INC-{n}? Customers are asking whether it is fixed."
+                    ),
+                    "inform",
+                    vec!["get_incident"],
+                    Some("get_ticket".into()),
+                    json!({"incident_id": format!("INC-{n}")}),
+                )
             }
-            Kind::Escalation => (format!("{} escalated yesterday's outage to their account manager. Where do we stand?", ["Acme Health", "Northwind Dental", "Harbor Yoga", "Quarry Climbing", "Lumen Pediatrics", "Pinecrest Physio", "Maple Street Bakery", "Henderson Industrial", "Orbit Freight", "Juniper Books"][i % 10]), "inform", vec!["get_account", "get_incident"], None, json!({"account_id": format!("001{:05}", i * 131 % 100_000)})),
-            Kind::NoCall => (["What does P1 mean in our incident process?", "Which of our status colours means degraded?", "How long do we keep a resolved ticket open for the customer to reply?", "Who approves a refund above the limit, per the policy you were given?", "What time zone do on-call handovers use?", "What does 'acknowledged' mean on an incident?"][i % 6].into(), "inform", vec!["@no_call"], None, Value::Null),
-            Kind::Abstain => (["Book me a train to Lisbon for next Tuesday.", "Order forty new laptops for the sales team.", "Translate the board deck into Japanese and print it.", "Renew the office lease for another five years."][i % 4].into(), "act", vec!["ask_user", "no_applicable_tool"], None, json!({"reason": "No tool here can do this."})),
+            Kind::Escalation => (
+                format!(
+                    "{} escalated yesterday's outage to their account manager. Where do we stand?",
+                    [
+                        "Acme Health",
+                        "Northwind Dental",
+                        "Harbor Yoga",
+                        "Quarry Climbing",
+                        "Lumen Pediatrics",
+                        "Pinecrest Physio",
+                        "Maple Street Bakery",
+                        "Henderson Industrial",
+                        "Orbit Freight",
+                        "Juniper Books"
+                    ][i % 10]
+                ),
+                "inform",
+                vec!["get_account", "get_incident"],
+                None,
+                json!({"account_id": format!("001{:05}", i * 131 % 100_000)}),
+            ),
+            Kind::NoCall => (
+                [
+                    "What does P1 mean in our incident process?",
+                    "Which of our status colours means degraded?",
+                    "How long do we keep a resolved ticket open for the customer to reply?",
+                    "Who approves a refund above the limit, per the policy you were given?",
+                    "What time zone do on-call handovers use?",
+                    "What does 'acknowledged' mean on an incident?",
+                ][i % 6]
+                    .into(),
+                "inform",
+                vec!["@no_call"],
+                None,
+                Value::Null,
+            ),
+            Kind::Abstain => (
+                [
+                    "Book me a train to Lisbon for next Tuesday.",
+                    "Order forty new laptops for the sales team.",
+                    "Translate the board deck into Japanese and print it.",
+                    "Renew the office lease for another five years.",
+                ][i % 4]
+                    .into(),
+                "act",
+                vec!["ask_user", "no_applicable_tool"],
+                None,
+                json!({"reason": "No tool here can do this."}),
+            ),
             Kind::Other => {
                 let t = pool[next_other.next().unwrap()];
                 other += 1;
                 let (g, intent, args) = other_goal(&t.name, other);
                 // a neighbour over the same object: a wrong pick a model could make
                 let (op, key) = t.name.split_once('_').unwrap();
-                let neighbour = ["search", "list", "get"].iter().filter(|o| **o != op).map(|o| format!("{o}_{key}")).find(|n| names.contains(&n.as_str()));
+                let neighbour = ["search", "list", "get"]
+                    .iter()
+                    .filter(|o| **o != op)
+                    .map(|o| format!("{o}_{key}"))
+                    .find(|n| names.contains(&n.as_str()));
                 (g, intent, vec![t.name.as_str()], neighbour, args)
             }
         };
         // menu: the acceptable tools, the confusable one, tools of the same family, then others
         let mut cands: Vec<String> = vec![];
-        let mut push = |n: &str, cands: &mut Vec<String>| {
+        let push = |n: &str, cands: &mut Vec<String>| {
             if !cands.iter().any(|c| c == n) && n != "@no_call" && !CONTROLS.contains(&n) {
                 cands.push(n.to_string());
             }
@@ -177,8 +362,16 @@ fn build_tasks(tools: &[Tool], rng: &mut Rng) -> Vec<Task> {
         if let Some(c) = &confusable {
             push(c, &mut cands);
         }
-        let fam = acceptable.iter().find(|a| names.contains(a)).map(|a| family_of(a)).unwrap_or("crm".into());
-        let mut same: Vec<&str> = tools.iter().filter(|t| t.family == fam).map(|t| t.name.as_str()).collect();
+        let fam = acceptable
+            .iter()
+            .find(|a| names.contains(a))
+            .map(|a| family_of(a))
+            .unwrap_or("crm".into());
+        let mut same: Vec<&str> = tools
+            .iter()
+            .filter(|t| t.family == fam)
+            .map(|t| t.name.as_str())
+            .collect();
         rng.shuffle(&mut same);
         for n in same.into_iter().take(5) {
             push(n, &mut cands);
@@ -215,20 +408,35 @@ fn build_tasks(tools: &[Tool], rng: &mut Rng) -> Vec<Task> {
 fn plan_attempts(tasks: &[Task], rng: &mut Rng) -> Vec<[Attempt; 5]> {
     let mut plan = vec![[Attempt::Right; 5]; tasks.len()];
     let slots = |kind: Kind| -> Vec<(usize, usize)> {
-        tasks.iter().enumerate().filter(|(_, t)| t.kind == kind).flat_map(|(i, _)| (0..5).map(move |a| (i, a))).collect()
+        tasks
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.kind == kind)
+            .flat_map(|(i, _)| (0..5).map(move |a| (i, a)))
+            .collect()
     };
     // (kind, wrong first calls, of which unrecovered)
-    let mut assign = |mut s: Vec<(usize, usize)>, wrong: usize, unrecovered: usize, rng: &mut Rng| {
-        rng.shuffle(&mut s);
-        for (j, (i, a)) in s.into_iter().take(wrong).enumerate() {
-            plan[i][a] = if j < unrecovered { Attempt::Unrecovered } else { Attempt::Recovered(2 + (rng.below(3) == 0) as u32) };
-        }
-    };
+    let mut assign =
+        |mut s: Vec<(usize, usize)>, wrong: usize, unrecovered: usize, rng: &mut Rng| {
+            rng.shuffle(&mut s);
+            for (j, (i, a)) in s.into_iter().take(wrong).enumerate() {
+                plan[i][a] = if j < unrecovered {
+                    Attempt::Unrecovered
+                } else {
+                    Attempt::Recovered(2 + (rng.below(3) == 0) as u32)
+                };
+            }
+        };
     assign(slots(Kind::SharePoint), 72, 24, rng);
     assign(slots(Kind::Confluence), 3, 1, rng);
     assign(slots(Kind::Incident), 31, 9, rng);
     // eleven scattered mistakes, one attempt each in eleven tasks with a neighbour
-    let mut others: Vec<(usize, usize)> = tasks.iter().enumerate().filter(|(_, t)| t.kind == Kind::Other && t.confusable.is_some()).map(|(i, _)| (i, rng.below(5) as usize)).collect();
+    let mut others: Vec<(usize, usize)> = tasks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.kind == Kind::Other && t.confusable.is_some())
+        .map(|(i, _)| (i, rng.below(5) as usize))
+        .collect();
     rng.shuffle(&mut others);
     others.truncate(11);
     others.sort();
@@ -239,17 +447,31 @@ fn plan_attempts(tasks: &[Task], rng: &mut Rng) -> Vec<[Attempt; 5]> {
 fn result_for(tool: &str, right: bool, task: &Task) -> Value {
     if right {
         match task.kind {
-            Kind::SharePoint => json!({"hits": 3, "top": {"title": format!("{} policy (2026)", task.args["query"].as_str().unwrap().trim_end_matches(" policy")), "site": "People & Policies"}}),
-            Kind::Confluence => json!({"hits": 2, "top": {"title": format!("Runbook: {}", task.args["query"].as_str().unwrap()), "space": "SRE"}}),
-            Kind::Incident => json!({"id": task.args["incident_id"], "status": "monitoring", "summary": "Checkout errors for saved cards; fix deployed, watching error rate.", "updated": "35 minutes ago"}),
+            Kind::SharePoint => {
+                json!({"hits": 3, "top": {"title": format!("{} policy (2026)", task.args["query"].as_str().unwrap().trim_end_matches(" policy")), "site": "People & Policies"}})
+            }
+            Kind::Confluence => {
+                json!({"hits": 2, "top": {"title": format!("Runbook: {}", task.args["query"].as_str().unwrap()), "space": "SRE"}})
+            }
+            Kind::Incident => {
+                json!({"id": task.args["incident_id"], "status": "monitoring", "summary": "Checkout errors for saved cards; fix deployed, watching error rate.", "updated": "35 minutes ago"})
+            }
             _ => json!({"ok": true, "items": 1 + task.id.len() % 4}),
         }
     } else {
         match tool {
-            "search_confluence" => json!({"hits": 0, "note": "Confluence holds engineering pages. Company and customer policy lives in SharePoint."}),
-            "search_sharepoint" => json!({"hits": 0, "note": "SharePoint holds company policy. Runbooks and service docs live in Confluence."}),
-            "get_ticket" => json!({"error": {"code": "not_found", "message": "No service desk ticket with that id. INC- ids are incidents: use get_incident."}}),
-            _ => json!({"ok": true, "items": 0, "note": format!("Nothing matched; {} may fit this request better.", task.acceptable[0])}),
+            "search_confluence" => {
+                json!({"hits": 0, "note": "Confluence holds engineering pages. Company and customer policy lives in SharePoint."})
+            }
+            "search_sharepoint" => {
+                json!({"hits": 0, "note": "SharePoint holds company policy. Runbooks and service docs live in Confluence."})
+            }
+            "get_ticket" => {
+                json!({"ticket": null, "note": "No service desk ticket has that id. INC- ids are incidents: get_incident reads them."})
+            }
+            _ => {
+                json!({"ok": true, "items": 0, "note": format!("Nothing matched; {} may fit this request better.", task.acceptable[0])})
+            }
         }
     }
 }
@@ -257,7 +479,11 @@ fn result_for(tool: &str, right: bool, task: &Task) -> Value {
 fn menu_43(c: &[(String, f64)]) -> Vec<(String, f64)> {
     let mut out: Vec<(String, f64)> = vec![];
     for (n, s) in c {
-        let n = if n == "search_confluence" || n == "search_sharepoint" { "search_wiki" } else { n.as_str() };
+        let n = if n == "search_confluence" || n == "search_sharepoint" {
+            "search_wiki"
+        } else {
+            n.as_str()
+        };
         if !out.iter().any(|(m, _)| m == n) {
             out.push((n.to_string(), *s));
         }
@@ -278,12 +504,16 @@ fn right_tool(t: &Task, merged: bool, trial: usize) -> Option<String> {
 
 fn args_for(t: &Task, tool: &str) -> Value {
     match tool {
-        "search_wiki" => json!({"query": t.args["query"], "source": if t.kind == Kind::SharePoint { "policy" } else { "engineering" }}),
+        "search_wiki" => {
+            json!({"query": t.args["query"], "source": if t.kind == Kind::SharePoint { "policy" } else { "engineering" }})
+        }
         "get_ticket" => json!({"ticket_id": t.args["incident_id"]}),
         "get_account" => json!({"account_id": t.args["account_id"].as_str().unwrap_or("00100001")}),
         "get_incident" if t.kind == Kind::Escalation => json!({"incident_id": "INC-4799"}),
         "search_confluence" | "search_sharepoint" => json!({"query": t.args["query"]}),
-        "no_applicable_tool" => json!({"reason": "No available tool books travel, buys equipment or signs leases."}),
+        "no_applicable_tool" => {
+            json!({"reason": "No available tool books travel, buys equipment or signs leases."})
+        }
         _ if tool == t.acceptable[0] => t.args.clone(),
         _ => json!({"query": t.goal.split_whitespace().take(5).collect::<Vec<_>>().join(" ")}),
     }
@@ -292,23 +522,45 @@ fn args_for(t: &Task, tool: &str) -> Value {
 fn runs_for(tasks: &[Task], plan: &[[Attempt; 5]], merged: bool, out: &mut Vec<Record>) {
     let version = if merged { "menu-43" } else { "menu-42" };
     for (ti, t) in tasks.iter().enumerate() {
-        for trial in 0..5 {
-            let mut attempt = plan[ti][trial];
+        for (trial, &planned) in plan[ti].iter().enumerate() {
+            let mut attempt = planned;
             // the merged menu removes the wiki confusion: those attempts now start right
             if merged && matches!(t.kind, Kind::SharePoint | Kind::Confluence) {
                 attempt = Attempt::Right;
             }
-            let day = if merged { 10 + trial as i64 } else { 2 + trial as i64 };
+            let day = if merged {
+                10 + trial as i64
+            } else {
+                2 + trial as i64
+            };
             let t0 = at(2026, 11, day, 8, 0, 0) + 110 * ti as i64;
-            let run_id = format!("{}-t{:03}-{}", if merged { "m43" } else { "m42" }, ti + 1, trial + 1);
-            let mut r = run(&run_id, &t.id, trial as u32 + 1, &t.goal, t.intent, MODEL, version, t0);
+            let run_id = format!(
+                "{}-t{:03}-{}",
+                if merged { "m43" } else { "m42" },
+                ti + 1,
+                trial + 1
+            );
+            let mut r = run(
+                &run_id,
+                &t.id,
+                trial as u32 + 1,
+                &t.goal,
+                t.intent,
+                MODEL,
+                version,
+                t0,
+            );
             r.selector = Some("kw-overlap@1".into());
             r.menu.trusted_controls = Some(CONTROLS.iter().map(|s| s.to_string()).collect());
             r.menu.retrieval = Some(Retrieval {
                 k: K,
                 selector: None,
                 query: None,
-                candidates: if merged { menu_43(&t.candidates) } else { t.candidates.clone() },
+                candidates: if merged {
+                    menu_43(&t.candidates)
+                } else {
+                    t.candidates.clone()
+                },
             });
             let right = right_tool(t, merged, trial);
             let wrong = t.confusable.clone().unwrap_or_default();
@@ -324,7 +576,11 @@ fn runs_for(tasks: &[Task], plan: &[[Attempt; 5]], merged: bool, out: &mut Vec<R
                         .ok()
                         .latency(90 + (dt as u64 * 7) % 400)
                         .result(result_for(tool, ok, t))
-                        .progress(if ok { crate::model::Progress::Advanced } else { crate::model::Progress::None }),
+                        .progress(if ok {
+                            crate::model::Progress::Advanced
+                        } else {
+                            crate::model::Progress::None
+                        }),
                 };
                 ds.push(d);
             };
@@ -348,7 +604,11 @@ fn runs_for(tasks: &[Task], plan: &[[Attempt; 5]], merged: bool, out: &mut Vec<R
                 }
             };
             r.ended_at = Some(fmt(t0 + end));
-            r.terminated = Some(if t.kind == Kind::Abstain { "asked_user" } else { "answered" });
+            r.terminated = Some(if t.kind == Kind::Abstain {
+                "asked_user"
+            } else {
+                "answered"
+            });
             r.success = Some(success);
             out.push(Record::Run(r));
             out.extend(ds.into_iter().map(Record::Decision));
@@ -363,8 +623,18 @@ pub fn build() -> TraceSet {
     let tasks = build_tasks(&tools, &mut rng);
     let plan = plan_attempts(&tasks, &mut rng);
     set.file("catalogues.jsonl").extend([
-        Record::Catalogue(Catalogue { version: "menu-42".into(), created_at: Some("2026-10-26T00:00:00Z".into()), abstain: None, tools }),
-        Record::Catalogue(Catalogue { version: "menu-43".into(), created_at: Some("2026-11-09T00:00:00Z".into()), abstain: None, tools: tools230::merged() }),
+        Record::Catalogue(Catalogue {
+            version: "menu-42".into(),
+            created_at: Some("2026-10-26T00:00:00Z".into()),
+            abstain: None,
+            tools,
+        }),
+        Record::Catalogue(Catalogue {
+            version: "menu-43".into(),
+            created_at: Some("2026-11-09T00:00:00Z".into()),
+            abstain: None,
+            tools: tools230::merged(),
+        }),
     ]);
     let mut cases = vec![];
     for t in &tasks {
@@ -372,15 +642,25 @@ pub fn build() -> TraceSet {
         match t.kind {
             Kind::SharePoint | Kind::Confluence => {
                 cases.push(Case::new(&t.id, &acc, &[]).catalogue("menu-42"));
-                cases.push(Case::new(&t.id, &["search_wiki"], &[]).catalogue("menu-43").note("the capability is the same; the merged menu names it search_wiki"));
+                cases.push(
+                    Case::new(&t.id, &["search_wiki"], &[])
+                        .catalogue("menu-43")
+                        .note("the capability is the same; the merged menu names it search_wiki"),
+                );
             }
-            Kind::Escalation => cases.push(Case::new(&t.id, &acc, &[]).note("an escalation may start from the incident or from the account")),
-            Kind::NoCall => cases.push(Case::new(&t.id, &acc, &[]).note("answerable from the system prompt: no tool")),
+            Kind::Escalation => cases.push(
+                Case::new(&t.id, &acc, &[])
+                    .note("an escalation may start from the incident or from the account"),
+            ),
+            Kind::NoCall => cases.push(
+                Case::new(&t.id, &acc, &[]).note("answerable from the system prompt: no tool"),
+            ),
             Kind::Abstain => cases.push(Case::new(&t.id, &acc, &[]).note("no tool can do this")),
             _ => cases.push(Case::new(&t.id, &acc, &[])),
         }
     }
-    set.file("cases.jsonl").extend(cases.into_iter().map(Record::Case));
+    set.file("cases.jsonl")
+        .extend(cases.into_iter().map(Record::Case));
     let mut r42 = vec![];
     runs_for(&tasks, &plan, false, &mut r42);
     set.file("runs-menu-42.jsonl").extend(r42);
@@ -389,24 +669,65 @@ pub fn build() -> TraceSet {
     set.file("runs-menu-43.jsonl").extend(r43);
 
     let a = check::analyze(&set);
-    assert!(a.findings.is_empty(), "reference-agent findings: {:?}", &a.findings[..a.findings.len().min(5)]);
+    assert!(
+        a.findings.is_empty(),
+        "reference-agent findings: {:?}",
+        &a.findings[..a.findings.len().min(5)]
+    );
     let d42 = a.filter(|d| d.catalogue.as_deref() == Some("menu-42"));
     let d43 = a.filter(|d| d.catalogue.as_deref() == Some("menu-43"));
     let m42 = a.metrics(&d42);
     let m43 = a.metrics(&d43);
-    assert_eq!((m42.first_call_accuracy.num, m42.first_call_accuracy.den), (1083, 1200));
-    assert_eq!((m42.recovery_within_3.num, m42.recovery_within_3.den), (79, 117));
-    assert_eq!((m43.first_call_accuracy.num, m43.first_call_accuracy.den), (1158, 1200));
-    assert_eq!((m43.recovery_within_3.num, m43.recovery_within_3.den), (29, 42));
+    assert_eq!(
+        (m42.first_call_accuracy.num, m42.first_call_accuracy.den),
+        (1083, 1200)
+    );
+    assert_eq!(
+        (m42.recovery_within_3.num, m42.recovery_within_3.den),
+        (79, 117)
+    );
+    assert_eq!(
+        (m43.first_call_accuracy.num, m43.first_call_accuracy.den),
+        (1158, 1200)
+    );
+    assert_eq!(
+        (m43.recovery_within_3.num, m43.recovery_within_3.den),
+        (29, 42)
+    );
     let c42 = Analysis::confusions(&d42);
     let total: usize = c42.iter().map(|c| c.2).sum();
     assert_eq!(total, 117);
-    assert_eq!((c42[0].0.clone(), c42[0].1.clone(), c42[0].2), (vec!["search_sharepoint".to_string()], Some("search_confluence".into()), 72));
-    assert_eq!((c42[1].0.clone(), c42[1].1.clone(), c42[1].2), (vec!["get_incident".to_string()], Some("get_ticket".into()), 31));
+    assert_eq!(
+        (c42[0].0.clone(), c42[0].1.clone(), c42[0].2),
+        (
+            vec!["search_sharepoint".to_string()],
+            Some("search_confluence".into()),
+            72
+        )
+    );
+    assert_eq!(
+        (c42[1].0.clone(), c42[1].1.clone(), c42[1].2),
+        (
+            vec!["get_incident".to_string()],
+            Some("get_ticket".into()),
+            31
+        )
+    );
     assert!(c42[2].2 < 31);
-    assert_eq!(Analysis::confusions(&d43).iter().map(|c| c.2).sum::<usize>(), 42);
+    assert_eq!(
+        Analysis::confusions(&d43)
+            .iter()
+            .map(|c| c.2)
+            .sum::<usize>(),
+        42
+    );
     for d in &a.decisions {
-        assert!(d.rung != "discovery" && d.rung != "exposure" && d.rung != "coverage", "{}: {}", d.run.run_id, d.rung);
+        assert!(
+            d.rung != "discovery" && d.rung != "exposure" && d.rung != "coverage",
+            "{}: {}",
+            d.run.run_id,
+            d.rung
+        );
     }
     set.readme = readme(&a, &d42, &d43);
     set
