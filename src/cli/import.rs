@@ -17,7 +17,9 @@ use crate::text::escape_multiline;
 
 #[derive(Debug, Args, Default, Clone)]
 pub struct ImportArgs {
-    /// Trace files or folders (recursive), .jsonl or .jsonl.gz; - for stdin.
+    /// Trace files or folders (recursive); - for stdin. A folder means its
+    /// *.jsonl and *.jsonl.gz files for --format rung, its *.json and *.jsonl
+    /// files for the importers, all of these (and *.traj) for auto.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Skip bad records (each reported with file:line and why) and store the rest.
@@ -26,13 +28,31 @@ pub struct ImportArgs {
     /// A record whose key exists with different content replaces the stored one.
     #[arg(long)]
     pub replace: bool,
-    /// The input format (auto detects it).
+    /// The input format: auto (detect each file), rung, otlp, openai,
+    /// anthropic, tau-bench or swe-agent.
     #[arg(long, default_value = "auto", value_name = "FORMAT")]
     pub format: String,
+    /// Bind the runs read from other formats (OTLP, transcripts, tau-bench,
+    /// SWE-agent) that name no catalogue to this catalogue version, given in
+    /// rung format in the same import or already stored.
+    #[arg(long, value_name = "VERSION")]
+    pub catalogue: Option<String>,
 }
 
 pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
-    let sources = ingest::expand(&args.paths, ingest::is_trace_file)?;
+    let format = ingest::parse_format(&args.format)?;
+    if let Some(c) = &args.catalogue
+        && c.is_empty()
+    {
+        return Err(crate::error::Error::usage(
+            "--catalogue needs a catalogue version",
+        ));
+    }
+    let read = ingest::ReadOptions {
+        format,
+        catalogue: args.catalogue.clone(),
+    };
+    let sources = ingest::expand(&args.paths, ingest::accepts(format))?;
     let config = g.config.as_deref().map(Config::load).transpose()?;
     let store = Store::open_rw(&g.db)?;
     let progress = Arc::new(Progress::default());
@@ -56,6 +76,11 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
     let mut skip = |e: &InputError| {
         eprintln!("skipped: {}", escape_multiline(&e.to_string()));
     };
+    let mut dropped = 0u64;
+    let mut drop_part = |e: &InputError| {
+        dropped += 1;
+        eprintln!("dropped: {}", escape_multiline(&e.to_string()));
+    };
     let result = (|| -> Result<ImportSummary> {
         let mut batch = Batch::begin(&store, opts, &described.join("\n"))?;
         if let Some(c) = &config
@@ -67,7 +92,14 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
             batch.touch_everything()?;
         }
         for source in &sources {
-            ingest::read_source(&mut batch, source, &args.format, &progress, &mut skip)?;
+            ingest::read_source(
+                &mut batch,
+                source,
+                &read,
+                &progress,
+                &mut skip,
+                &mut drop_part,
+            )?;
         }
         batch.finish(&mut skip)
     })();
@@ -79,6 +111,12 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
     let _ = store.conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)");
     if !g.quiet {
         report(&summary, sources.len());
+        if dropped > 0 {
+            eprintln!(
+                "dropped {dropped} part{} the importers could not map (listed above); the rest was imported",
+                if dropped == 1 { "" } else { "s" }
+            );
+        }
     }
     Ok(summary)
 }

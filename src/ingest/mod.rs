@@ -1,11 +1,21 @@
-//! Reading traces: files, folders and stdin, plain or gzip, line by line,
-//! into the import batch. Format readers turn their input into rung-format
-//! JSON values, so every record passes the same validation.
+//! Reading traces: files, folders and stdin, plain or gzip, into the import
+//! batch. rung's own JSON Lines stream line by line; the importers (OTLP,
+//! provider transcripts, tau-bench, SWE-agent) read a JSON document and
+//! turn it into rung-format JSON values, so every record passes the same
+//! validation, identity hashing and classification.
 
+pub mod anthropic;
+pub mod convo;
+pub mod detect;
+pub mod locate;
 pub mod native;
+pub mod openai;
+pub mod otlp;
+pub mod swe_agent;
+pub mod tau_bench;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,10 +24,12 @@ use flate2::read::MultiGzDecoder;
 use serde_json::Value;
 
 use crate::error::{Error, InputError, Result};
-use crate::model::canonical::{self, HashWriter};
+use crate::model::canonical;
 use crate::store::Batch;
+use convo::Out;
+pub use detect::Format;
+use locate::Doc;
 use native::Parsed;
-use sha2::{Digest, Sha256};
 
 /// One input: a file or standard input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,7 +162,10 @@ pub fn open(source: &Source, bytes: Arc<AtomicU64>) -> Result<Opened> {
     })?;
     if head.starts_with(&[0x1f, 0x8b]) {
         Ok(Opened {
-            reader: Box::new(BufReader::with_capacity(1 << 18, MultiGzDecoder::new(reader))),
+            reader: Box::new(BufReader::with_capacity(
+                1 << 18,
+                MultiGzDecoder::new(reader),
+            )),
             gzip: true,
         })
     } else {
@@ -181,22 +196,12 @@ pub fn read_line(
             }
             Ok(true)
         }
-        Err(e) => {
-            let what = if e.kind() == io::ErrorKind::InvalidInput
-                || e.kind() == io::ErrorKind::InvalidData
-                || e.kind() == io::ErrorKind::UnexpectedEof
-            {
-                format!("the gzip stream is corrupt or truncated ({e}); re-create the file")
-            } else {
-                format!("cannot read: {e}")
-            };
-            Err(Error::Input(InputError::at(
-                &source.display,
-                Some(line),
-                None,
-                what,
-            )))
-        }
+        Err(e) => Err(Error::Input(InputError::at(
+            &source.display,
+            Some(line),
+            None,
+            read_error(&e),
+        ))),
     }
 }
 
@@ -223,9 +228,7 @@ fn strip_position(msg: &str) -> &str {
 
 /// SHA-256 of a value's canonical JSON: a record's identity for re-import.
 pub fn record_hash(v: &Value) -> [u8; 32] {
-    let mut h = HashWriter(Sha256::new());
-    canonical::write(v, &mut h).expect("hashing cannot fail");
-    h.0.finalize().into()
+    canonical::digest(v)
 }
 
 /// Live counters an import exposes to its progress display.
@@ -266,7 +269,19 @@ pub fn add_value(
     }
 }
 
-/// Imports rung-format sources into the batch, line by line.
+/// The message for an error while reading a source's bytes.
+fn read_error(e: &io::Error) -> String {
+    if e.kind() == io::ErrorKind::InvalidInput
+        || e.kind() == io::ErrorKind::InvalidData
+        || e.kind() == io::ErrorKind::UnexpectedEof
+    {
+        format!("the gzip stream is corrupt or truncated ({e}); re-create the file")
+    } else {
+        format!("cannot read: {e}")
+    }
+}
+
+/// Imports a rung-format source into the batch, line by line.
 pub fn read_native(
     batch: &mut Batch<'_>,
     source: &Source,
@@ -274,12 +289,24 @@ pub fn read_native(
     skip: &mut dyn FnMut(&InputError),
 ) -> Result<()> {
     let Opened { mut reader, gzip } = open(source, progress.bytes.clone())?;
+    read_native_from(batch, source, reader.as_mut(), gzip, progress, skip)
+}
+
+/// Imports rung-format lines from an open reader (positioned at line 1).
+fn read_native_from(
+    batch: &mut Batch<'_>,
+    source: &Source,
+    reader: &mut dyn BufRead,
+    gzip: bool,
+    progress: &Progress,
+    skip: &mut dyn FnMut(&InputError),
+) -> Result<()> {
     let mut buf = Vec::new();
     let mut line = 0u64;
     let keep_going = batch.options().keep_going;
     loop {
         line += 1;
-        if !read_line(reader.as_mut(), &mut buf, source, line)? {
+        if !read_line(reader, &mut buf, source, line)? {
             break;
         }
         if buf.iter().all(u8::is_ascii_whitespace) {
@@ -310,7 +337,7 @@ pub fn read_native(
                 // only the final checksum exposes: say so rather than blame
                 // the JSON.
                 if gzip {
-                    check_gzip_rest(reader.as_mut(), source, line)?;
+                    check_gzip_rest(reader, source, line)?;
                 }
                 return Err(e.into());
             }
@@ -339,21 +366,281 @@ fn check_gzip_rest(reader: &mut dyn BufRead, source: &Source, line: u64) -> Resu
 }
 
 /// The `--format` values `rung import` accepts.
-pub const FORMATS: &[&str] = &["auto", "rung"];
+pub const FORMATS: &[&str] = &[
+    "auto",
+    "rung",
+    "otlp",
+    "openai",
+    "anthropic",
+    "tau-bench",
+    "swe-agent",
+];
 
-/// Reads one source in the given format (`auto` detects it) into the batch.
+/// Reads `--format`: a format, or `None` for auto-detection.
+pub fn parse_format(s: &str) -> Result<Option<Format>> {
+    if s == "auto" {
+        return Ok(None);
+    }
+    Format::parse(s).map(Some).ok_or_else(|| {
+        Error::usage(format!(
+            "--format {s:?}: known formats are {}",
+            FORMATS.join(", ")
+        ))
+    })
+}
+
+/// Which files of a folder an import in this format reads: `*.jsonl` and
+/// `*.jsonl.gz` for rung's format; `*.json` and `*.jsonl` for the
+/// importers; all of them (and `*.traj`) for auto-detection.
+pub fn accepts(format: Option<Format>) -> fn(&Path) -> bool {
+    match format {
+        None => detect::auto_accepts,
+        Some(f) => f.accepts(),
+    }
+}
+
+/// How to read the sources of one import.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// `None`: detect each file's format.
+    pub format: Option<Format>,
+    /// Binds runs read by the importers that name no catalogue to this
+    /// catalogue version (`--catalogue`).
+    pub catalogue: Option<String>,
+}
+
+/// Reads one source into the batch. Bad records are reported through
+/// `skip` with `--keep-going` (else they fail the import); parts an
+/// importer recognised but could not map go to `dropped` the same way.
 pub fn read_source(
     batch: &mut Batch<'_>,
     source: &Source,
-    format: &str,
+    opts: &ReadOptions,
     progress: &Progress,
     skip: &mut dyn FnMut(&InputError),
+    dropped: &mut dyn FnMut(&InputError),
 ) -> Result<()> {
-    match format {
-        "auto" | "rung" => read_native(batch, source, progress, skip),
-        other => Err(Error::usage(format!(
-            "--format {other:?}: known formats are {}",
-            FORMATS.join(", ")
-        ))),
+    let Opened { mut reader, gzip } = open(source, progress.bytes.clone())?;
+    let mut ctx = Ctx {
+        batch,
+        source,
+        opts,
+        progress,
+        skip,
+        dropped,
+    };
+    if opts.format == Some(Format::Rung) {
+        return read_native_from(ctx.batch, source, reader.as_mut(), gzip, progress, ctx.skip);
+    }
+    if let Some(f) = opts.format {
+        return ctx.documents(reader.as_mut(), Vec::new(), Some(f), "");
+    }
+    // Auto: the first non-blank line decides whether this is rung's own
+    // format, which streams; anything else is read whole.
+    let mut prefix = Vec::new();
+    let mut line = 0u64;
+    loop {
+        let start = prefix.len();
+        let n = reader.read_until(b'\n', &mut prefix).map_err(|e| {
+            Error::Input(InputError::at(
+                &source.display,
+                Some(line + 1),
+                None,
+                read_error(&e),
+            ))
+        })?;
+        if n == 0 {
+            return Ok(());
+        }
+        line += 1;
+        let text = prefix[start..].trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        if detect::is_rung_line(text) {
+            let mut chained = BufReader::new(Cursor::new(prefix).chain(reader));
+            return read_native_from(ctx.batch, source, &mut chained, gzip, progress, ctx.skip);
+        }
+        let why = match serde_json::from_slice::<Value>(text) {
+            Ok(v) => format!(
+                "line {line} is not a rung record: {}",
+                detect::rung_reason(&v).unwrap_or_default()
+            ),
+            Err(_) => {
+                format!("line {line} is not a whole JSON object (rung traces are JSON Lines)")
+            }
+        };
+        return ctx.documents(reader.as_mut(), prefix, None, &why);
+    }
+}
+
+/// One source being read by an importer.
+struct Ctx<'b, 'a, 'c> {
+    batch: &'b mut Batch<'a>,
+    source: &'c Source,
+    opts: &'c ReadOptions,
+    progress: &'c Progress,
+    skip: &'c mut dyn FnMut(&InputError),
+    dropped: &'c mut dyn FnMut(&InputError),
+}
+
+impl Ctx<'_, '_, '_> {
+    fn keep_going(&self) -> bool {
+        self.batch.options().keep_going
+    }
+
+    /// A bad record: skipped with --keep-going, else the import's error.
+    fn bad(&mut self, e: InputError) -> Result<()> {
+        if self.keep_going() {
+            self.batch.summary.skipped += 1;
+            (self.skip)(&e);
+            Ok(())
+        } else {
+            Err(e.into())
+        }
+    }
+
+    /// Reads the whole source as JSON (one document, or JSON Lines) and
+    /// maps each value with the given or detected importer.
+    fn documents(
+        &mut self,
+        reader: &mut dyn BufRead,
+        mut bytes: Vec<u8>,
+        format: Option<Format>,
+        rung_why: &str,
+    ) -> Result<()> {
+        let display = self.source.display.clone();
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::Input(InputError::at(&display, None, None, read_error(&e))))?;
+        let doc = Doc::new(&bytes);
+        let mut format = format;
+        let mut spans = otlp::Collector::default();
+        for (i, (start, end)) in doc.values().into_iter().enumerate() {
+            let line = doc.line_of(start);
+            let value: Value = match serde_json::from_slice(&bytes[start..end]) {
+                Ok(v) => v,
+                Err(e) => {
+                    let at = line + e.line().saturating_sub(1) as u64;
+                    let what = format!(
+                        "invalid JSON at column {}: {}",
+                        e.column(),
+                        strip_position(&e.to_string())
+                    );
+                    if format.is_none() && i == 0 {
+                        let e = InputError::at(
+                            &display,
+                            None,
+                            None,
+                            format!(
+                                "matches no known trace format: {rung_why} (rung), and it is not JSON either (line {at}: {what}); every other format is JSON"
+                            ),
+                        );
+                        return self.bad(e);
+                    }
+                    self.bad(InputError::at(&display, Some(at), None, what))?;
+                    continue;
+                }
+            };
+            let f = match format {
+                Some(f) => f,
+                None => match detect::detect(&value, rung_why) {
+                    Ok(Some(f)) => {
+                        format = Some(f);
+                        f
+                    }
+                    Ok(None) => continue,
+                    Err(why) => return self.bad(InputError::at(&display, None, None, why)),
+                },
+            };
+            let mut out = Out::default();
+            // A value is one record, or a list of them.
+            let records: Vec<(usize, &Value)> = match &value {
+                Value::Array(items) => {
+                    let at = doc.items(start);
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(k, v)| (at.get(k).copied().unwrap_or(start), v))
+                        .collect()
+                }
+                other => vec![(start, other)],
+            };
+            for (off, rec) in records {
+                let rline = doc.line_of(off);
+                let mapped = match f {
+                    Format::Otlp => spans.add(&doc, off, rec, &mut out),
+                    Format::TauBench => {
+                        tau_bench::map(rec, rline, &doc.item_lines(off, "traj"), &mut out)
+                    }
+                    Format::OpenAi => {
+                        openai::map(rec, rline, &doc.item_lines(off, "messages"), &mut out)
+                    }
+                    Format::Anthropic => {
+                        anthropic::map(rec, rline, &doc.item_lines(off, "messages"), &mut out)
+                    }
+                    Format::SweAgent => {
+                        swe_agent::map(rec, rline, &doc.item_lines(off, "history"), &mut out)
+                    }
+                    Format::Rung => unreachable!("rung's format streams"),
+                };
+                if let Err(why) = mapped {
+                    self.bad(InputError::at(&display, Some(rline), None, why))?;
+                }
+            }
+            self.commit(out)?;
+        }
+        let mut out = Out::default();
+        spans.finish(&mut out);
+        self.commit(out)
+    }
+
+    /// Feeds what an importer produced through validation into the batch.
+    fn commit(&mut self, out: Out) -> Result<()> {
+        let display = self.source.display.clone();
+        for d in out.dropped {
+            let mut e = InputError {
+                path: Some(display.clone()),
+                line: Some(d.line),
+                record: d.record,
+                message: d.message,
+            };
+            if self.keep_going() {
+                (self.dropped)(&e);
+            } else {
+                e.message
+                    .push_str(" (--keep-going imports the rest and lists each part it dropped)");
+                return Err(e.into());
+            }
+        }
+        for m in out.records {
+            let mut value = m.value;
+            let ty = value.get("type").and_then(Value::as_str).unwrap_or("");
+            let is_decision = ty == "decision";
+            if ty == "run"
+                && let Some(c) = &self.opts.catalogue
+                && let Value::Object(o) = &mut value
+            {
+                o.entry("catalogue")
+                    .or_insert_with(|| Value::String(c.clone()));
+            }
+            match add_value(self.batch, value, &display, m.line) {
+                Ok(()) => {
+                    if is_decision {
+                        self.progress.decisions.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                Err(mut e) => {
+                    if let Some(c) = m.context {
+                        e.record = Some(match e.record {
+                            Some(r) => format!("{r} ({c})"),
+                            None => c,
+                        });
+                    }
+                    self.bad(e)?;
+                }
+            }
+        }
+        Ok(())
     }
 }

@@ -415,6 +415,9 @@ pub struct ToolUsage {
     pub selected: u64,
     pub selected_wrongly: u64,
     pub refused: u64,
+    /// `refused` by the refusal's reason; a refusal without a reason is
+    /// counted under `""`.
+    pub refused_by_reason: BTreeMap<String, u64>,
     pub never_selected: bool,
 }
 

@@ -12,7 +12,7 @@ pub fn write<W: Write>(value: &Value, out: &mut W) -> io::Result<()> {
         Value::Null => out.write_all(b"null"),
         Value::Bool(true) => out.write_all(b"true"),
         Value::Bool(false) => out.write_all(b"false"),
-        Value::Number(n) => out.write_all(number(n).as_bytes()),
+        Value::Number(n) => write_number(n, out),
         Value::String(s) => write_string(s, out),
         Value::Array(items) => {
             out.write_all(b"[")?;
@@ -73,6 +73,26 @@ pub fn write_string<W: Write>(s: &str, out: &mut W) -> io::Result<()> {
     }
     out.write_all(&bytes[start..])?;
     out.write_all(b"\"")
+}
+
+fn write_number<W: Write>(n: &Number, out: &mut W) -> io::Result<()> {
+    if let Some(i) = n.as_i64() {
+        return write!(out, "{i}");
+    }
+    if let Some(u) = n.as_u64() {
+        return write!(out, "{u}");
+    }
+    let f = n.as_f64().unwrap_or(0.0);
+    let a = f.abs();
+    if f == 0.0 || !f.is_finite() {
+        return out.write_all(b"0");
+    }
+    // In this range Rust's shortest round-trip form is the ES form (no
+    // exponent); outside it ES switches to exponents.
+    if (1e-6..1e21).contains(&a) {
+        return write!(out, "{f}");
+    }
+    out.write_all(es_number(f).as_bytes())
 }
 
 /// ECMAScript number serialisation (JCS section 3.2.2.3).
@@ -145,11 +165,18 @@ impl Write for HashWriter {
     }
 }
 
+/// SHA-256 of the canonical JSON of `value`.
+pub fn digest(value: &Value) -> [u8; 32] {
+    // Buffered: the writer emits many tiny pieces.
+    let mut w = io::BufWriter::with_capacity(1 << 14, HashWriter(Sha256::new()));
+    write(value, &mut w).expect("hashing cannot fail");
+    let h = w.into_inner().map_err(|_| ()).expect("hashing cannot fail");
+    h.0.finalize().into()
+}
+
 /// SHA-256 of the canonical JSON of `value`, in lowercase hex.
 pub fn sha256_hex(value: &Value) -> String {
-    let mut h = HashWriter(Sha256::new());
-    write(value, &mut h).expect("hashing cannot fail");
-    hex(&h.0.finalize())
+    hex(&digest(value))
 }
 
 pub fn hex(bytes: &[u8]) -> String {
@@ -185,12 +212,13 @@ mod tests {
 
     #[test]
     fn keys_sorted_and_numbers_in_es_form() {
-        let v: Value =
-            serde_json::from_str(r#"{"b":1.0,"a":[1e21,1.5e-7,0.000001,100,-0.5,123456.789]}"#)
-                .unwrap();
+        let v: Value = serde_json::from_str(
+            r#"{"b":1.0,"a":[1e21,1.5e-7,0.000001,100,-0.5,123456.789,-0.0,1e20,0.91,5e-324]}"#,
+        )
+        .unwrap();
         assert_eq!(
             to_string(&v),
-            r#"{"a":[1e+21,1.5e-7,0.000001,100,-0.5,123456.789],"b":1}"#
+            r#"{"a":[1e+21,1.5e-7,0.000001,100,-0.5,123456.789,0,100000000000000000000,0.91,5e-324],"b":1}"#
         );
     }
 

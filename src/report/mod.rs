@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::metrics::{
-    Confusions, LadderCounts, Metrics, Rate, RefusalReport, ToolUsage, top_share,
+    Confusions, LadderCounts, Metrics, Rate, RefusalReport, RefusalRow, ToolUsage, top_share,
 };
 use crate::model::{Rung, Timestamp};
 use crate::store::query::{FindingRow, RunRow};
@@ -26,59 +26,116 @@ pub fn json_text(v: &Value) -> String {
     s
 }
 
+/// The width tables and prose are fitted to.
+pub const WIDTH: usize = 80;
+
+/// Widest a table cell gets before it is cut with `…`.
+const MAX_CELL: usize = 60;
+
+/// Narrowest a flexible column is cut to when a table is too wide.
+const MIN_FLEX: usize = 10;
+
 /// A grid of cells with a header; cells are already escaped.
 pub struct Grid {
     pub headers: Vec<String>,
     /// Right-aligned columns (numbers).
     pub right: Vec<bool>,
+    /// Columns that may be cut (with `…`) so the table fits in [`WIDTH`].
+    pub flex: Vec<bool>,
     pub rows: Vec<Vec<String>>,
+    /// Text shown under a row in tables (indented and wrapped).
+    pub notes: Vec<Option<String>>,
+    /// Labels shown above a row in tables: (row index, label).
+    pub sections: Vec<(usize, String)>,
 }
-
-/// Widest a table cell gets before it is cut with `…`.
-const MAX_CELL: usize = 60;
 
 impl Grid {
     pub fn new(headers: &[&str], right: &[bool]) -> Grid {
         Grid {
             headers: headers.iter().map(|h| h.to_string()).collect(),
             right: right.to_vec(),
+            flex: vec![false; headers.len()],
             rows: Vec::new(),
+            notes: Vec::new(),
+            sections: Vec::new(),
         }
+    }
+
+    /// Marks columns (by index) that may be cut to fit the width.
+    pub fn flexible(mut self, columns: &[usize]) -> Grid {
+        for &c in columns {
+            self.flex[c] = true;
+        }
+        self
+    }
+
+    /// A label line above the next row in tables (cut to the width).
+    pub fn section(&mut self, label: String) {
+        self.sections.push((self.rows.len(), label));
     }
 
     pub fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells);
+        self.notes.push(None);
     }
 
-    /// Aligned columns separated by two spaces; long cells cut.
-    pub fn table(&self) -> String {
-        let rows: Vec<Vec<String>> = self
-            .rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|c| truncate(c, MAX_CELL).into_owned())
-                    .collect()
+    /// A row with text printed under it in tables.
+    pub fn row_with_note(&mut self, cells: Vec<String>, note: String) {
+        self.rows.push(cells);
+        self.notes.push(Some(note));
+    }
+
+    /// Column widths: the widest cell (cut at [`MAX_CELL`]), then flexible
+    /// columns narrowed, widest first, until the table fits in [`WIDTH`].
+    fn widths(&self) -> Vec<usize> {
+        let n = self.headers.len();
+        let mut widths: Vec<usize> = (0..n)
+            .map(|i| {
+                self.rows
+                    .iter()
+                    .map(|r| r[i].chars().count().min(MAX_CELL))
+                    .chain(std::iter::once(self.headers[i].chars().count()))
+                    .max()
+                    .unwrap_or(0)
             })
             .collect();
-        let width = |i: usize| {
-            rows.iter()
-                .map(|r| r[i].chars().count())
-                .chain(std::iter::once(self.headers[i].chars().count()))
-                .max()
-                .unwrap_or(0)
-        };
-        let widths: Vec<usize> = (0..self.headers.len()).map(width).collect();
+        let floor: Vec<usize> = (0..n)
+            .map(|i| {
+                if self.flex[i] {
+                    widths[i].min(self.headers[i].chars().count().max(MIN_FLEX))
+                } else {
+                    widths[i]
+                }
+            })
+            .collect();
+        let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * n.saturating_sub(1);
+        while total(&widths) > WIDTH {
+            let widest = (0..n)
+                .filter(|&i| widths[i] > floor[i])
+                .max_by_key(|&i| (widths[i], std::cmp::Reverse(i)));
+            match widest {
+                Some(i) => widths[i] -= 1,
+                None => break,
+            }
+        }
+        widths
+    }
+
+    /// Aligned columns separated by two spaces, fitted to [`WIDTH`] where
+    /// the flexible columns allow it; notes under their rows.
+    pub fn table(&self) -> String {
+        let widths = self.widths();
         let line = |cells: &[String]| {
             let mut s = String::new();
             for (i, c) in cells.iter().enumerate() {
+                let c = truncate(c, widths[i]);
                 let pad = widths[i] - c.chars().count();
                 let last = i + 1 == cells.len();
                 if self.right[i] {
                     s.push_str(&" ".repeat(pad));
-                    s.push_str(c);
+                    s.push_str(&c);
                 } else {
-                    s.push_str(c);
+                    s.push_str(&c);
                     if !last {
                         s.push_str(&" ".repeat(pad));
                     }
@@ -92,18 +149,24 @@ impl Grid {
         let mut out = line(&self.headers);
         let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
         out.push_str(&line(&rule));
-        for r in &rows {
+        for (i, (r, note)) in self.rows.iter().zip(&self.notes).enumerate() {
+            for (_, label) in self.sections.iter().filter(|(at, _)| *at == i) {
+                out.push_str(&truncate(label, WIDTH));
+                out.push('\n');
+            }
             out.push_str(&line(r));
+            if let Some(note) = note {
+                out.push_str(&wrap(note, WIDTH, "    "));
+            }
         }
         out
     }
 
-    /// A GitHub-flavoured markdown table.
+    /// A GitHub-flavoured markdown table (cells whole, notes left out).
     pub fn markdown(&self) -> String {
-        let cell = |c: &str| c.replace('|', "\\|");
         let mut out = String::from("|");
         for h in &self.headers {
-            out.push_str(&format!(" {} |", cell(h)));
+            out.push_str(&format!(" {} |", md_cell(h)));
         }
         out.push_str("\n|");
         for r in &self.right {
@@ -113,12 +176,61 @@ impl Grid {
         for row in &self.rows {
             out.push('|');
             for c in row {
-                out.push_str(&format!(" {} |", cell(c)));
+                out.push_str(&format!(" {} |", md_cell(c)));
             }
             out.push('\n');
         }
         out
     }
+}
+
+/// A markdown table cell: pipes escaped so they do not split the cell.
+fn md_cell(c: &str) -> String {
+    c.replace('|', "\\|")
+}
+
+/// Word-wraps one line of (escaped) text to `width` columns, each line
+/// starting with `indent`; a word longer than a line is cut across lines.
+pub fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let room = width.saturating_sub(indent.chars().count()).max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut cur_len = 0;
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let need = if cur_len == 0 {
+                word.len()
+            } else {
+                cur_len + 1 + word.len()
+            };
+            if need <= room {
+                if cur_len > 0 {
+                    cur.push(' ');
+                    cur_len += 1;
+                }
+                cur.extend(word.iter());
+                cur_len += word.len();
+                break;
+            }
+            if cur_len > 0 {
+                lines.push(std::mem::take(&mut cur));
+                cur_len = 0;
+                continue;
+            }
+            // A word wider than a whole line.
+            let rest = word.split_off(room);
+            lines.push(word.iter().collect());
+            word = rest;
+        }
+    }
+    if cur_len > 0 || lines.is_empty() {
+        lines.push(cur);
+    }
+    lines
+        .iter()
+        .map(|l| format!("{indent}{l}\n"))
+        .collect::<String>()
 }
 
 /// One CSV field, RFC 4180 quoted when it needs to be.
@@ -130,7 +242,7 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// CSV with a header row; cells are escaped text.
+/// CSV with a header row; cells are escaped text. Lines end with CRLF.
 pub fn csv(headers: &[&str], rows: &[Vec<String>]) -> String {
     let mut out = headers
         .iter()
@@ -157,6 +269,10 @@ fn opt_or(s: &Option<String>, none: &str) -> String {
         .unwrap_or_else(|| none.to_string())
 }
 
+fn esc(s: &str) -> String {
+    escape(s).into_owned()
+}
+
 fn percent(v: Option<f64>) -> String {
     match v {
         Some(v) => format!("{:.1}%", v * 100.0),
@@ -166,6 +282,11 @@ fn percent(v: Option<f64>) -> String {
 
 fn full(v: Option<f64>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// `1 run`, `2 runs`.
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn bool_text(b: Option<bool>) -> String {
@@ -180,17 +301,28 @@ fn bool_csv(b: Option<bool>) -> String {
     b.map(|b| b.to_string()).unwrap_or_default()
 }
 
+/// A line of prose for a table: wrapped at [`WIDTH`] for `table`, one line
+/// for markdown (documents wrap it themselves).
+fn prose(format: Format, text: &str) -> String {
+    if format == Format::Table {
+        wrap(text, WIDTH, "")
+    } else {
+        format!("{text}\n")
+    }
+}
+
 // ---- ladder -------------------------------------------------------------
 
 pub fn ladder(c: &LadderCounts, boundary: &[(String, u64)], format: Format) -> String {
     match format {
         Format::Json => json_text(&c.to_json()),
         Format::Csv => {
-            let rows: Vec<Vec<String>> = Rung::ALL
-                .iter()
-                .map(|r| vec![r.as_str().to_string(), c.count(*r).to_string()])
-                .collect();
-            csv(&["rung", "count"], &rows)
+            // One row, the json keys as columns: weekly rows append cleanly.
+            let mut headers = vec!["decisions", "labelled"];
+            headers.extend(Rung::ALL.iter().map(|r| r.as_str()));
+            let mut row = vec![c.decisions.to_string(), c.labelled.to_string()];
+            row.extend(Rung::ALL.iter().map(|r| c.count(*r).to_string()));
+            csv(&headers, &[row])
         }
         Format::Table | Format::Markdown => {
             let mut g = Grid::new(
@@ -212,14 +344,23 @@ pub fn ladder(c: &LadderCounts, boundary: &[(String, u64)], format: Format) -> S
                     b,
                 ]);
             }
-            let head = format!(
-                "{} decisions, {} labelled; each counted once, at its first failed rung\n",
-                c.decisions, c.labelled
+            let head = prose(
+                format,
+                &format!(
+                    "{}, {} labelled; each counted once, at its first failed rung.",
+                    count(c.decisions, "decision", "decisions"),
+                    c.labelled
+                ),
+            );
+            let foot = prose(
+                format,
+                "by boundary alone: the same decisions counted by the boundary check \
+                 that refused or failed them, whatever rung they reached first.",
             );
             if format == Format::Table {
-                format!("{head}\n{}", g.table())
+                format!("{head}\n{}\n{foot}", g.table())
             } else {
-                format!("## Ladder\n\n{head}\n{}", g.markdown())
+                format!("## Ladder\n\n{head}\n{}\n{foot}", g.markdown())
             }
         }
     }
@@ -251,6 +392,9 @@ pub fn metrics(m: &Metrics, format: Format) -> String {
     match format {
         Format::Json => json_text(&serde_json::to_value(m).expect("serialises")),
         Format::Csv => {
+            // One row per dotted metric key (the names `rung check` takes);
+            // pass^k puts its task count and definition tokens their
+            // decision count where a rate has its denominator.
             let mut rows: Vec<Vec<String>> = metric_rates(m)
                 .into_iter()
                 .map(|(k, r)| {
@@ -298,7 +442,7 @@ pub fn metrics(m: &Metrics, format: Format) -> String {
                 g.row(vec![
                     format!("pass_hat_k.{k}"),
                     format!("{:.3}", p.value),
-                    format!("{} tasks", p.tasks),
+                    count(p.tasks, "task", "tasks"),
                 ]);
             }
             let t = &m.definition_tokens;
@@ -306,7 +450,7 @@ pub fn metrics(m: &Metrics, format: Format) -> String {
             g.row(vec![
                 "definition_tokens.mean (estimate)".into(),
                 est(t.mean.map(|v| format!("{v:.1}"))),
-                format!("{} decisions", t.decisions),
+                count(t.decisions, "decision", "decisions"),
             ]);
             g.row(vec![
                 "definition_tokens.p50 (estimate)".into(),
@@ -329,8 +473,24 @@ pub fn metrics(m: &Metrics, format: Format) -> String {
 
 // ---- confusions ---------------------------------------------------------
 
-fn selected_text(s: &Option<String>) -> String {
-    opt_or(s, "(no call)")
+/// The "top two cells explain N%" sentence.
+pub fn confusion_summary(c: &Confusions) -> String {
+    let n = c.selection_failures;
+    match top_share(c, 2) {
+        Some(s) if c.cells.len() >= 2 => format!(
+            "The top two cells explain {} of {} selection failures ({}).",
+            c.cells[0].count + c.cells[1].count,
+            n,
+            percent(Some(s))
+        ),
+        Some(s) => format!(
+            "The top cell explains {} of {} ({}).",
+            c.cells[0].count,
+            count(n, "selection failure", "selection failures"),
+            percent(Some(s))
+        ),
+        None => "No selection failures.".to_string(),
+    }
 }
 
 pub fn confusions(c: &Confusions, format: Format) -> String {
@@ -342,7 +502,7 @@ pub fn confusions(c: &Confusions, format: Format) -> String {
                 .iter()
                 .map(|x| {
                     vec![
-                        escape(&x.acceptable.join(" ")).into_owned(),
+                        esc(&x.acceptable.join(" ")),
                         opt(&x.selected),
                         x.count.to_string(),
                         x.share.to_string(),
@@ -355,32 +515,33 @@ pub fn confusions(c: &Confusions, format: Format) -> String {
             let mut g = Grid::new(
                 &["acceptable", "selected instead", "count", "share"],
                 &[false, false, true, true],
-            );
+            )
+            .flexible(&[0, 1]);
             for x in &c.cells {
                 g.row(vec![
-                    escape(&x.acceptable.join(", ")).into_owned(),
-                    selected_text(&x.selected),
+                    esc(&x.acceptable.join(", ")),
+                    opt_or(&x.selected, "(no call)"),
                     x.count.to_string(),
                     percent(Some(x.share)),
                 ]);
             }
-            let summary = match top_share(c, 2) {
-                Some(s) if c.cells.len() >= 2 => format!(
-                    "The top two cells explain {} of {} selection failures.\n",
-                    percent(Some(s)),
-                    c.selection_failures
+            let head = prose(
+                format,
+                &format!(
+                    "{} in {}, by (acceptable, selected) pair.",
+                    count(
+                        c.selection_failures,
+                        "selection failure",
+                        "selection failures"
+                    ),
+                    count(c.cells.len() as u64, "cell", "cells"),
                 ),
-                Some(s) => format!(
-                    "The top cell explains {} of {} selection failures.\n",
-                    percent(Some(s)),
-                    c.selection_failures
-                ),
-                None => "No selection failures.\n".to_string(),
-            };
+            );
+            let summary = prose(format, &confusion_summary(c));
             if format == Format::Table {
-                format!("{}\n{summary}", g.table())
+                format!("{head}\n{}\n{summary}", g.table())
             } else {
-                format!("## Confusion cells\n\n{}\n{summary}", g.markdown())
+                format!("## Confusion cells\n\n{head}\n{}\n{summary}", g.markdown())
             }
         }
     }
@@ -388,6 +549,7 @@ pub fn confusions(c: &Confusions, format: Format) -> String {
 
 // ---- refusals -----------------------------------------------------------
 
+/// A row's change against the previous window, for reading.
 fn change(count: u64, previous: u64) -> String {
     match (count, previous) {
         (c, 0) if c > 0 => "new".into(),
@@ -414,10 +576,48 @@ pub fn refusals_json(r: &RefusalReport) -> Value {
     })
 }
 
+/// The row whose count moved most against the previous window; the first
+/// in report order among equals; none when nothing moved.
+pub fn biggest_mover(rows: &[RefusalRow]) -> Option<&RefusalRow> {
+    let delta = |x: &RefusalRow| x.count.abs_diff(x.previous);
+    let mut best: Option<&RefusalRow> = None;
+    for x in rows {
+        if delta(x) > 0 && best.is_none_or(|b| delta(x) > delta(b)) {
+            best = Some(x);
+        }
+    }
+    best
+}
+
+/// The one-line summary: total refusals, runs affected, the biggest mover.
+pub fn refusal_summary(r: &RefusalReport, runs_affected: u64) -> String {
+    let total: u64 = r.rows.iter().map(|x| x.count).sum();
+    let prev_total: u64 = r.rows.iter().map(|x| x.previous).sum();
+    let mover = biggest_mover(&r.rows)
+        .map(|x| {
+            format!(
+                "; biggest mover: {} {} ({} → {})",
+                opt_or(&x.reason, "(no reason)"),
+                change(x.count, x.previous),
+                x.previous,
+                x.count
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "{} in {} (previous window: {prev_total}){mover}.",
+        count(total, "refusal", "refusals"),
+        count(runs_affected, "run", "runs"),
+    )
+}
+
 pub fn refusals(r: &RefusalReport, runs_affected: u64, format: Format) -> String {
+    let since = Timestamp(r.since_us).to_rfc3339();
+    let until = Timestamp(r.until_us).to_rfc3339();
     match format {
         Format::Json => json_text(&refusals_json(r)),
         Format::Csv => {
+            // The window on every row, so weekly files can be appended.
             let rows: Vec<Vec<String>> = r
                 .rows
                 .iter()
@@ -428,16 +628,24 @@ pub fn refusals(r: &RefusalReport, runs_affected: u64, format: Format) -> String
                         x.count.to_string(),
                         x.runs.to_string(),
                         x.previous.to_string(),
+                        since.clone(),
+                        until.clone(),
                     ]
                 })
                 .collect();
-            csv(&["reason", "stage", "count", "runs", "previous"], &rows)
+            csv(
+                &[
+                    "reason", "stage", "count", "runs", "previous", "since", "until",
+                ],
+                &rows,
+            )
         }
         Format::Table | Format::Markdown => {
             let mut g = Grid::new(
                 &["reason", "stage", "count", "runs", "previous", "change"],
                 &[false, false, true, true, true, true],
-            );
+            )
+            .flexible(&[0]);
             for x in &r.rows {
                 g.row(vec![
                     opt_or(&x.reason, "(no reason)"),
@@ -448,57 +656,56 @@ pub fn refusals(r: &RefusalReport, runs_affected: u64, format: Format) -> String
                     change(x.count, x.previous),
                 ]);
             }
-            let since = Timestamp(r.since_us).to_rfc3339();
-            let until = Timestamp(r.until_us).to_rfc3339();
-            let total: u64 = r.rows.iter().map(|x| x.count).sum();
-            let prev_total: u64 = r.rows.iter().map(|x| x.previous).sum();
-            let mover = r
-                .rows
-                .iter()
-                .max_by_key(|x| {
-                    (
-                        (x.count as i64 - x.previous as i64).abs(),
-                        std::cmp::Reverse(x.reason.clone()),
-                    )
-                })
-                .filter(|x| x.count != x.previous)
-                .map(|x| {
-                    format!(
-                        "; biggest mover: {} {} ({} → {})",
-                        opt_or(&x.reason, "(no reason)"),
-                        change(x.count, x.previous),
-                        x.previous,
-                        x.count
-                    )
-                })
-                .unwrap_or_default();
-            let summary = format!(
-                "{total} refusals in {runs_affected} runs (previous window: {prev_total}){mover}."
-            );
-            let undated = if r.undated > 0 {
-                format!(
-                    "\n{} refusals have no time and are not in any window.\n",
-                    r.undated
-                )
+            let prev_since = Timestamp(r.since_us - (r.until_us - r.since_us)).to_rfc3339();
+            let summary = prose(format, &refusal_summary(r, runs_affected));
+            let mut notes =
+                format!("previous = refusals in the window just before, [{prev_since}, {since}).");
+            if r.undated > 0 {
+                notes.push_str(&format!(
+                    " {} no time and {} in no window.",
+                    if r.undated == 1 {
+                        "1 refusal has".to_string()
+                    } else {
+                        format!("{} refusals have", r.undated)
+                    },
+                    if r.undated == 1 { "is" } else { "are" }
+                ));
+            }
+            let notes = prose(format, &notes);
+            let body = if r.rows.is_empty() {
+                "No refusals in either window.\n".to_string()
+            } else if format == Format::Table {
+                g.table()
             } else {
-                String::new()
+                g.markdown()
             };
             if format == Format::Table {
-                format!(
-                    "Refusals by reason, [{since}, {until})\n{summary}\n\n{}{undated}",
-                    g.table()
-                )
+                format!("Refusals by reason, [{since}, {until})\n{summary}\n{body}\n{notes}")
             } else {
-                format!(
-                    "## Refusals by reason, {since} to {until}\n\n{summary}\n\n{}{undated}",
-                    g.markdown()
-                )
+                format!("## Refusals by reason, {since} to {until}\n\n{summary}\n{body}\n{notes}")
             }
         }
     }
 }
 
 // ---- tools --------------------------------------------------------------
+
+/// A tool's refusals by reason, most first ("outside_intent 2, not_found 1").
+fn reasons_text(t: &ToolUsage) -> String {
+    let mut v: Vec<(&String, &u64)> = t.refused_by_reason.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    v.iter()
+        .map(|(reason, n)| {
+            let reason = if reason.is_empty() {
+                "(no reason)".to_string()
+            } else {
+                esc(reason)
+            };
+            format!("{reason} {n}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 pub fn tools(list: &[ToolUsage], format: Format) -> String {
     match format {
@@ -508,14 +715,16 @@ pub fn tools(list: &[ToolUsage], format: Format) -> String {
                 .iter()
                 .map(|t| {
                     vec![
-                        escape(&t.name).into_owned(),
-                        escape(&t.catalogue).into_owned(),
-                        escape(&t.family).into_owned(),
+                        esc(&t.name),
+                        esc(&t.catalogue),
+                        esc(&t.family),
                         t.effect.clone(),
                         t.visible.to_string(),
                         t.selected.to_string(),
                         t.selected_wrongly.to_string(),
                         t.refused.to_string(),
+                        // The json object as compact json (escaped for a terminal).
+                        safe_json(serde_json::to_string(&t.refused_by_reason).expect("serialises")),
                         t.never_selected.to_string(),
                     ]
                 })
@@ -530,12 +739,13 @@ pub fn tools(list: &[ToolUsage], format: Format) -> String {
                     "selected",
                     "selected_wrongly",
                     "refused",
+                    "refused_by_reason",
                     "never_selected",
                 ],
                 &rows,
             )
         }
-        Format::Table | Format::Markdown => {
+        Format::Markdown => {
             let mut g = Grid::new(
                 &[
                     "catalogue",
@@ -544,50 +754,128 @@ pub fn tools(list: &[ToolUsage], format: Format) -> String {
                     "effect",
                     "visible",
                     "selected",
-                    "wrongly",
+                    "selected wrongly",
                     "refused",
-                    "",
+                    "refused by reason",
+                    "never selected",
                 ],
-                &[false, false, false, false, true, true, true, true, false],
+                &[
+                    false, false, false, false, true, true, true, true, false, false,
+                ],
             );
             for t in list {
                 g.row(vec![
-                    escape(&t.catalogue).into_owned(),
-                    escape(&t.name).into_owned(),
-                    escape(&t.family).into_owned(),
+                    esc(&t.catalogue),
+                    esc(&t.name),
+                    esc(&t.family),
                     t.effect.clone(),
                     t.visible.to_string(),
                     t.selected.to_string(),
                     t.selected_wrongly.to_string(),
                     t.refused.to_string(),
-                    if t.never_selected {
-                        "never selected".into()
-                    } else {
-                        String::new()
-                    },
+                    reasons_text(t),
+                    if t.never_selected { "yes" } else { "" }.to_string(),
                 ]);
             }
-            let never: Vec<String> = list
-                .iter()
-                .filter(|t| t.never_selected)
-                .map(|t| escape(&format!("{}/{}", t.catalogue, t.name)).into_owned())
-                .collect();
-            let queue = if never.is_empty() {
-                "Every tool was selected at least once.\n".to_string()
-            } else {
-                format!(
-                    "Pruning queue ({} never selected): {}\n",
-                    never.len(),
-                    never.join(", ")
-                )
-            };
-            if format == Format::Table {
-                format!("{}\n{queue}", g.table())
-            } else {
-                format!("## Tools\n\n{}\n{queue}", g.markdown())
+            let mut out = String::from("## Tools\n\n");
+            if list.is_empty() {
+                out.push_str("No catalogue tools.\n");
+                return out;
             }
+            out.push_str(&g.markdown());
+            let never: Vec<&ToolUsage> = list.iter().filter(|t| t.never_selected).collect();
+            if never.is_empty() {
+                out.push_str("\nEvery tool was selected at least once.\n");
+            } else {
+                out.push_str(&format!(
+                    "\nPruning queue ({} never selected):\n\n",
+                    count(never.len() as u64, "tool", "tools")
+                ));
+                for (cat, tools) in by_catalogue(&never) {
+                    let names: Vec<String> = tools.iter().map(|t| esc(&t.name)).collect();
+                    out.push_str(&format!("- {}: {}\n", esc(cat), names.join(", ")));
+                }
+            }
+            out
+        }
+        Format::Table => {
+            if list.is_empty() {
+                return "No catalogue tools.\n".to_string();
+            }
+            let mut out = String::new();
+            for (cat, tools) in by_catalogue(&list.iter().collect::<Vec<_>>()) {
+                let never: Vec<String> = tools
+                    .iter()
+                    .filter(|t| t.never_selected)
+                    .map(|t| esc(&t.name))
+                    .collect();
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&wrap(
+                    &format!(
+                        "Catalogue {}: {}, {} never selected",
+                        esc(cat),
+                        count(tools.len() as u64, "tool", "tools"),
+                        never.len()
+                    ),
+                    WIDTH,
+                    "",
+                ));
+                out.push('\n');
+                let mut g = Grid::new(
+                    &[
+                        "tool", "effect", "visible", "selected", "wrongly", "refused",
+                    ],
+                    &[false, false, true, true, true, true],
+                )
+                .flexible(&[0]);
+                let mut reasons =
+                    Grid::new(&["refused", "by reason"], &[false, false]).flexible(&[0, 1]);
+                for t in &tools {
+                    g.row(vec![
+                        esc(&t.name),
+                        t.effect.clone(),
+                        t.visible.to_string(),
+                        t.selected.to_string(),
+                        t.selected_wrongly.to_string(),
+                        t.refused.to_string(),
+                    ]);
+                    if t.refused > 0 {
+                        reasons.row(vec![esc(&t.name), reasons_text(t)]);
+                    }
+                }
+                out.push_str(&g.table());
+                if !reasons.rows.is_empty() {
+                    out.push('\n');
+                    out.push_str(&reasons.table());
+                }
+                out.push('\n');
+                out.push_str(&if never.is_empty() {
+                    "Every tool was selected at least once.\n".to_string()
+                } else {
+                    wrap(
+                        &format!("Pruning queue (never selected): {}", never.join(", ")),
+                        WIDTH,
+                        "",
+                    )
+                });
+            }
+            out
         }
     }
+}
+
+/// Tools grouped by catalogue, in list order.
+fn by_catalogue<'a>(list: &[&'a ToolUsage]) -> Vec<(&'a str, Vec<&'a ToolUsage>)> {
+    let mut out: Vec<(&str, Vec<&ToolUsage>)> = Vec::new();
+    for t in list {
+        match out.last_mut() {
+            Some((c, v)) if *c == t.catalogue => v.push(t),
+            _ => out.push((&t.catalogue, vec![t])),
+        }
+    }
+    out
 }
 
 // ---- runs ---------------------------------------------------------------
@@ -600,7 +888,7 @@ pub fn runs(list: &[RunRow], format: Format) -> String {
                 .iter()
                 .map(|r| {
                     vec![
-                        escape(&r.run_id).into_owned(),
+                        esc(&r.run_id),
                         opt(&r.task_id),
                         r.trial.map(|t| t.to_string()).unwrap_or_default(),
                         opt(&r.model),
@@ -628,37 +916,77 @@ pub fn runs(list: &[RunRow], format: Format) -> String {
             )
         }
         Format::Table | Format::Markdown => {
-            let mut g = Grid::new(
-                &[
-                    "run",
-                    "task",
-                    "trial",
-                    "model",
-                    "catalogue",
-                    "decisions",
-                    "first failed",
-                    "success",
-                    "harm",
-                ],
-                &[false, false, true, false, false, true, false, false, false],
+            let n = list.len() as u64;
+            if list.is_empty() {
+                return match format {
+                    Format::Table => "No runs.\n".to_string(),
+                    _ => "## Runs\n\nNo runs.\n".to_string(),
+                };
+            }
+            let succeeded = list.iter().filter(|r| r.success == Some(true)).count();
+            let failed = list.iter().filter(|r| r.success == Some(false)).count();
+            let harmful = list.iter().filter(|r| r.harm == Some(true)).count();
+            let with_rung = list
+                .iter()
+                .filter(|r| r.first_failed_rung.is_some())
+                .count();
+            let head = prose(
+                format,
+                &format!(
+                    "{}: {succeeded} succeeded, {failed} failed, {harmful} harmful; \
+                     {with_rung} reached a failed rung.",
+                    count(n, "run", "runs")
+                ),
             );
+            // Markdown has every column; a table says model and catalogue
+            // once above each stretch of runs that share them, to fit.
+            let md = format == Format::Markdown;
+            let mut cols: Vec<(&str, bool)> =
+                vec![("run", false), ("task", false), ("trial", true)];
+            if md {
+                cols.extend([("model", false), ("catalogue", false)]);
+            }
+            cols.extend([
+                ("decisions", true),
+                ("first failed", false),
+                ("success", false),
+                ("harm", false),
+            ]);
+            let headers: Vec<&str> = cols.iter().map(|c| c.0).collect();
+            let right: Vec<bool> = cols.iter().map(|c| c.1).collect();
+            let mut g = Grid::new(&headers, &right).flexible(&[1]);
+            let mut group: Option<(&Option<String>, &Option<String>)> = None;
             for r in list {
-                g.row(vec![
-                    escape(&r.run_id).into_owned(),
+                let key = (&r.model, &r.catalogue);
+                if !md && group != Some(key) {
+                    g.section(format!(
+                        "model {} · catalogue {}",
+                        opt_or(&r.model, "-"),
+                        opt_or(&r.catalogue, "-")
+                    ));
+                    group = Some(key);
+                }
+                let mut row = vec![
+                    esc(&r.run_id),
                     opt_or(&r.task_id, "-"),
                     r.trial.map(|t| t.to_string()).unwrap_or_else(|| "-".into()),
-                    opt_or(&r.model, "-"),
-                    opt_or(&r.catalogue, "-"),
+                ];
+                if md {
+                    row.push(opt_or(&r.model, "-"));
+                    row.push(opt_or(&r.catalogue, "-"));
+                }
+                row.extend([
                     r.decisions.to_string(),
                     r.first_failed_rung.clone().unwrap_or_else(|| "-".into()),
                     bool_text(r.success),
                     bool_text(r.harm),
                 ]);
+                g.row(row);
             }
-            if format == Format::Table {
-                g.table()
+            if md {
+                format!("## Runs\n\n{head}\n{}", g.markdown())
             } else {
-                format!("## Runs\n\n{}", g.markdown())
+                format!("{head}\n{}", g.table())
             }
         }
     }
@@ -680,7 +1008,7 @@ pub fn findings(list: &[FindingRow], format: Format) -> String {
                         opt(&f.run_id),
                         f.step.map(|s| s.to_string()).unwrap_or_default(),
                         opt(&f.tool),
-                        escape(&f.detail).into_owned(),
+                        esc(&f.detail),
                     ]
                 })
                 .collect();
@@ -698,28 +1026,41 @@ pub fn findings(list: &[FindingRow], format: Format) -> String {
             )
         }
         Format::Table | Format::Markdown => {
-            let mut g = Grid::new(
-                &["kind", "catalogue", "run", "step", "tool", "detail"],
-                &[false, false, false, true, false, false],
-            );
+            let n = count(list.len() as u64, "finding", "findings");
+            if list.is_empty() {
+                return match format {
+                    Format::Table => "No findings.\n".to_string(),
+                    _ => "## Findings\n\nNo findings.\n".to_string(),
+                };
+            }
+            let mut headers = vec!["kind", "catalogue", "task", "run", "step", "tool"];
+            let mut right = vec![false, false, false, false, true, false];
+            if format == Format::Markdown {
+                headers.push("detail");
+                right.push(false);
+            }
+            let mut g = Grid::new(&headers, &right).flexible(&[1, 2, 3, 5]);
             for f in list {
-                g.row(vec![
+                let mut row = vec![
                     f.kind.clone(),
                     opt_or(&f.catalogue, "-"),
+                    opt_or(&f.task_id, "-"),
                     opt_or(&f.run_id, "-"),
                     f.step.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
                     opt_or(&f.tool, "-"),
-                    escape(&f.detail).into_owned(),
-                ]);
+                ];
+                if format == Format::Markdown {
+                    row.push(esc(&f.detail));
+                    g.row(row);
+                } else {
+                    // The detail whole, under its row: it is the point.
+                    g.row_with_note(row, esc(&f.detail));
+                }
             }
-            let n = format!("{} findings\n", list.len());
             if format == Format::Table {
-                format!("{}\n{n}", g.table())
+                format!("{n}\n\n{}", g.table())
             } else {
-                // Markdown keeps whole details: it is read in documents.
-                let mut md = String::from("## Findings\n\n");
-                md.push_str(&g.markdown());
-                format!("{md}\n{n}")
+                format!("## Findings\n\n{n}\n\n{}", g.markdown())
             }
         }
     }

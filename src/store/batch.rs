@@ -8,7 +8,7 @@ use rusqlite::{Connection, params};
 use serde_json::Value;
 
 use super::Store;
-use super::classify;
+use super::classify::{self, Context, StoredDecision, StoredRun};
 use crate::config::Config;
 use crate::error::{InputError, Result};
 use crate::ingest::native::RecordError;
@@ -54,10 +54,23 @@ pub struct Batch<'a> {
     conn: &'a Connection,
     opts: ImportOptions,
     import_id: i64,
-    config: Config,
+    ctx: Context<'a>,
     pub summary: ImportSummary,
     last_bare_run: String,
+    /// The run whose decisions are streaming in, with the decisions this
+    /// batch wrote: classified when the stream moves on to another run.
+    pending: Option<(String, Vec<StoredDecision>)>,
+    /// The last run record written, for its decisions' inheritance.
+    last_run: Option<(String, StoredRun)>,
     done: bool,
+}
+
+/// A SQL text built once per call site (the statement cache keys on it).
+macro_rules! once {
+    ($e:expr) => {{
+        static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        SQL.get_or_init(|| $e).as_str()
+    }};
 }
 
 fn json_opt<T: serde::Serialize>(v: &Option<T>) -> Option<String> {
@@ -94,7 +107,7 @@ impl<'a> Batch<'a> {
     /// Starts the batch's transaction.
     pub fn begin(store: &'a Store, opts: ImportOptions, sources: &str) -> Result<Batch<'a>> {
         let conn = &store.conn;
-        let config = store.config()?;
+        let config: Config = store.config()?;
         begin_touched(conn)?;
         conn.execute(
             "INSERT INTO imports (started_at, sources) VALUES (?1, ?2)",
@@ -105,9 +118,11 @@ impl<'a> Batch<'a> {
             conn,
             opts,
             import_id,
-            config,
+            ctx: Context::new(conn, &config),
             summary: ImportSummary::default(),
             last_bare_run: String::new(),
+            pending: None,
+            last_run: None,
             done: false,
         })
     }
@@ -161,6 +176,16 @@ impl<'a> Batch<'a> {
             "runs" => "INSERT OR IGNORE INTO touched_runs VALUES (?1)",
             "tasks" => "INSERT OR IGNORE INTO touched_tasks VALUES (?1)",
             "catalogues" => "INSERT OR IGNORE INTO touched_catalogues VALUES (?1)",
+            // A run classified earlier in the batch whose inputs changed since.
+            "unclassify run" => "DELETE FROM classified_runs WHERE run_id = ?1",
+            "unclassify task" => {
+                "DELETE FROM classified_runs WHERE run_id IN (SELECT run_id FROM runs WHERE task_id = ?1)"
+            }
+            "unclassify catalogue" => {
+                "DELETE FROM classified_runs WHERE run_id IN
+                    (SELECT run_id FROM runs WHERE catalogue = ?1
+                     UNION SELECT run_id FROM decisions WHERE catalogue = ?1)"
+            }
             _ => "INSERT OR IGNORE INTO finding_catalogues VALUES (?1)",
         };
         self.conn
@@ -269,6 +294,8 @@ impl<'a> Batch<'a> {
                 self.summary.tools_added += 1;
                 changed = true;
                 self.touch("catalogues", &c.version)?;
+                self.ctx.forget_catalogue(&c.version);
+                self.touch("unclassify catalogue", &c.version)?;
             } else if variant {
                 self.summary.tools_changed += 1;
                 changed = true;
@@ -344,17 +371,17 @@ impl<'a> Batch<'a> {
             terminated, success, harm, scope, tags, extra, record_hash, source, import_id";
         let inserted = self
             .conn
-            .prepare_cached(&format!(
+            .prepare_cached(once!(format!(
                 "INSERT INTO runs ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
                  ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)
                  ON CONFLICT(run_id) DO NOTHING"
-            ))
+            )))
             .and_then(|mut s| s.execute(values))
             .map_err(Self::db)?
             == 1;
         if inserted {
             self.summary.runs.new += 1;
-            return self.touch("runs", &r.run_id);
+            return self.run_written(r);
         }
         let (stored, stored_source): (Option<Vec<u8>>, Option<String>) = self
             .conn
@@ -385,7 +412,48 @@ impl<'a> Batch<'a> {
             )
             .and_then(|mut s| s.execute(values))
             .map_err(Self::db)?;
-        self.touch("runs", &r.run_id)
+        self.run_written(r)
+    }
+
+    fn run_written(&mut self, r: Run) -> std::result::Result<(), RecordError> {
+        self.touch("runs", &r.run_id)?;
+        self.touch("unclassify run", &r.run_id)?;
+        self.last_run = Some((r.run_id.clone(), StoredRun::from_model(r)));
+        Ok(())
+    }
+
+    /// Classifies the pending run now, when everything it needs is known;
+    /// otherwise the end of the batch does it.
+    fn flush_pending(&mut self) -> Result<()> {
+        let Some((run_id, mut decisions)) = self.pending.take() else {
+            return Ok(());
+        };
+        if decisions.is_empty() {
+            return Ok(());
+        }
+        let conn = self.conn;
+        let run = match self.last_run.take() {
+            Some((id, run)) if id == run_id => run,
+            other => {
+                self.last_run = other;
+                classify::load_run(conn, &run_id)?.unwrap_or_else(StoredRun::bare)
+            }
+        };
+        let stored: i64 = conn
+            .prepare_cached("SELECT count(*) FROM decisions WHERE run_id = ?1")?
+            .query_row([&run_id], |r| r.get(0))?;
+        if stored as usize != decisions.len() {
+            // The run has decisions from elsewhere: classify it whole.
+            decisions = classify::load_decisions(conn, &run_id)?;
+        } else {
+            decisions.sort_by_key(|d| d.step());
+        }
+        if classify::catalogues_known(&mut self.ctx, &run, &decisions)? {
+            classify::classify_loaded(&mut self.ctx, &run_id, &run, &decisions)?;
+            conn.prepare_cached("INSERT OR IGNORE INTO classified_runs VALUES (?1)")?
+                .execute([&run_id])?;
+        }
+        Ok(())
     }
 
     fn add_decision(
@@ -437,11 +505,11 @@ impl<'a> Batch<'a> {
             outcome, latency_ms, progress, expected, extra, record_hash, source, import_id";
         let inserted = self
             .conn
-            .prepare_cached(&format!(
+            .prepare_cached(once!(format!(
                 "INSERT INTO decisions ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
                  ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
                  ON CONFLICT(run_id, step) DO NOTHING"
-            ))
+            )))
             .and_then(|mut s| s.execute(values))
             .map_err(Self::db)?
             == 1;
@@ -469,11 +537,11 @@ impl<'a> Batch<'a> {
             }
             self.summary.decisions.replaced += 1;
             self.conn
-                .prepare_cached(&format!(
+                .prepare_cached(once!(format!(
                     "UPDATE decisions SET ({COLUMNS}) = (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
                      ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
                      WHERE id = ?26"
-                ))
+                )))
                 .and_then(|mut s| {
                     let mut v: Vec<&dyn rusqlite::ToSql> = values.to_vec();
                     v.push(&id);
@@ -486,14 +554,14 @@ impl<'a> Batch<'a> {
                 .map_err(Self::db)?;
             id
         };
+        let mut d = d;
         if d.arguments.is_some() || d.result.is_some() || d.raw.is_some() {
-            let arguments = d.arguments.as_ref().map(text);
-            let raw = d.raw.as_ref().map(text);
+            let arguments = d.arguments.take().map(|v| text(&v));
+            let raw = d.raw.take().map(|v| text(&v));
             // Serialise the result last and drop the parsed value first, so a
             // huge result is held at most twice.
-            let mut result_value = d.result;
-            drop(d.extra);
-            let result = result_value.take().map(|v| text(&v));
+            d.extra = Value::Null;
+            let result = d.result.take().map(|v| text(&v));
             self.conn
                 .prepare_cached(
                     "INSERT INTO payloads (decision_id, arguments, result, raw) VALUES (?1, ?2, ?3, ?4)",
@@ -501,7 +569,14 @@ impl<'a> Batch<'a> {
                 .and_then(|mut s| s.execute(params![id, arguments, result, raw]))
                 .map_err(Self::db)?;
         }
-        self.touch("runs", &d.run_id)
+        self.touch("runs", &d.run_id)?;
+        if let Some((run_id, list)) = &mut self.pending
+            && *run_id == d.run_id
+        {
+            list.retain(|x| x.step() != d.step);
+            list.push(StoredDecision::from_model(id, d));
+        }
+        Ok(())
     }
 
     fn add_case(
@@ -528,16 +603,16 @@ impl<'a> Batch<'a> {
             record_hash, source, import_id";
         let inserted = self
             .conn
-            .prepare_cached(&format!(
+            .prepare_cached(once!(format!(
                 "INSERT INTO cases ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
                  ON CONFLICT(key) DO NOTHING"
-            ))
+            )))
             .and_then(|mut s| s.execute(values))
             .map_err(Self::db)?
             == 1;
         if inserted {
             self.summary.cases.new += 1;
-            return self.touch("tasks", &c.task_id);
+            return self.case_written(&c.task_id);
         }
         let (stored, stored_source): (Vec<u8>, Option<String>) = self
             .conn
@@ -556,13 +631,19 @@ impl<'a> Batch<'a> {
         }
         self.summary.cases.replaced += 1;
         self.conn
-            .prepare_cached(&format!(
+            .prepare_cached(once!(format!(
                 "UPDATE cases SET ({COLUMNS}) = (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
                  WHERE key = ?1"
-            ))
+            )))
             .and_then(|mut s| s.execute(values))
             .map_err(Self::db)?;
-        self.touch("tasks", &c.task_id)
+        self.case_written(&c.task_id)
+    }
+
+    fn case_written(&mut self, task_id: &str) -> std::result::Result<(), RecordError> {
+        self.ctx.forget_cases(task_id);
+        self.touch("tasks", task_id)?;
+        self.touch("unclassify task", task_id)
     }
 
     /// Checks references, reclassifies what the batch touched and commits.
@@ -570,8 +651,13 @@ impl<'a> Batch<'a> {
     /// reported through `skip` and left out; otherwise the first one fails
     /// the whole batch.
     pub fn finish(mut self, skip: &mut dyn FnMut(&InputError)) -> Result<ImportSummary> {
+        self.flush_pending()?;
         self.check_references(skip)?;
-        self.summary.reclassified_runs = classify::reclassify_touched(self.conn, &self.config)?;
+        let eager: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM classified_runs", [], |r| r.get(0))?;
+        self.summary.reclassified_runs =
+            eager as u64 + classify::reclassify_touched(&mut self.ctx)?;
         self.conn.execute(
             "UPDATE imports SET finished_at = ?1, summary = ?2 WHERE id = ?3",
             params![
@@ -674,8 +760,10 @@ pub(crate) fn begin_touched(conn: &Connection) -> Result<()> {
          CREATE TEMP TABLE IF NOT EXISTS touched_tasks (task_id TEXT PRIMARY KEY) WITHOUT ROWID;
          CREATE TEMP TABLE IF NOT EXISTS touched_catalogues (version TEXT PRIMARY KEY) WITHOUT ROWID;
          CREATE TEMP TABLE IF NOT EXISTS finding_catalogues (version TEXT PRIMARY KEY) WITHOUT ROWID;
+         CREATE TEMP TABLE IF NOT EXISTS classified_runs (run_id TEXT PRIMARY KEY) WITHOUT ROWID;
          DELETE FROM touched_runs; DELETE FROM touched_tasks;
-         DELETE FROM touched_catalogues; DELETE FROM finding_catalogues;",
+         DELETE FROM touched_catalogues; DELETE FROM finding_catalogues;
+         DELETE FROM classified_runs;",
     )?;
     Ok(())
 }

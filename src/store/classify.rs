@@ -8,13 +8,16 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::ingest::native::{policy_from_json, retrieval_from_json};
 use crate::ladder::{
     self, CaseRef, CatalogueView, DecisionInput, Menu, ReasonTable, RunStep, ToolInfo,
 };
-use crate::model::{Effect, FindingKind, Label, Policy, Progress, Retrieval, Rung, Stage, Status};
+use crate::model::{
+    Decision, Effect, FindingKind, Label, MenuFields, Policy, Progress, Retrieval, Run, Rung, Stage,
+    Status,
+};
 
 /// Finding kinds derived per decision (replaced whenever its run is reclassified).
+#[allow(dead_code)]
 const DECISION_KINDS: &str =
     "'exposure_mismatch','hidden_proposal','unclassified_reason','label_conflict'";
 /// Finding kinds derived per catalogue.
@@ -25,29 +28,73 @@ fn parse_list(s: Option<String>) -> Option<Vec<String>> {
     s.and_then(|s| serde_json::from_str(&s).ok())
 }
 
+/// The parts of stored JSON the ladder reads, parsed straight into typed
+/// values (unknown fields ignored): this runs once per decision.
+#[derive(serde::Deserialize)]
+struct PolicyRow {
+    allowed_families: Option<Vec<String>>,
+    max_effect: Option<String>,
+    #[serde(default)]
+    allow_open_world: bool,
+}
+
+#[derive(serde::Deserialize)]
+struct CandidateRow {
+    name: String,
+    score: Option<f64>,
+}
+
+#[derive(serde::Deserialize)]
+struct RetrievalRow {
+    k: u32,
+    #[serde(default)]
+    candidates: Vec<CandidateRow>,
+}
+
+#[derive(serde::Deserialize)]
+struct LabelRow {
+    acceptable: Vec<String>,
+    #[serde(default)]
+    forbidden: Vec<String>,
+}
+
 fn parse_policy(s: Option<String>) -> Option<Policy> {
-    s.and_then(|s| serde_json::from_str(&s).ok())
-        .and_then(|v| policy_from_json(v).ok())
+    let p: PolicyRow = serde_json::from_str(&s?).ok()?;
+    Some(Policy {
+        allowed_families: p.allowed_families,
+        max_effect: p.max_effect.as_deref().and_then(Effect::parse),
+        allow_open_world: p.allow_open_world,
+        extra: serde_json::Value::Null,
+    })
 }
 
 fn parse_retrieval(s: Option<String>) -> Option<Retrieval> {
-    s.and_then(|s| serde_json::from_str(&s).ok())
-        .and_then(|v| retrieval_from_json(v).ok())
+    let r: RetrievalRow = serde_json::from_str(&s?).ok()?;
+    Some(Retrieval {
+        k: r.k,
+        selector: None,
+        query: None,
+        candidates: r
+            .candidates
+            .into_iter()
+            .map(|c| crate::model::Candidate {
+                name: c.name,
+                score: c.score,
+                extra: serde_json::Value::Null,
+            })
+            .collect(),
+        extra: serde_json::Value::Null,
+    })
 }
 
 fn parse_label(s: Option<String>) -> Option<Label> {
-    let v: serde_json::Value = serde_json::from_str(&s?).ok()?;
-    let list = |k: &str| -> Vec<String> {
-        v.get(k)
-            .and_then(|x| serde_json::from_value(x.clone()).ok())
-            .unwrap_or_default()
-    };
-    Some(Label::new(list("acceptable"), list("forbidden")))
+    let l: LabelRow = serde_json::from_str(&s?).ok()?;
+    Some(Label::new(l.acceptable, l.forbidden))
 }
 
 /// The menu fields of a run or decision as stored.
 #[derive(Default)]
-struct StoredMenu {
+pub(crate) struct StoredMenu {
     catalogue: Option<String>,
     policy: Option<Policy>,
     controls: Option<Vec<String>>,
@@ -55,7 +102,19 @@ struct StoredMenu {
     visible: Option<Vec<String>>,
 }
 
-struct StoredDecision {
+impl From<MenuFields> for StoredMenu {
+    fn from(m: MenuFields) -> Self {
+        StoredMenu {
+            catalogue: m.catalogue,
+            policy: m.policy,
+            controls: m.trusted_controls,
+            retrieval: m.retrieval,
+            visible: m.visible,
+        }
+    }
+}
+
+pub(crate) struct StoredDecision {
     id: i64,
     step: i64,
     turn: i64,
@@ -71,6 +130,36 @@ struct StoredDecision {
     expected: Option<Label>,
 }
 
+impl StoredDecision {
+    pub(crate) fn step(&self) -> i64 {
+        self.step
+    }
+
+    /// A decision just written with row id `id`, kept for classification
+    /// without reading it back.
+    pub(crate) fn from_model(id: i64, d: Decision) -> StoredDecision {
+        let (status, stage, reason) = match d.outcome {
+            Some(o) => (Some(o.status), o.stage, o.reason),
+            None => (None, None, None),
+        };
+        StoredDecision {
+            id,
+            step: d.step,
+            turn: d.turn.unwrap_or(d.step),
+            at_us: d.at.map(|t| t.micros()),
+            phase: d.phase,
+            menu: d.menu.into(),
+            exposed: d.exposed,
+            selected: d.selected,
+            status,
+            stage,
+            reason,
+            progress: d.progress,
+            expected: d.expected,
+        }
+    }
+}
+
 struct StoredCase {
     step: Option<i64>,
     catalogue: Option<String>,
@@ -84,6 +173,9 @@ pub(crate) struct Context<'c> {
     abstain: String,
     catalogues: HashMap<String, Option<Rc<CatalogueView>>>,
     cases: HashMap<String, Rc<Vec<StoredCase>>>,
+    /// Catalogues whose decisions were classified (before or after): their
+    /// catalogue-level findings must be recomputed.
+    pub(crate) finding_catalogues: BTreeSet<String>,
 }
 
 impl<'c> Context<'c> {
@@ -94,7 +186,18 @@ impl<'c> Context<'c> {
             abstain: config.abstain().to_string(),
             catalogues: HashMap::new(),
             cases: HashMap::new(),
+            finding_catalogues: BTreeSet::new(),
         }
+    }
+
+    /// Forgets a cached catalogue (it changed).
+    pub(crate) fn forget_catalogue(&mut self, version: &str) {
+        self.catalogues.remove(version);
+    }
+
+    /// Forgets a task's cached cases (one was added or replaced).
+    pub(crate) fn forget_cases(&mut self, task_id: &str) {
+        self.cases.remove(task_id);
     }
 
     pub(crate) fn catalogue(&mut self, version: &str) -> Result<Option<Rc<CatalogueView>>> {
@@ -168,10 +271,12 @@ pub(crate) fn load_catalogue(conn: &Connection, version: &str) -> Result<Option<
     }))
 }
 
-/// Reclassifies every run in `temp.touched_runs` (plus the runs of touched
-/// tasks and catalogues), then the catalogue-level findings. Returns the
-/// number of runs classified.
-pub(crate) fn reclassify_touched(conn: &Connection, config: &Config) -> Result<u64> {
+/// Classifies every run in `temp.touched_runs` (plus the runs of touched
+/// tasks and catalogues) that the batch has not already classified
+/// (`temp.classified_runs`), then the catalogue-level findings. Returns the
+/// number of runs classified here.
+pub(crate) fn reclassify_touched(ctx: &mut Context<'_>) -> Result<u64> {
+    let conn = ctx.conn;
     conn.execute_batch(
         "INSERT OR IGNORE INTO touched_runs
             SELECT run_id FROM runs WHERE task_id IN (SELECT task_id FROM touched_tasks);
@@ -179,27 +284,25 @@ pub(crate) fn reclassify_touched(conn: &Connection, config: &Config) -> Result<u
             SELECT run_id FROM runs WHERE catalogue IN (SELECT version FROM touched_catalogues);
          INSERT OR IGNORE INTO touched_runs
             SELECT DISTINCT run_id FROM decisions
-            WHERE catalogue IN (SELECT version FROM touched_catalogues);
-         INSERT OR IGNORE INTO finding_catalogues
-            SELECT DISTINCT catalogue FROM ladder
-            WHERE run_id IN (SELECT run_id FROM touched_runs) AND catalogue IS NOT NULL;",
+            WHERE catalogue IN (SELECT version FROM touched_catalogues);",
     )?;
-    let mut ctx = Context::new(conn, config);
     let mut n = 0;
     {
-        let mut runs = conn.prepare("SELECT run_id FROM touched_runs ORDER BY run_id")?;
+        let mut runs = conn.prepare(
+            "SELECT run_id FROM touched_runs
+             WHERE run_id NOT IN (SELECT run_id FROM classified_runs) ORDER BY run_id",
+        )?;
         let mut rows = runs.query([])?;
         while let Some(row) = rows.next()? {
             let run_id: String = row.get(0)?;
-            classify_run(&mut ctx, &run_id)?;
+            classify_run(ctx, &run_id)?;
             n += 1;
         }
     }
-    conn.execute_batch(
-        "INSERT OR IGNORE INTO finding_catalogues
-            SELECT DISTINCT catalogue FROM ladder
-            WHERE run_id IN (SELECT run_id FROM touched_runs) AND catalogue IS NOT NULL;",
-    )?;
+    for c in std::mem::take(&mut ctx.finding_catalogues) {
+        conn.prepare_cached("INSERT OR IGNORE INTO finding_catalogues VALUES (?1)")?
+            .execute([c])?;
+    }
     let catalogues: Vec<String> = conn
         .prepare("SELECT version FROM finding_catalogues ORDER BY version")?
         .query_map([], |r| r.get(0))?
@@ -210,13 +313,33 @@ pub(crate) fn reclassify_touched(conn: &Connection, config: &Config) -> Result<u
     Ok(n)
 }
 
-struct StoredRun {
+pub(crate) struct StoredRun {
     task_id: Option<String>,
     started_us: Option<i64>,
     menu: StoredMenu,
 }
 
-fn load_run(conn: &Connection, run_id: &str) -> Result<Option<StoredRun>> {
+impl StoredRun {
+    /// A run record just written, kept for classifying its decisions.
+    pub(crate) fn from_model(r: Run) -> StoredRun {
+        StoredRun {
+            task_id: r.task_id,
+            started_us: r.started_at.map(|t| t.micros()),
+            menu: r.menu.into(),
+        }
+    }
+
+    /// A run known only from its decisions.
+    pub(crate) fn bare() -> StoredRun {
+        StoredRun {
+            task_id: None,
+            started_us: None,
+            menu: StoredMenu::default(),
+        }
+    }
+}
+
+pub(crate) fn load_run(conn: &Connection, run_id: &str) -> Result<Option<StoredRun>> {
     Ok(conn
         .prepare_cached(
             "SELECT task_id, started_us, catalogue, policy, trusted_controls, retrieval, visible
@@ -238,7 +361,7 @@ fn load_run(conn: &Connection, run_id: &str) -> Result<Option<StoredRun>> {
         .optional()?)
 }
 
-fn load_decisions(conn: &Connection, run_id: &str) -> Result<Vec<StoredDecision>> {
+pub(crate) fn load_decisions(conn: &Connection, run_id: &str) -> Result<Vec<StoredDecision>> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, step, turn, at_us, phase, catalogue, policy, trusted_controls, retrieval,
                 exposed, visible, selected, status, stage, reason, progress, expected
@@ -325,13 +448,46 @@ fn effective<'a>(
 }
 
 fn classify_run(ctx: &mut Context<'_>, run_id: &str) -> Result<()> {
+    let run = load_run(ctx.conn, run_id)?.unwrap_or_else(StoredRun::bare);
+    let decisions = load_decisions(ctx.conn, run_id)?;
+    classify_loaded(ctx, run_id, &run, &decisions)
+}
+
+/// Whether every catalogue the decisions refer to (themselves or through
+/// the run) is known: otherwise classifying now would be premature.
+pub(crate) fn catalogues_known(
+    ctx: &mut Context<'_>,
+    run: &StoredRun,
+    decisions: &[StoredDecision],
+) -> Result<bool> {
+    for d in decisions {
+        if let Some(c) = d.menu.catalogue.as_deref().or(run.menu.catalogue.as_deref())
+            && ctx.catalogue(c)?.is_none()
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Classifies a run's decisions (all of them, in step order) and writes the
+/// verdicts, the decision findings and the run's summary.
+pub(crate) fn classify_loaded(
+    ctx: &mut Context<'_>,
+    run_id: &str,
+    run: &StoredRun,
+    decisions: &[StoredDecision],
+) -> Result<()> {
     let conn = ctx.conn;
-    let run = load_run(conn, run_id)?.unwrap_or(StoredRun {
-        task_id: None,
-        started_us: None,
-        menu: StoredMenu::default(),
-    });
-    let decisions = load_decisions(conn, run_id)?;
+    {
+        let mut old = conn.prepare_cached(
+            "SELECT DISTINCT catalogue FROM ladder WHERE run_id = ?1 AND catalogue IS NOT NULL",
+        )?;
+        let mut rows = old.query([run_id])?;
+        while let Some(r) = rows.next()? {
+            ctx.finding_catalogues.insert(r.get(0)?);
+        }
+    }
     let cases = match &run.task_id {
         Some(t) => ctx.cases(t)?,
         None => Rc::new(Vec::new()),
@@ -347,8 +503,10 @@ fn classify_run(ctx: &mut Context<'_>, run_id: &str) -> Result<()> {
 
     conn.prepare_cached("DELETE FROM ladder WHERE run_id = ?1")?
         .execute([run_id])?;
-    conn.prepare_cached(&format!(
-        "DELETE FROM findings WHERE run_id = ?1 AND kind IN ({DECISION_KINDS})"
+    conn.prepare_cached(concat!(
+        "DELETE FROM findings WHERE run_id = ?1 AND kind IN (",
+        "'exposure_mismatch','hidden_proposal','unclassified_reason','label_conflict'",
+        ")"
     ))?
     .execute([run_id])?;
 
@@ -366,6 +524,11 @@ fn classify_run(ctx: &mut Context<'_>, run_id: &str) -> Result<()> {
     for (i, d) in decisions.iter().enumerate() {
         let is_first = i == 0;
         let eff = effective(ctx, &d.menu, &run.menu)?;
+        if let Some(c) = eff.catalogue_name
+            && !ctx.finding_catalogues.contains(c)
+        {
+            ctx.finding_catalogues.insert(c.to_string());
+        }
         let (label, conflict) = ladder::resolve_label(
             d.expected.as_ref(),
             &case_refs,

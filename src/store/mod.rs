@@ -4,6 +4,7 @@
 
 mod batch;
 mod classify;
+pub mod browse;
 pub mod query;
 
 use std::path::{Path, PathBuf};
@@ -35,6 +36,7 @@ impl Store {
             Error::usage(format!("{}: cannot open the database: {e}", path.display()))
         })?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.set_prepared_statement_cache_capacity(64);
         check_version(&conn, path)?;
         let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         if mode != "wal" && path != Path::new(":memory:") {
@@ -68,6 +70,7 @@ impl Store {
         )
         .map_err(|e| Error::usage(format!("{}: cannot open the database: {e}", path.display())))?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.set_prepared_statement_cache_capacity(64);
         let version = check_version(&conn, path)?;
         if version < SCHEMA_VERSION {
             return Err(Error::usage(format!(
@@ -109,8 +112,9 @@ impl Store {
 pub fn reclassify_all(store: &Store) -> Result<u64> {
     let conn = &store.conn;
     batch::begin_touched(conn)?;
-    let result =
-        batch::touch_all(conn).and_then(|_| classify::reclassify_touched(conn, &store.config()?));
+    let config = store.config()?;
+    let mut ctx = classify::Context::new(conn, &config);
+    let result = batch::touch_all(conn).and_then(|_| classify::reclassify_touched(&mut ctx));
     match result {
         Ok(n) => {
             conn.execute_batch("COMMIT")?;

@@ -272,6 +272,7 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
                 selected: 0,
                 selected_wrongly: 0,
                 refused: 0,
+                refused_by_reason: BTreeMap::new(),
                 never_selected: true,
             })
         })?
@@ -285,7 +286,8 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
     }
     let (clause, args) = f.decision_clause();
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.catalogue, l.retrieved, l.selected, l.rung = 'selection', l.status = 'refused'
+        "SELECT l.catalogue, l.retrieved, l.selected, l.rung = 'selection', l.status = 'refused',
+                l.reason
          {FROM} WHERE {clause} AND l.catalogue IS NOT NULL"
     ))?;
     let mut rows = stmt.query(params_from_iter(args))?;
@@ -318,6 +320,11 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
             }
             if refused {
                 list[i].refused += 1;
+                let reason: Option<String> = r.get(5)?;
+                *list[i]
+                    .refused_by_reason
+                    .entry(reason.unwrap_or_default())
+                    .or_default() += 1;
             }
         }
     }

@@ -1,16 +1,133 @@
-//! The terminal UI (not built yet): until it is, opening rung prints the
-//! ladder report of the database.
+//! The terminal UI: `rung [PATH...]` opens it on the database. One state
+//! (`App`), one `Action` enum, one `update`; keys become actions through the
+//! keymap; drawing is a pure function of the state; workers own read-only
+//! SQLite connections and answer tagged requests.
+
+pub mod app;
+pub mod harness;
+pub mod keymap;
+pub mod layout;
+pub mod paged;
+pub mod payload;
+pub mod theme;
+pub mod views;
+pub mod worker;
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, channel};
+
+use ratatui::crossterm::event::{self, Event};
+
+pub use app::{Action, App, Options, Screen, update};
+use worker::{Done, Shared, Workers};
 
 use crate::cli::Global;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::redact::Redactor;
+use crate::store::Store;
+
+/// What the event loop waits for: the terminal or a worker.
+enum Msg {
+    Term(Event),
+    Done(Box<Done>),
+}
+
+fn wrap(d: Done) -> Msg {
+    Msg::Done(Box::new(d))
+}
+
+/// The options and worker setup for a database, read before the terminal
+/// changes so that a bad database is reported as a plain error.
+pub fn prepare(g: &Global) -> Result<(Shared, Options)> {
+    let store = Store::open_ro(&g.db)?;
+    let config = store.config()?;
+    drop(store);
+    let redactor = Redactor::new(&config.redact.patterns, g.no_redact).map_err(Error::usage)?;
+    let now = crate::cli::window::now()?;
+    Ok((
+        Shared {
+            db: g.db.clone(),
+            config: Arc::new(config),
+            redactor,
+        },
+        Options {
+            now_us: now.timestamp_micros(),
+            theme: theme::Theme::from_env(),
+            no_redact: g.no_redact,
+        },
+    ))
+}
 
 pub fn run(g: &Global) -> Result<()> {
-    let store = crate::store::Store::open_ro(&g.db)?;
-    let f = crate::store::query::Filter::default();
-    let text = crate::report::ladder(
-        &crate::store::query::ladder(&store.conn, &f)?,
-        &crate::store::query::boundary_profile(&store.conn, &f)?,
-        crate::report::Format::Table,
-    );
-    crate::cli::print(&text)
+    let (shared, opts) = prepare(g)?;
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        return Err(Error::usage(
+            "the TUI needs a terminal; for scripts use `rung report KIND` or `rung explain RUN`",
+        ));
+    }
+    let (tx, rx) = channel::<Msg>();
+    let workers = Workers::start(shared, tx.clone(), wrap);
+    // init installs a panic hook that restores the terminal first.
+    let mut terminal = ratatui::init();
+    let result = event_loop(&mut terminal, opts, &workers, tx, rx);
+    ratatui::restore();
+    result
+}
+
+fn flush(app: &mut App, workers: &Workers) {
+    for (slot, seq, request) in app.outbox.drain(..) {
+        workers.send(slot, seq, request);
+    }
+}
+
+fn event_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    opts: Options,
+    workers: &Workers,
+    tx: std::sync::mpsc::Sender<Msg>,
+    rx: Receiver<Msg>,
+) -> Result<()> {
+    let size = terminal.size()?;
+    let mut app = App::new(opts, (size.width, size.height));
+    // The first frame comes before the first query.
+    terminal.draw(|f| views::draw(f, &app))?;
+    app.start();
+    flush(&mut app, workers);
+    std::thread::Builder::new()
+        .name("rung-input".into())
+        .spawn(move || {
+            while let Ok(ev) = event::read() {
+                if tx.send(Msg::Term(ev)).is_err() {
+                    break;
+                }
+            }
+        })?;
+    while let Ok(first) = rx.recv() {
+        let mut msg = Some(first);
+        // Take everything already waiting before drawing again.
+        while let Some(m) = msg {
+            handle(&mut app, m);
+            if app.quit {
+                return Ok(());
+            }
+            msg = rx.try_recv().ok();
+        }
+        flush(&mut app, workers);
+        terminal.draw(|f| views::draw(f, &app))?;
+    }
+    Ok(())
+}
+
+fn handle(app: &mut App, msg: Msg) {
+    match msg {
+        Msg::Done(d) => update(app, Action::Loaded(d)),
+        Msg::Term(Event::Key(k)) => {
+            if let Some(a) = keymap::action(app, k) {
+                update(app, a);
+            }
+        }
+        Msg::Term(Event::Resize(w, h)) => update(app, Action::Resize(w, h)),
+        Msg::Term(_) => {}
+    }
 }

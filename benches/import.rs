@@ -1,0 +1,279 @@
+//! `cargo bench --bench import`: rung import end to end on a synthetic trace
+//! set (about 200,000 decisions over a 230-tool catalogue), against the bare
+//! serde_json parse of the same file into typed structs; peak memory of the
+//! import process; every report's time on the resulting database; and the
+//! peak memory of importing a single 100 MB line.
+//!
+//! Targets (issue 2): ≥ 50,000 decisions/s, ≤ 3× the bare parse, peak
+//! memory < 300 MB, a 100 MB line within ~4× its size, each report < 1 s.
+//! `RUNG_BENCH_DECISIONS` changes the size.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Line {
+    Catalogue {
+        version: String,
+        created_at: Option<String>,
+        abstain: Option<String>,
+        tools: Vec<Tool>,
+    },
+    Run(Box<Run>),
+    Decision(Box<Decision>),
+    Case {
+        task_id: String,
+        step: Option<i64>,
+        catalogue: Option<String>,
+        acceptable: Vec<String>,
+        #[serde(default)]
+        forbidden: Vec<String>,
+        note: Option<String>,
+    },
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct Tool {
+    name: String,
+    family: String,
+    effect: String,
+    description: String,
+    open_world: Option<bool>,
+    idempotent: Option<bool>,
+    input_schema: Option<Value>,
+    output_schema: Option<Value>,
+    use_when: Option<Vec<String>>,
+    avoid_when: Option<Vec<String>>,
+    keywords: Option<Vec<String>>,
+    owner: Option<String>,
+    provenance: Option<String>,
+    approval: Option<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct Policy {
+    allowed_families: Option<Vec<String>>,
+    max_effect: Option<String>,
+    allow_open_world: Option<bool>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct Candidate {
+    name: String,
+    score: Option<f64>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct Retrieval {
+    k: u32,
+    selector: Option<String>,
+    query: Option<String>,
+    candidates: Option<Vec<Candidate>>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct Run {
+    run_id: String,
+    task_id: Option<String>,
+    trial: Option<i64>,
+    goal: Option<String>,
+    intent: Option<String>,
+    model: Option<String>,
+    catalogue: Option<String>,
+    selector: Option<String>,
+    policy: Option<Policy>,
+    trusted_controls: Option<Vec<String>>,
+    retrieval: Option<Retrieval>,
+    visible: Option<Vec<String>>,
+    started_at: Option<String>,
+    ended_at: Option<String>,
+    terminated: Option<String>,
+    success: Option<bool>,
+    harm: Option<bool>,
+    scope: Option<String>,
+    tags: Option<BTreeMap<String, String>>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct Outcome {
+    status: String,
+    stage: Option<String>,
+    reason: Option<String>,
+    message: Option<String>,
+    retryable: Option<bool>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct Expected {
+    acceptable: Vec<String>,
+    forbidden: Option<Vec<String>>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct Decision {
+    run_id: String,
+    step: i64,
+    turn: Option<i64>,
+    at: Option<String>,
+    phase: Option<String>,
+    catalogue: Option<String>,
+    policy: Option<Policy>,
+    trusted_controls: Option<Vec<String>>,
+    retrieval: Option<Retrieval>,
+    exposed: Option<Vec<String>>,
+    visible: Option<Vec<String>>,
+    selected: Option<String>,
+    call_id: Option<String>,
+    arguments: Option<Value>,
+    raw: Option<Value>,
+    outcome: Option<Outcome>,
+    latency_ms: Option<f64>,
+    result: Option<Value>,
+    progress: Option<String>,
+    expected: Option<Expected>,
+}
+
+fn data_dir() -> PathBuf {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Peak RSS (MB) and wall time of a child command, from wait4's rusage.
+#[allow(clippy::zombie_processes)] // reaped by wait4, which also gives its rusage
+fn run_measured(cmd: &mut Command) -> (f64, f64) {
+    let start = Instant::now();
+    let child = cmd.spawn().expect("spawn");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child and fills a zeroed rusage.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "command failed: {cmd:?}");
+    (start.elapsed().as_secs_f64(), usage.ru_maxrss as f64 / 1024.0)
+}
+
+fn main() {
+    let n: usize = std::env::var("RUNG_BENCH_DECISIONS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200_000);
+    let dir = data_dir();
+    let trace = dir.join(format!("synthetic-{n}.jsonl"));
+    if !trace.exists() {
+        let t = Instant::now();
+        let mut w = BufWriter::new(std::fs::File::create(&trace).unwrap());
+        let stats = rung_samplegen::synthetic(n, 42, &mut w).unwrap();
+        w.flush().unwrap();
+        eprintln!(
+            "generated {} decisions in {} runs, {:.1} MB, in {:.1}s",
+            stats.decisions,
+            stats.runs,
+            stats.bytes as f64 / 1e6,
+            t.elapsed().as_secs_f64()
+        );
+    }
+    let bytes = std::fs::metadata(&trace).unwrap().len();
+    let rung = env!("CARGO_BIN_EXE_rung");
+
+    // Warm the page cache so both measurements read from memory.
+    let _ = std::fs::read(&trace);
+
+    // 1. bare parse into typed structs
+    let t = Instant::now();
+    let mut decisions = 0u64;
+    let reader = BufReader::with_capacity(1 << 18, std::fs::File::open(&trace).unwrap());
+    for line in reader.lines() {
+        let line = line.unwrap();
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed: Line = serde_json::from_str(&line).expect("typed parse");
+        if matches!(parsed, Line::Decision(_)) {
+            decisions += 1;
+        }
+        std::hint::black_box(parsed);
+    }
+    let parse_s = t.elapsed().as_secs_f64();
+
+    // 2. rung import, end to end, into a fresh database
+    let db = dir.join(format!("import-{n}.db"));
+    for ext in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{ext}", db.display()));
+    }
+    let (import_s, import_mb) = run_measured(
+        Command::new(rung)
+            .arg("--db")
+            .arg(&db)
+            .arg("-q")
+            .arg("import")
+            .arg(&trace),
+    );
+
+    println!("== import ({decisions} decisions, {:.1} MB)", bytes as f64 / 1e6);
+    println!("bare parse (serde_json, typed): {parse_s:.2} s  ({:.0} decisions/s)", decisions as f64 / parse_s);
+    println!(
+        "rung import end to end:         {import_s:.2} s  ({:.0} decisions/s; {:.2}x the bare parse)",
+        decisions as f64 / import_s,
+        import_s / parse_s
+    );
+    println!("rung import peak RSS:           {import_mb:.0} MB");
+
+    // 3. re-import of the same file: a no-op
+    let (again_s, _) = run_measured(
+        Command::new(rung).arg("--db").arg(&db).arg("-q").arg("import").arg(&trace),
+    );
+    println!("re-import (no-op):              {again_s:.2} s");
+
+    // 4. every report
+    println!("== reports on that database");
+    for kind in ["ladder", "metrics", "refusals", "confusions", "tools", "runs", "findings"] {
+        let (s, mb) = run_measured(
+            Command::new(rung)
+                .arg("--db")
+                .arg(&db)
+                .args(["report", kind, "--format", "json"])
+                .env("RUNG_NOW", "2026-07-01T00:00:00Z")
+                .stdout(std::process::Stdio::null()),
+        );
+        println!("rung report {kind:<10} {:>7.0} ms  {mb:>5.0} MB", s * 1000.0);
+    }
+
+    // 5. one 100 MB line
+    let big = dir.join("one-100mb-line.jsonl");
+    if !big.exists() {
+        let mut w = BufWriter::new(std::fs::File::create(&big).unwrap());
+        write!(w, r#"{{"type":"decision","run_id":"huge","step":1,"selected":"read_file","result":{{"text":""#).unwrap();
+        let chunk = "0123456789abcdef".repeat(64 * 1024);
+        for _ in 0..100 {
+            w.write_all(chunk.as_bytes()).unwrap();
+        }
+        w.write_all(b"\"}}\n").unwrap();
+        w.flush().unwrap();
+    }
+    let line_mb = std::fs::metadata(&big).unwrap().len() as f64 / 1e6;
+    let big_db = dir.join("big.db");
+    for ext in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{ext}", big_db.display()));
+    }
+    let (s, mb) = run_measured(Command::new(rung).arg("--db").arg(&big_db).arg("-q").arg("import").arg(&big));
+    println!("== one line of {line_mb:.0} MB");
+    println!("import: {s:.2} s, peak RSS {mb:.0} MB ({:.1}x the line)", mb * 1.048576 / line_mb);
+}

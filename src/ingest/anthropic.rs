@@ -1,0 +1,226 @@
+//! Anthropic Messages transcripts: `{"system", "tools", "messages"}` (the
+//! Messages API request shape, with the assistant turns in it). Calls are
+//! `tool_use` blocks, results `tool_result` blocks with `is_error`.
+
+use serde_json::{Map, Value, json};
+
+use super::convo::{self, Args, Assistant, Call, Item, Out, ToolResult};
+use super::openai::{keep_rest, kind, run_fields};
+
+const TRANSCRIPT_MAPPED: &[&str] = &[
+    "messages", "tools", "run_id", "task_id", "trial", "success", "harm", "model",
+];
+
+/// Why a value is not an Anthropic transcript (empty when it is one).
+pub fn check(v: &Value) -> Vec<String> {
+    let mut why = Vec::new();
+    let Value::Object(o) = v else {
+        return vec![format!("a transcript is an object, not {}", kind(v))];
+    };
+    match o.get("messages") {
+        Some(Value::Array(msgs)) => {
+            for (i, m) in msgs.iter().enumerate() {
+                match m.get("role").and_then(Value::as_str) {
+                    Some("user" | "assistant") => {}
+                    Some(r) => why.push(format!(
+                        "messages[{i}] has role {r:?} (Anthropic has only user and assistant)"
+                    )),
+                    None => why.push(format!("messages[{i}] has no \"role\"")),
+                }
+                if m.get("tool_calls").is_some() {
+                    why.push(format!("messages[{i}] has OpenAI \"tool_calls\""));
+                }
+                if why.len() >= 3 {
+                    break;
+                }
+            }
+        }
+        Some(other) => why.push(format!("\"messages\" is {}, not a list", kind(other))),
+        None => why.push("no \"messages\" list".to_string()),
+    }
+    if let Some(Value::Array(tools)) = o.get("tools")
+        && tools.iter().any(|t| t.get("function").is_some())
+    {
+        why.push("its tools have \"function\" (OpenAI's tool shape)".to_string());
+    }
+    why
+}
+
+/// Positive signs of Anthropic's shape, to prefer it over OpenAI's when a
+/// transcript would pass both checks.
+pub fn has_anthropic_signs(v: &Value) -> bool {
+    let blocks = v
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.get("content").and_then(Value::as_array))
+        .flatten();
+    let tools = v
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
+    v.get("system").is_some()
+        || tools.into_iter().any(|t| t.get("input_schema").is_some())
+        || blocks.into_iter().any(|b| {
+            b.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.ends_with("tool_use") || t.ends_with("tool_result"))
+        })
+}
+
+/// The text of a tool_result's content: a string, or its text blocks.
+fn result_content(b: &Value) -> Value {
+    match b.get("content") {
+        None | Some(Value::Null) => Value::Null,
+        Some(Value::String(s)) => json!(s),
+        Some(Value::Array(blocks))
+            if blocks
+                .iter()
+                .all(|x| x.get("type").and_then(Value::as_str) == Some("text")) =>
+        {
+            json!(convo::content_text(Some(&Value::Array(blocks.clone()))).unwrap_or_default())
+        }
+        Some(other) => other.clone(),
+    }
+}
+
+fn error_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Maps one transcript to a run and its decisions.
+pub fn map(
+    v: &Value,
+    record_line: u64,
+    message_lines: &[u64],
+    out: &mut Out,
+) -> Result<(), String> {
+    let why = check(v);
+    if !why.is_empty() {
+        return Err(format!("not an Anthropic transcript: {}", why.join("; ")));
+    }
+    let o = v.as_object().expect("checked");
+    let messages = o["messages"].as_array().expect("checked");
+    let mut run = Map::new();
+    run_fields(o, &mut run);
+    let run_id = match run.get("run_id").and_then(Value::as_str) {
+        Some(id) => id.to_string(),
+        None => format!("anthropic-{}", convo::short_hash(v)),
+    };
+    run.insert("type".into(), json!("run"));
+    run.insert("run_id".into(), json!(run_id));
+    let record = Some(format!("run {run_id}"));
+    let defs = o.get("tools").and_then(Value::as_array);
+    let visible: Option<Vec<String>> = defs.map(|d| {
+        d.iter()
+            .filter_map(|t| t.get("name").and_then(Value::as_str).map(String::from))
+            .collect()
+    });
+
+    let mut items = Vec::new();
+    let mut goal = None;
+    for (i, m) in messages.iter().enumerate() {
+        let line = message_lines.get(i).copied().unwrap_or(record_line);
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+        let blocks: Vec<Value> = match m.get("content") {
+            Some(Value::String(s)) => vec![json!({"type": "text", "text": s})],
+            Some(Value::Array(b)) => b.clone(),
+            _ => Vec::new(),
+        };
+        if role == "assistant" {
+            let mut texts = Vec::new();
+            let mut calls = Vec::new();
+            let mut extra = Map::new();
+            let mut server_results = Vec::new();
+            for b in &blocks {
+                let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
+                if ty == "text" {
+                    if let Some(t) = b.get("text").and_then(Value::as_str) {
+                        texts.push(t.to_string());
+                    }
+                } else if ty.ends_with("tool_use") {
+                    calls.push(Call {
+                        id: b.get("id").and_then(Value::as_str).map(String::from),
+                        name: b.get("name").and_then(Value::as_str).map(String::from),
+                        arguments: match b.get("input") {
+                            None | Some(Value::Null) => Args::Absent,
+                            Some(x) => Args::Value(x.clone()),
+                        },
+                    });
+                } else if ty.ends_with("tool_result") {
+                    // A server tool's result comes back inside the
+                    // assistant turn.
+                    let content = b.get("content").cloned().unwrap_or(Value::Null);
+                    let failed = content
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| t.ends_with("_error"));
+                    server_results.push(Item::Result(ToolResult {
+                        line,
+                        call_id: b
+                            .get("tool_use_id")
+                            .and_then(Value::as_str)
+                            .map(String::from),
+                        name: None,
+                        error: failed.then(|| error_text(&content)),
+                        content,
+                    }));
+                } else {
+                    // Thinking and other blocks are kept, not mapped.
+                    extra
+                        .entry("blocks")
+                        .or_insert_with(|| json!([]))
+                        .as_array_mut()
+                        .expect("a list")
+                        .push(b.clone());
+                }
+            }
+            items.push(Item::Assistant(Assistant {
+                line,
+                text: (!texts.is_empty()).then(|| texts.join("\n")),
+                calls,
+                text_action: false,
+                extra,
+            }));
+            // Server tool results come after the turn that made the call.
+            items.extend(server_results);
+        } else {
+            for b in &blocks {
+                let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
+                if ty.ends_with("tool_result") {
+                    let content = result_content(b);
+                    let failed = b.get("is_error").and_then(Value::as_bool) == Some(true);
+                    items.push(Item::Result(ToolResult {
+                        line,
+                        call_id: b
+                            .get("tool_use_id")
+                            .and_then(Value::as_str)
+                            .map(String::from),
+                        name: None,
+                        error: failed.then(|| error_text(&content)),
+                        content,
+                    }));
+                } else if ty == "text" && goal.is_none() {
+                    goal = b.get("text").and_then(Value::as_str).map(String::from);
+                }
+            }
+        }
+    }
+    if let Some(g) = goal {
+        run.insert("goal".into(), json!(g));
+    }
+    if let Some(d) = defs {
+        run.insert("tool_definitions".into(), json!(d));
+    }
+    keep_rest(o, TRANSCRIPT_MAPPED, &mut run);
+    run.insert("imported_from".into(), json!("anthropic"));
+    out.push(Value::Object(run), record_line, None);
+    convo::decisions(&run_id, visible.as_deref(), items, &record, out);
+    Ok(())
+}

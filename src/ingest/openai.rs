@@ -1,0 +1,355 @@
+//! OpenAI chat transcripts: `{"tools": [...], "messages": [...]}` per run
+//! (the Chat Completions request shape, with the assistant turns in it).
+//! The message reader is shared with tau-bench and SWE-agent, which record
+//! OpenAI-format messages.
+
+use serde_json::{Map, Value, json};
+
+use super::convo::{self, Args, Assistant, Call, Item, Out, ToolResult};
+
+/// Roles an OpenAI transcript may hold.
+const ROLES: &[&str] = &[
+    "system",
+    "developer",
+    "user",
+    "assistant",
+    "tool",
+    "function",
+];
+
+/// Fields of a message this reader maps; the rest are kept.
+const MAPPED: &[&str] = &[
+    "role",
+    "content",
+    "tool_calls",
+    "function_call",
+    "tool_call_id",
+    "tool_call_ids",
+    "name",
+];
+
+/// What a message list says: its items in order and the first user text.
+#[derive(Debug, Default)]
+pub struct Messages {
+    pub items: Vec<Item>,
+    pub goal: Option<String>,
+}
+
+fn calls_of(m: &Map<String, Value>) -> Vec<Call> {
+    let mut calls = Vec::new();
+    if let Some(Value::Array(tcs)) = m.get("tool_calls") {
+        for tc in tcs {
+            let f = tc.get("function");
+            calls.push(Call {
+                id: tc.get("id").and_then(Value::as_str).map(String::from),
+                name: f
+                    .and_then(|f| f.get("name"))
+                    .or_else(|| tc.get("name"))
+                    .and_then(Value::as_str)
+                    .map(String::from),
+                arguments: Args::from_value(
+                    f.and_then(|f| f.get("arguments"))
+                        .or_else(|| tc.get("arguments")),
+                ),
+            });
+        }
+    }
+    if let Some(fc @ Value::Object(_)) = m.get("function_call") {
+        calls.push(Call {
+            id: None,
+            name: fc.get("name").and_then(Value::as_str).map(String::from),
+            arguments: Args::from_value(fc.get("arguments")),
+        });
+    }
+    calls
+}
+
+/// Reads OpenAI-format messages. `lines[i]` is message i's line (the
+/// record's line when unknown); `skip_goal` says which user messages are
+/// not the request (SWE-agent's in-context demonstration).
+pub fn read_messages(
+    messages: &[Value],
+    lines: &[u64],
+    record_line: u64,
+    record: &Option<String>,
+    skip_goal: fn(&Map<String, Value>) -> bool,
+    out: &mut Out,
+) -> Messages {
+    let mut m_out = Messages::default();
+    for (i, msg) in messages.iter().enumerate() {
+        let line = lines.get(i).copied().unwrap_or(record_line);
+        let Value::Object(m) = msg else {
+            out.drop_part(
+                line,
+                record.clone(),
+                format!("dropped messages[{i}]: not an object"),
+            );
+            continue;
+        };
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+        match role {
+            "assistant" => {
+                let calls = calls_of(m);
+                let mut text = convo::content_text(m.get("content"));
+                let mut extra: Map<String, Value> = m
+                    .iter()
+                    .filter(|(k, _)| !MAPPED.contains(&k.as_str()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                if text.as_deref().is_none_or(str::is_empty)
+                    && let Some(Value::String(r)) = m.get("refusal")
+                {
+                    text = Some(r.clone());
+                }
+                // SWE-agent's text protocol: the harness parsed an action
+                // out of the text.
+                let text_action = calls.is_empty()
+                    && m.get("action")
+                        .and_then(Value::as_str)
+                        .is_some_and(|a| !a.trim().is_empty());
+                // SWE-agent repeats the text as `thought`.
+                if extra.get("thought").and_then(Value::as_str) == text.as_deref() {
+                    extra.remove("thought");
+                }
+                m_out.items.push(Item::Assistant(Assistant {
+                    line,
+                    text,
+                    calls,
+                    text_action,
+                    extra,
+                }));
+            }
+            "tool" | "function" => {
+                // A list of text parts is the text it spells.
+                let content = match m.get("content") {
+                    Some(Value::Array(parts))
+                        if parts
+                            .iter()
+                            .all(|p| p.get("type").and_then(Value::as_str) == Some("text")) =>
+                    {
+                        Value::String(convo::content_text(m.get("content")).unwrap_or_default())
+                    }
+                    Some(other) => other.clone(),
+                    None => Value::Null,
+                };
+                let name = m.get("name").and_then(Value::as_str).map(String::from);
+                let ids: Vec<String> = match (m.get("tool_call_id"), m.get("tool_call_ids")) {
+                    (Some(Value::String(id)), _) => vec![id.clone()],
+                    (_, Some(Value::Array(ids))) => ids
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(String::from)
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                if ids.is_empty() {
+                    m_out.items.push(Item::Result(ToolResult {
+                        line,
+                        call_id: None,
+                        name,
+                        content,
+                        error: None,
+                    }));
+                } else {
+                    for id in ids {
+                        m_out.items.push(Item::Result(ToolResult {
+                            line,
+                            call_id: Some(id),
+                            name: name.clone(),
+                            content: content.clone(),
+                            error: None,
+                        }));
+                    }
+                }
+            }
+            "user" => {
+                if m_out.goal.is_none() && !skip_goal(m) {
+                    m_out.goal = convo::content_text(m.get("content"));
+                }
+            }
+            "system" | "developer" => {}
+            other => out.drop_part(
+                line,
+                record.clone(),
+                format!(
+                    "dropped messages[{i}]: role {other:?} is not one of {}",
+                    ROLES.join(", ")
+                ),
+            ),
+        }
+    }
+    m_out
+}
+
+/// Names of the tools offered: `function.name`, a flat `name`, or
+/// `custom.name`.
+pub fn tool_names(tools: &[Value]) -> Vec<String> {
+    tools
+        .iter()
+        .filter_map(|t| {
+            t.get("function")
+                .and_then(|f| f.get("name"))
+                .or_else(|| t.get("name"))
+                .or_else(|| t.get("custom").and_then(|c| c.get("name")))
+                .and_then(Value::as_str)
+                .map(String::from)
+        })
+        .collect()
+}
+
+/// Why a value is not an OpenAI transcript (empty when it is one).
+pub fn check(v: &Value) -> Vec<String> {
+    let mut why = Vec::new();
+    let Value::Object(o) = v else {
+        return vec![format!("a transcript is an object, not {}", kind(v))];
+    };
+    match o.get("messages") {
+        Some(Value::Array(msgs)) => {
+            for (i, m) in msgs.iter().enumerate() {
+                match m.get("role").and_then(Value::as_str) {
+                    None => why.push(format!("messages[{i}] has no \"role\"")),
+                    Some(r) if !ROLES.contains(&r) => {
+                        why.push(format!("messages[{i}] has role {r:?}"))
+                    }
+                    Some(_) => {}
+                }
+                if let Some(Value::Array(blocks)) = m.get("content")
+                    && let Some(t) = blocks.iter().find_map(|b| {
+                        b.get("type")
+                            .and_then(Value::as_str)
+                            .filter(|t| t.ends_with("tool_use") || t.ends_with("tool_result"))
+                    })
+                {
+                    why.push(format!(
+                        "messages[{i}] holds an Anthropic {t:?} content block"
+                    ));
+                }
+                if why.len() >= 3 {
+                    break;
+                }
+            }
+        }
+        Some(other) => why.push(format!("\"messages\" is {}, not a list", kind(other))),
+        None => why.push("no \"messages\" list".to_string()),
+    }
+    if let Some(Value::Array(tools)) = o.get("tools")
+        && tools.iter().any(|t| t.get("input_schema").is_some())
+    {
+        why.push("its tools have \"input_schema\" (Anthropic's tool shape)".to_string());
+    }
+    why
+}
+
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Fields of a transcript this reader maps; the rest are kept on the run.
+const TRANSCRIPT_MAPPED: &[&str] = &[
+    "messages",
+    "tools",
+    "functions",
+    "run_id",
+    "task_id",
+    "trial",
+    "success",
+    "harm",
+    "model",
+];
+
+/// Run fields a transcript may carry beside the provider's own (a harness's
+/// additions): `run_id`, `task_id` (string or integer), `trial`, `success`,
+/// `harm`, and the provider's `model`.
+pub fn run_fields(o: &Map<String, Value>, run: &mut Map<String, Value>) {
+    for key in ["run_id", "model"] {
+        if let Some(Value::String(s)) = o.get(key) {
+            run.insert(key.into(), json!(s));
+        }
+    }
+    match o.get("task_id") {
+        Some(Value::String(s)) => {
+            run.insert("task_id".into(), json!(s));
+        }
+        Some(Value::Number(n)) => {
+            run.insert("task_id".into(), json!(n.to_string()));
+        }
+        _ => {}
+    }
+    if let Some(t @ Value::Number(_)) = o.get("trial") {
+        run.insert("trial".into(), t.clone());
+    }
+    for key in ["success", "harm"] {
+        if let Some(b @ Value::Bool(_)) = o.get(key) {
+            run.insert(key.into(), b.clone());
+        }
+    }
+}
+
+/// Keeps a transcript's unmapped top-level fields on the run, under
+/// `request` (so that none is mistaken for a rung field).
+pub fn keep_rest(o: &Map<String, Value>, mapped: &[&str], run: &mut Map<String, Value>) {
+    let rest: Map<String, Value> = o
+        .iter()
+        .filter(|(k, _)| !mapped.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if !rest.is_empty() {
+        run.insert("request".into(), Value::Object(rest));
+    }
+}
+
+/// Maps one transcript to a run and its decisions.
+pub fn map(
+    v: &Value,
+    record_line: u64,
+    message_lines: &[u64],
+    out: &mut Out,
+) -> Result<(), String> {
+    let why = check(v);
+    if !why.is_empty() {
+        return Err(format!("not an OpenAI transcript: {}", why.join("; ")));
+    }
+    let o = v.as_object().expect("checked");
+    let messages = o["messages"].as_array().expect("checked");
+    let mut run = Map::new();
+    run_fields(o, &mut run);
+    let run_id = match run.get("run_id").and_then(Value::as_str) {
+        Some(id) => id.to_string(),
+        None => format!("openai-{}", convo::short_hash(v)),
+    };
+    run.insert("type".into(), json!("run"));
+    run.insert("run_id".into(), json!(run_id));
+    let record = Some(format!("run {run_id}"));
+    let defs: Option<&Vec<Value>> = match (o.get("tools"), o.get("functions")) {
+        (Some(Value::Array(t)), _) => Some(t),
+        (_, Some(Value::Array(f))) => Some(f),
+        _ => None,
+    };
+    let visible = defs.map(|d| tool_names(d));
+    let msgs = read_messages(
+        messages,
+        message_lines,
+        record_line,
+        &record,
+        |_| false,
+        out,
+    );
+    if let Some(g) = msgs.goal {
+        run.insert("goal".into(), json!(g));
+    }
+    if let Some(d) = defs {
+        run.insert("tool_definitions".into(), json!(d));
+    }
+    keep_rest(o, TRANSCRIPT_MAPPED, &mut run);
+    run.insert("imported_from".into(), json!("openai"));
+    out.push(Value::Object(run), record_line, None);
+    convo::decisions(&run_id, visible.as_deref(), msgs.items, &record, out);
+    Ok(())
+}

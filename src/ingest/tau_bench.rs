@@ -1,0 +1,135 @@
+//! tau-bench trajectories (`historical_trajectories/*.json`): a list of
+//! records `{task_id, trial, reward, info, traj}`, each one run. `traj`
+//! holds OpenAI-format messages; a tool result starting with `Error:` is an
+//! execution error. The tool menu is not recorded, so none is given.
+
+use serde_json::{Map, Value, json};
+
+use super::convo::{self, Item, Out};
+use super::openai::{self, kind};
+
+/// Why a value is not a tau-bench record (empty when it is one).
+pub fn check(v: &Value) -> Vec<String> {
+    let Value::Object(o) = v else {
+        return vec![format!("a trajectory record is an object, not {}", kind(v))];
+    };
+    let mut why = Vec::new();
+    match o.get("traj") {
+        Some(Value::Array(_)) => {}
+        Some(other) => why.push(format!("\"traj\" is {}, not a list", kind(other))),
+        None => why.push("no \"traj\" list".to_string()),
+    }
+    match o.get("task_id") {
+        Some(Value::Number(_) | Value::String(_)) => {}
+        Some(other) => why.push(format!("\"task_id\" is {}", kind(other))),
+        None => why.push("no \"task_id\"".to_string()),
+    }
+    why
+}
+
+/// The environment a trajectory ran in, from its policy's heading
+/// (`# Airline Agent Policy` → `airline`), so that task 0 of airline and
+/// task 0 of retail stay apart.
+fn environment(traj: &[Value]) -> Option<String> {
+    let sys = traj
+        .iter()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("system"))?;
+    let first = sys.get("content")?.as_str()?.lines().next()?;
+    let heading = first.strip_prefix("# ")?;
+    if !heading.to_ascii_lowercase().ends_with("policy") {
+        return None;
+    }
+    let word = heading.split_whitespace().next()?.to_ascii_lowercase();
+    (word.chars().all(|c| c.is_ascii_alphanumeric()) && word != "policy").then_some(word)
+}
+
+/// Maps one record to a run and its decisions. `message_lines[i]` is the
+/// line of `traj[i]`.
+pub fn map(
+    v: &Value,
+    record_line: u64,
+    message_lines: &[u64],
+    out: &mut Out,
+) -> Result<(), String> {
+    let why = check(v);
+    if !why.is_empty() {
+        return Err(format!("not a tau-bench record: {}", why.join("; ")));
+    }
+    let o = v.as_object().expect("checked");
+    let traj = o["traj"].as_array().expect("checked");
+    let raw_task = match &o["task_id"] {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let env = environment(traj);
+    let task_id = format!("{}/{raw_task}", env.as_deref().unwrap_or("tau-bench"));
+    let trial = o.get("trial").and_then(Value::as_i64);
+    let run_id = format!(
+        "{task_id}/{}-{}",
+        trial.map(|t| format!("t{t}")).unwrap_or_else(|| "t".into()),
+        &convo::short_hash(&o["traj"])[..8]
+    );
+    let record = Some(format!("run {run_id}"));
+
+    let mut run = Map::new();
+    run.insert("type".into(), json!("run"));
+    run.insert("run_id".into(), json!(run_id));
+    run.insert("task_id".into(), json!(task_id));
+    if let Some(t) = trial.filter(|t| *t >= 0) {
+        run.insert("trial".into(), json!(t));
+    }
+    if let Some(r) = o.get("reward").and_then(Value::as_f64) {
+        // tau-bench counts a trial as passed when its reward is 1.
+        run.insert("success".into(), json!((r - 1.0).abs() < 1e-6));
+        run.insert("reward".into(), o["reward"].clone());
+    }
+    run.insert("tau_bench_task_id".into(), o["task_id"].clone());
+    if let Some(info) = o.get("info") {
+        if let Some(actions) = info.get("task").and_then(|t| t.get("actions")) {
+            run.insert("ground_truth_actions".into(), actions.clone());
+        }
+        run.insert("tau_bench_info".into(), info.clone());
+    }
+    for (k, val) in o {
+        if !["task_id", "trial", "reward", "info", "traj"].contains(&k.as_str()) {
+            run.insert(format!("tau_bench_{k}"), val.clone());
+        }
+    }
+
+    let mut msgs = openai::read_messages(traj, message_lines, record_line, &record, |_| false, out);
+    for item in &mut msgs.items {
+        if let Item::Result(r) = item
+            && let Value::String(s) = &r.content
+            && s.starts_with("Error:")
+        {
+            r.error = Some(s.clone());
+        }
+    }
+    if let Some(g) = msgs.goal.take() {
+        run.insert("goal".into(), json!(g));
+    }
+    run.insert("imported_from".into(), json!("tau-bench"));
+    out.push(Value::Object(run), record_line, None);
+    convo::decisions(&run_id, None, msgs.items, &record, out);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn environment_from_policy_heading() {
+        let t = |s: &str| vec![json!({"role": "system", "content": s})];
+        assert_eq!(
+            environment(&t("# Airline Agent Policy\n\nx")),
+            Some("airline".into())
+        );
+        assert_eq!(
+            environment(&t("# Retail agent policy\n")),
+            Some("retail".into())
+        );
+        assert_eq!(environment(&t("You are a helpful agent")), None);
+        assert_eq!(environment(&[]), None);
+    }
+}

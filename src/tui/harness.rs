@@ -1,0 +1,189 @@
+//! Drives the app headless over ratatui's `TestBackend`, with the real
+//! workers: state tests, snapshot tests and the benchmark feed it keys and
+//! read the buffer.
+
+use std::path::Path;
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::app::{Action, App, Options, update};
+use super::theme::Theme;
+use super::worker::{Done, Shared, Workers};
+use super::{keymap, views};
+use crate::error::{Error, Result};
+use crate::redact::Redactor;
+use crate::store::Store;
+
+pub struct Harness {
+    pub app: App,
+    pub terminal: Terminal<TestBackend>,
+    workers: Workers,
+    rx: Receiver<Done>,
+}
+
+fn id(d: Done) -> Done {
+    d
+}
+
+impl Harness {
+    /// Opens `db` as `rung` would, with a fixed clock and no colour; the app
+    /// is not started (call `start` after the first `draw`).
+    pub fn open(db: &Path, now_us: i64, no_redact: bool, w: u16, h: u16) -> Result<Harness> {
+        let store = Store::open_ro(db)?;
+        let config = store.config()?;
+        drop(store);
+        let redactor =
+            Redactor::new(&config.redact.patterns, no_redact).map_err(Error::usage)?;
+        let (tx, rx) = channel();
+        let workers = Workers::start(
+            Shared {
+                db: db.to_path_buf(),
+                config: std::sync::Arc::new(config),
+                redactor,
+            },
+            tx,
+            id,
+        );
+        let opts = Options {
+            now_us,
+            theme: Theme { color: false },
+            no_redact,
+        };
+        Ok(Harness {
+            app: App::new(opts, (w, h)),
+            terminal: Terminal::new(TestBackend::new(w, h)).expect("test backend"),
+            workers,
+            rx,
+        })
+    }
+
+    fn flush(&mut self) {
+        for (slot, seq, request) in self.app.outbox.drain(..) {
+            self.workers.send(slot, seq, request);
+        }
+    }
+
+    pub fn start(&mut self) {
+        self.app.start();
+        self.flush();
+    }
+
+    pub fn draw(&mut self) {
+        let app = &self.app;
+        self.terminal
+            .draw(|f| views::draw(f, app))
+            .expect("test backend draws");
+    }
+
+    /// Applies an action and sends what it asked for.
+    pub fn act(&mut self, a: Action) {
+        update(&mut self.app, a);
+        self.flush();
+    }
+
+    pub fn press(&mut self, key: KeyEvent) {
+        if let Some(a) = keymap::action(&self.app, key) {
+            self.act(a);
+        }
+    }
+
+    /// Presses keys given as words: `j`, `G`, `Enter`, `Esc`, `Tab`,
+    /// `BackTab`, `Up`, `Down`, `Left`, `Right`, `PgDn`, `PgUp`,
+    /// `Backspace`, `C-d` (control), separated by spaces.
+    pub fn keys(&mut self, spec: &str) {
+        for word in spec.split_whitespace() {
+            self.press(key(word));
+        }
+    }
+
+    /// Types text character by character.
+    pub fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            self.press(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        }
+    }
+
+    pub fn resize(&mut self, w: u16, h: u16) {
+        self.terminal.backend_mut().resize(w, h);
+        self.act(Action::Resize(w, h));
+    }
+
+    /// Takes the answers already in; returns how many.
+    pub fn pump(&mut self) -> usize {
+        let mut n = 0;
+        while let Ok(d) = self.rx.try_recv() {
+            self.act(Action::Loaded(Box::new(d)));
+            n += 1;
+        }
+        n
+    }
+
+    /// Waits until every request has been answered (or `timeout`).
+    pub fn settle(&mut self, timeout: Duration) -> bool {
+        let end = Instant::now() + timeout;
+        loop {
+            self.pump();
+            if self.app.pending() == 0 {
+                return true;
+            }
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            match self.rx.recv_timeout(left.min(Duration::from_millis(50))) {
+                Ok(d) => self.act(Action::Loaded(Box::new(d))),
+                Err(_) => continue,
+            }
+        }
+    }
+
+    /// Settles (10 s at most) and draws.
+    pub fn settle_draw(&mut self) {
+        self.settle(Duration::from_secs(10));
+        self.draw();
+    }
+
+    /// The screen as text, one line per row.
+    pub fn text(&self) -> String {
+        let buf = self.terminal.backend().buffer();
+        let mut out = String::new();
+        for y in 0..buf.area.height {
+            let mut line = String::new();
+            for x in 0..buf.area.width {
+                line.push_str(buf[(x, y)].symbol());
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// A key from its word (see [`Harness::keys`]).
+pub fn key(word: &str) -> KeyEvent {
+    let code = match word {
+        "Enter" => KeyCode::Enter,
+        "Esc" => KeyCode::Esc,
+        "Tab" => KeyCode::Tab,
+        "BackTab" => KeyCode::BackTab,
+        "Up" => KeyCode::Up,
+        "Down" => KeyCode::Down,
+        "Left" => KeyCode::Left,
+        "Right" => KeyCode::Right,
+        "PgDn" => KeyCode::PageDown,
+        "PgUp" => KeyCode::PageUp,
+        "Backspace" => KeyCode::Backspace,
+        "Space" => KeyCode::Char(' '),
+        w if w.starts_with("C-") && w.len() == 3 => {
+            let c = w.chars().nth(2).expect("C-x");
+            return KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+        }
+        w if w.chars().count() == 1 => KeyCode::Char(w.chars().next().expect("one char")),
+        other => panic!("unknown key word {other:?}"),
+    };
+    KeyEvent::new(code, KeyModifiers::NONE)
+}

@@ -1,0 +1,276 @@
+//! Keys to actions. Each screen lists its bindings once, as (keys, what it
+//! does, action); the keymap, the bottom bar and the `?` help all read those
+//! lists, so the help can never disagree with the keys.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::app::{Action, App, Screen};
+
+/// One key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum K {
+    C(char),
+    Code(KeyCode),
+    Ctrl(char),
+}
+
+/// Keys, what they do, and the action they send.
+#[derive(Debug, Clone)]
+pub struct Binding {
+    /// How the help spells the keys; empty: a twin of the binding before it,
+    /// not listed on its own.
+    pub label: &'static str,
+    pub what: &'static str,
+    pub keys: &'static [K],
+    pub action: Action,
+}
+
+const fn b(label: &'static str, what: &'static str, keys: &'static [K], action: Action) -> Binding {
+    Binding {
+        label,
+        what,
+        keys,
+        action,
+    }
+}
+
+use K::{C, Code, Ctrl};
+
+const MOVE: &[Binding] = &[
+    b("j/k", "move", &[C('j'), Code(KeyCode::Down)], Action::Down),
+    b("", "", &[C('k'), Code(KeyCode::Up)], Action::Up),
+    b("g/G", "top/bottom", &[C('g'), Code(KeyCode::Home)], Action::Top),
+    b("", "", &[C('G'), Code(KeyCode::End)], Action::Bottom),
+    b(
+        "C-d/C-u",
+        "page down/up",
+        &[Ctrl('d'), Code(KeyCode::PageDown)],
+        Action::PageDown,
+    ),
+    b("", "", &[Ctrl('u'), Code(KeyCode::PageUp)], Action::PageUp),
+];
+
+const GLOBAL: &[Binding] = &[
+    b("1-6", "screens", &[C('1')], Action::Go(Screen::Ladder)),
+    b("", "", &[C('2')], Action::Go(Screen::Runs)),
+    b("", "", &[C('3')], Action::Go(Screen::Run)),
+    b("", "", &[C('4')], Action::Go(Screen::Refusals)),
+    b("", "", &[C('5')], Action::Go(Screen::Confusions)),
+    b("", "", &[C('6')], Action::Go(Screen::Tools)),
+    b("Tab", "next screen", &[Code(KeyCode::Tab)], Action::NextTab),
+    b("", "", &[Code(KeyCode::BackTab)], Action::PrevTab),
+    b("f", "filter", &[C('f')], Action::EditFilter),
+    b("F", "clear filter", &[C('F')], Action::ClearFilter),
+    b("Esc", "back", &[Code(KeyCode::Esc)], Action::Back),
+    b("?", "help", &[C('?')], Action::Help),
+    b("q", "quit", &[C('q'), Ctrl('c')], Action::Quit),
+];
+
+const LADDER: &[Binding] = &[b(
+    "Enter",
+    "decisions at this rung",
+    &[Code(KeyCode::Enter)],
+    Action::Enter,
+)];
+
+const RUNS: &[Binding] = &[
+    b("Enter", "open run", &[Code(KeyCode::Enter)], Action::Enter),
+    b("/", "fuzzy filter", &[C('/')], Action::Find),
+    b("s", "sort column", &[C('s')], Action::Sort),
+    b("S", "reverse sort", &[C('S')], Action::Reverse),
+];
+
+const RUN: &[Binding] = &[
+    b(
+        "n/N",
+        "next/prev failing",
+        &[C('n')],
+        Action::NextFailing,
+    ),
+    b("", "", &[C('N')], Action::PrevFailing),
+    b(
+        "Enter/l",
+        "detail pane",
+        &[Code(KeyCode::Enter), C('l'), Code(KeyCode::Right)],
+        Action::Right,
+    ),
+    b("h", "timeline", &[C('h'), Code(KeyCode::Left)], Action::Left),
+    b("v", "hidden tools", &[C('v')], Action::ToggleHidden),
+    b("a", "arguments", &[C('a')], Action::ShowArguments),
+    b("r", "result", &[C('r')], Action::ShowResult),
+    b("o", "raw output", &[C('o')], Action::ShowRaw),
+];
+
+const REFUSALS: &[Binding] = &[
+    b(
+        "Enter",
+        "decisions behind reason",
+        &[Code(KeyCode::Enter)],
+        Action::Enter,
+    ),
+    b(
+        "[/]",
+        "week back/forward",
+        &[C('['), Code(KeyCode::Left), C('h')],
+        Action::WeekBack,
+    ),
+    b("", "", &[C(']'), Code(KeyCode::Right), C('l')], Action::WeekForward),
+    b("t", "this week", &[C('t')], Action::ThisWeek),
+    b("L", "latest refusals", &[C('L')], Action::LatestWeek),
+];
+
+const CONFUSIONS: &[Binding] = &[
+    b(
+        "Enter",
+        "decisions in cell",
+        &[Code(KeyCode::Enter)],
+        Action::Enter,
+    ),
+    b("m", "matrix/list", &[C('m')], Action::ToggleMatrix),
+    b(
+        "h/l",
+        "matrix column",
+        &[C('h'), Code(KeyCode::Left)],
+        Action::Left,
+    ),
+    b("", "", &[C('l'), Code(KeyCode::Right)], Action::Right),
+];
+
+const TOOLS: &[Binding] = &[
+    b("Enter", "why visible?", &[Code(KeyCode::Enter)], Action::Enter),
+    b("/", "find", &[C('/')], Action::Find),
+];
+
+const TOOL: &[Binding] = &[b("j/k", "scroll", &[C('j'), Code(KeyCode::Down)], Action::Down)];
+
+const DECISIONS: &[Binding] = &[b(
+    "Enter",
+    "open at decision",
+    &[Code(KeyCode::Enter)],
+    Action::Enter,
+)];
+
+/// Keys while typing a fuzzy filter or a find.
+pub const TYPING: &[Binding] = &[
+    b("Enter", "keep filter", &[Code(KeyCode::Enter)], Action::Submit),
+    b("Esc", "clear filter", &[Code(KeyCode::Esc)], Action::Cancel),
+    b("↑/↓", "move", &[Code(KeyCode::Down)], Action::Down),
+    b("", "", &[Code(KeyCode::Up)], Action::Up),
+    b("C-u", "clear input", &[Ctrl('u')], Action::ClearInput),
+    b("", "", &[Code(KeyCode::Backspace)], Action::Backspace),
+    b("", "", &[Ctrl('c')], Action::Quit),
+];
+
+/// Keys in the filter editor.
+pub const FORM: &[Binding] = &[
+    b("Enter", "apply", &[Code(KeyCode::Enter)], Action::Submit),
+    b("Esc", "cancel", &[Code(KeyCode::Esc)], Action::Cancel),
+    b(
+        "Tab/↓",
+        "next field",
+        &[Code(KeyCode::Tab), Code(KeyCode::Down)],
+        Action::NextField,
+    ),
+    b(
+        "",
+        "",
+        &[Code(KeyCode::BackTab), Code(KeyCode::Up)],
+        Action::PrevField,
+    ),
+    b("C-u", "clear field", &[Ctrl('u')], Action::ClearInput),
+    b("", "", &[Code(KeyCode::Backspace)], Action::Backspace),
+    b("", "", &[Ctrl('c')], Action::Quit),
+];
+
+/// The bindings of a screen, most specific first (without the global ones).
+pub fn screen_bindings(screen: Screen) -> Vec<&'static Binding> {
+    let own: &[Binding] = match screen {
+        Screen::Ladder => LADDER,
+        Screen::Runs => RUNS,
+        Screen::Run => RUN,
+        Screen::Refusals => REFUSALS,
+        Screen::Confusions => CONFUSIONS,
+        Screen::Tools => TOOLS,
+        Screen::Tool => TOOL,
+        Screen::Decisions => DECISIONS,
+    };
+    let mut v: Vec<&Binding> = own.iter().collect();
+    if screen != Screen::Tool {
+        v.extend(MOVE.iter());
+    }
+    v
+}
+
+/// Every binding in force now, in lookup order.
+pub fn bindings(app: &App) -> Vec<&'static Binding> {
+    if app.editing_filter {
+        return FORM.iter().collect();
+    }
+    if app.is_typing() {
+        return TYPING.iter().collect();
+    }
+    let mut v = screen_bindings(app.screen);
+    v.extend(GLOBAL.iter());
+    v
+}
+
+fn matches(k: K, key: &KeyEvent) -> bool {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    match k {
+        K::C(c) => !ctrl && key.code == KeyCode::Char(c),
+        K::Ctrl(c) => ctrl && key.code == KeyCode::Char(c),
+        K::Code(code) => key.code == code,
+    }
+}
+
+/// The action a key sends now, if any.
+pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    if ctrl && key.code == KeyCode::Char('c') {
+        return Some(Action::Quit);
+    }
+    for bind in bindings(app) {
+        if bind.keys.iter().any(|k| matches(*k, &key)) {
+            return Some(bind.action.clone());
+        }
+    }
+    // Typing: every other printable character is text.
+    if app.is_typing()
+        && !ctrl
+        && let KeyCode::Char(c) = key.code
+    {
+        return Some(Action::Type(c));
+    }
+    None
+}
+
+/// The (keys, what) pairs of the bottom bar and the help, twins left out.
+pub fn help_pairs(list: &[&'static Binding]) -> Vec<(&'static str, &'static str)> {
+    list.iter()
+        .filter(|b| !b.label.is_empty())
+        .map(|b| (b.label, b.what))
+        .collect()
+}
+
+/// The pairs of the bottom bar: the screen's own keys, then help and quit.
+pub fn bar_pairs(app: &App) -> Vec<(&'static str, &'static str)> {
+    if app.editing_filter || app.is_typing() {
+        return help_pairs(&bindings(app));
+    }
+    let mut v = help_pairs(&screen_bindings(app.screen));
+    v.retain(|(k, _)| !matches!(*k, "g/G" | "C-d/C-u"));
+    v.extend(
+        help_pairs(&GLOBAL.iter().collect::<Vec<_>>())
+            .into_iter()
+            .filter(|(k, _)| matches!(*k, "f" | "?" | "q" | "Esc")),
+    );
+    v
+}
+
+/// The global bindings, for the help.
+pub fn global_pairs() -> Vec<(&'static str, &'static str)> {
+    help_pairs(&GLOBAL.iter().collect::<Vec<_>>())
+}

@@ -1,0 +1,269 @@
+//! Arguments and results as pretty JSON, produced lazily in bounded chunks:
+//! a streaming re-indenter carries its state from one chunk to the next, so a
+//! 100 MB result is read, indented, masked and escaped 64 KB at a time.
+
+use crate::redact::Redactor;
+use crate::text;
+
+/// Bytes of stored JSON per chunk (before the cut moves to a line end).
+pub const CHUNK: usize = 64 * 1024;
+/// How far past `CHUNK` a chunk may run to end at a line break.
+pub const EXTRA: usize = 16 * 1024;
+/// Longest line kept as one piece; longer lines are cut into pieces so that
+/// drawing a screenful never touches more than a bounded amount of text.
+pub const PIECE: usize = 2000;
+/// Deepest nesting that still indents further (a pathological `[[[[...` must
+/// not turn 64 KB into megabytes of spaces).
+const MAX_INDENT: u32 = 32;
+
+/// The re-indenter's state between two bytes of compact JSON.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Indent {
+    pub depth: u32,
+    in_str: bool,
+    esc: bool,
+    /// A line break is owed before the next significant byte.
+    nl: bool,
+    /// The last significant byte opened a container (`{}` stays on one line).
+    open: bool,
+}
+
+impl Indent {
+    fn newline(&self, out: &mut Vec<u8>) {
+        out.push(b'\n');
+        for _ in 0..self.depth.min(MAX_INDENT) {
+            out.extend_from_slice(b"  ");
+        }
+    }
+
+    /// Whether a chunk may end right after this state: a comma outside any
+    /// string was the last byte, so the owed line break starts a new line.
+    pub fn at_line_end(&self) -> bool {
+        !self.in_str && self.nl && !self.open
+    }
+
+    /// Feeds bytes, appending the indented text to `out` when given.
+    pub fn feed(&mut self, bytes: &[u8], out: Option<&mut Vec<u8>>) {
+        match out {
+            Some(o) => {
+                for &c in bytes {
+                    self.step(c, o);
+                }
+            }
+            None => {
+                let mut scratch = Vec::with_capacity(2 * MAX_INDENT as usize + 8);
+                for &c in bytes {
+                    self.step(c, &mut scratch);
+                    scratch.clear();
+                }
+            }
+        }
+    }
+
+    fn step(&mut self, c: u8, o: &mut Vec<u8>) {
+        if self.in_str {
+            o.push(c);
+            if self.esc {
+                self.esc = false;
+            } else if c == b'\\' {
+                self.esc = true;
+            } else if c == b'"' {
+                self.in_str = false;
+            }
+            return;
+        }
+        match c {
+            b' ' | b'\n' | b'\r' | b'\t' => {}
+            b'}' | b']' => {
+                self.depth = self.depth.saturating_sub(1);
+                if !self.open {
+                    self.newline(o);
+                }
+                self.open = false;
+                self.nl = false;
+                o.push(c);
+            }
+            _ => {
+                if self.nl {
+                    self.newline(o);
+                    self.nl = false;
+                }
+                self.open = false;
+                match c {
+                    b'{' | b'[' => {
+                        o.push(c);
+                        self.depth += 1;
+                        self.nl = true;
+                        self.open = true;
+                    }
+                    b',' => {
+                        o.push(c);
+                        self.nl = true;
+                    }
+                    b':' => o.extend_from_slice(b": "),
+                    b'"' => {
+                        o.push(c);
+                        self.in_str = true;
+                    }
+                    _ => o.push(c),
+                }
+            }
+        }
+    }
+}
+
+/// The end of the chunk that starts at `start` (in `buf`, which holds the
+/// bytes from `start` on): just after the first comma outside a string past
+/// `CHUNK`, else at most `CHUNK + EXTRA` bytes on a UTF-8 boundary.
+/// Returns (length, state at the end).
+pub fn chunk_len(buf: &[u8], state: Indent) -> (usize, Indent) {
+    let mut st = state;
+    if buf.len() <= CHUNK {
+        st.feed(buf, None);
+        return (buf.len(), st);
+    }
+    st.feed(&buf[..CHUNK], None);
+    let limit = buf.len().min(CHUNK + EXTRA);
+    let mut i = CHUNK;
+    let mut scratch = Vec::new();
+    while i < limit {
+        st.step(buf[i], &mut scratch);
+        scratch.clear();
+        i += 1;
+        if st.at_line_end() {
+            return (i, st);
+        }
+    }
+    if i == buf.len() {
+        return (i, st);
+    }
+    // No line end nearby (a huge string): cut on a character boundary.
+    let mut end = i;
+    while end > CHUNK && (buf[end] & 0xC0) == 0x80 {
+        end -= 1;
+    }
+    let mut st = state;
+    st.feed(&buf[..end], None);
+    (end, st)
+}
+
+/// Indents `bytes` from `state`, then masks secrets and escapes control
+/// characters line by line, cutting long lines into pieces.
+pub fn render(bytes: &[u8], state: Indent, redactor: &Redactor) -> Vec<String> {
+    let mut st = state;
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 4);
+    st.feed(bytes, Some(&mut out));
+    let text = String::from_utf8_lossy(&out);
+    let mut lines = Vec::new();
+    let mut parts = text.split('\n');
+    if text.starts_with('\n') {
+        parts.next();
+    }
+    for line in parts {
+        push_line(&mut lines, line, redactor);
+    }
+    lines
+}
+
+/// Plain text (a decoded `raw` string): masked and escaped, newlines kept.
+pub fn render_text(s: &str, redactor: &Redactor) -> Vec<String> {
+    let mut lines = Vec::new();
+    for line in s.split('\n') {
+        push_line(&mut lines, line, redactor);
+    }
+    lines
+}
+
+fn push_line(lines: &mut Vec<String>, line: &str, redactor: &Redactor) {
+    let masked = redactor.apply(line);
+    let safe = text::escape(&masked);
+    if safe.len() <= PIECE {
+        lines.push(safe.into_owned());
+        return;
+    }
+    let mut piece = String::with_capacity(PIECE);
+    let mut n = 0;
+    for c in safe.chars() {
+        piece.push(c);
+        n += 1;
+        if n == PIECE {
+            lines.push(std::mem::take(&mut piece));
+            n = 0;
+        }
+    }
+    if !piece.is_empty() {
+        lines.push(piece);
+    }
+}
+
+/// A human size: `812 B`, `64.0 KB`, `104.9 MB`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KB", "MB", "GB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1000.0 && u + 1 < UNITS.len() {
+        v /= 1000.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pretty(s: &str) -> String {
+        render(s.as_bytes(), Indent::default(), &Redactor::default()).join("\n")
+    }
+
+    #[test]
+    fn indents_like_serde_pretty() {
+        let v: serde_json::Value =
+            serde_json::from_str(r#"{"a":[1,{"b":"x,y:{"},[],{}],"c":null,"d":"q\"}"}"#).unwrap();
+        let compact = serde_json::to_string(&v).unwrap();
+        assert_eq!(pretty(&compact), serde_json::to_string_pretty(&v).unwrap());
+    }
+
+    #[test]
+    fn chunks_carry_state_and_end_on_line_breaks() {
+        let items: Vec<String> = (0..20_000).map(|i| format!("\"item-{i}\"")).collect();
+        let compact = format!("{{\"list\":[{}]}}", items.join(","));
+        let bytes = compact.as_bytes();
+        let mut lines = Vec::new();
+        let (mut start, mut st) = (0, Indent::default());
+        while start < bytes.len() {
+            let (len, end) = chunk_len(&bytes[start..], st);
+            let part = render(&bytes[start..start + len], st, &Redactor::default());
+            if start + len < bytes.len() {
+                assert!(part.last().unwrap().ends_with(','), "chunk ends a line");
+            }
+            lines.extend(part);
+            start += len;
+            st = end;
+        }
+        assert_eq!(lines.join("\n"), pretty(&compact));
+    }
+
+    #[test]
+    fn masks_escapes_and_cuts() {
+        let lines = render(
+            br#"{"k":"sk-test-4f9aQ2xLk81","e":"\u001b[2J","c":"a\u009bb"}"#,
+            Indent::default(),
+            &Redactor::default(),
+        );
+        assert_eq!(lines[1], "  \"k\": \"••••\",");
+        assert_eq!(lines[2], "  \"e\": \"\\u001b[2J\",");
+        // serde keeps C1 controls raw in strings: they are escaped here
+        let raw_c1 = "{\"c\":\"a\u{9b}b\"}";
+        let lines = render(raw_c1.as_bytes(), Indent::default(), &Redactor::default());
+        assert_eq!(lines[1], "  \"c\": \"a\\u{9b}b\"");
+        let long = format!("\"{}\"", "x".repeat(PIECE * 2 + 10));
+        let lines = render(long.as_bytes(), Indent::default(), &Redactor::default());
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0].chars().count(), PIECE);
+    }
+}

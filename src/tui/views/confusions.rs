@@ -1,0 +1,163 @@
+//! Confusions: the cells (acceptable set → selected) ranked, or a matrix of
+//! the most confused acceptable sets against the tools picked instead.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table};
+
+use super::{block, esc, loading, n, percent};
+use crate::metrics::top_share;
+use crate::text::truncate;
+use crate::tui::app::{App, MATRIX, matrix};
+use crate::tui::layout::{self, List};
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let (top, body) = layout::confusions(area);
+    let Some(c) = &app.confusions.value else {
+        f.render_widget(loading(t), top);
+        f.render_widget(block(" Confusion cells ", t, true), body);
+        return;
+    };
+    let summary = match top_share(c, 2) {
+        Some(s) if c.cells.len() >= 2 => format!(
+            " {} selection failures in {} cells; the top two explain {}.",
+            n(c.selection_failures),
+            n(c.cells.len() as u64),
+            percent(Some(s))
+        ),
+        Some(_) => format!(" {} selection failures in one cell.", n(c.selection_failures)),
+        None => " No selection failures in this filter.".to_string(),
+    };
+    f.render_widget(Line::styled(summary, t.header()), top);
+    if c.cells.is_empty() {
+        f.render_widget(block(" Confusion cells ", t, true), body);
+        return;
+    }
+    if app.confusion.matrix {
+        return draw_matrix(f, app, c, body);
+    }
+    let h = layout::list_height(List::Cells, app.size);
+    let cur = &app.confusion.cursor;
+    let top_row = cur.visible_top(h);
+    let max = c.cells.first().map(|x| x.count).unwrap_or(1).max(1);
+    let rows: Vec<Row> = c
+        .cells
+        .iter()
+        .enumerate()
+        .skip(top_row)
+        .take(h)
+        .map(|(i, x)| {
+            let bar = "█".repeat(((x.count * 12).div_ceil(max)) as usize);
+            let row = Row::new(vec![
+                Cell::from(Line::from(format!("{}", i + 1)).right_aligned()),
+                Cell::from(esc(&x.acceptable.join(", ")).into_owned()),
+                Cell::from(Span::styled(
+                    super::opt(&x.selected, "(no call)").into_owned(),
+                    t.rung("selection"),
+                )),
+                Cell::from(Line::from(n(x.count)).right_aligned()),
+                Cell::from(Line::from(percent(Some(x.share))).right_aligned()),
+                Cell::from(Span::styled(bar, t.bar())),
+            ]);
+            if i == cur.sel {
+                row.style(t.selected())
+            } else {
+                row
+            }
+        })
+        .collect();
+    let head = Row::new(vec![
+        Cell::from(Line::from("#").right_aligned()),
+        Cell::from("acceptable"),
+        Cell::from("selected instead"),
+        Cell::from(Line::from("count").right_aligned()),
+        Cell::from(Line::from("share").right_aligned()),
+        Cell::from(""),
+    ])
+    .style(t.header());
+    let widths = [
+        Constraint::Length(4),
+        Constraint::Fill(3),
+        Constraint::Fill(2),
+        Constraint::Length(7),
+        Constraint::Length(7),
+        Constraint::Length(12),
+    ];
+    let b = block(" Confusion cells · m: matrix ", t, true).title_bottom(
+        Line::from(format!(" {} of {} ", cur.sel + 1, c.cells.len())).right_aligned(),
+    );
+    f.render_widget(Table::new(rows, widths).header(head).block(b), body);
+}
+
+fn draw_matrix(f: &mut Frame, app: &App, c: &crate::metrics::Confusions, area: Rect) {
+    let t = &app.opts.theme;
+    let (rows, cols) = matrix(c, MATRIX);
+    let b = block(
+        format!(
+            " Matrix · top {} acceptable sets × top {} selected instead · m: list ",
+            rows.len(),
+            cols.len()
+        ),
+        t,
+        true,
+    );
+    let inner_w = area.width.saturating_sub(2) as usize;
+    let label_w = 24usize.min(inner_w / 3);
+    let col_w = ((inner_w - label_w) / cols.len().max(1)).clamp(4, 14);
+    let (sr, sc) = app.confusion.cell;
+    let mut lines = Vec::new();
+    let mut head = vec![Span::styled(
+        format!("{:<label_w$}", "acceptable ↓ / selected →"),
+        t.dim(),
+    )];
+    for (j, s) in cols.iter().enumerate() {
+        let name = super::opt(s, "(no call)");
+        let style = if j == sc { t.header() } else { t.rung("selection") };
+        head.push(Span::styled(
+            format!(" {:>w$}", truncate(&name, col_w - 1), w = col_w - 1),
+            style,
+        ));
+    }
+    lines.push(Line::from(head));
+    for (i, acc) in rows.iter().enumerate() {
+        let label = esc(&acc.join(", ")).into_owned();
+        let mut spans = vec![Span::styled(
+            format!("{:<label_w$}", truncate(&label, label_w - 1)),
+            if i == sr { t.header() } else { Style::new() },
+        )];
+        for (j, s) in cols.iter().enumerate() {
+            let count = c
+                .cells
+                .iter()
+                .find(|x| x.acceptable == *acc && x.selected == *s)
+                .map(|x| x.count)
+                .unwrap_or(0);
+            let text = if count == 0 {
+                "·".to_string()
+            } else {
+                n(count)
+            };
+            let style = if i == sr && j == sc {
+                t.selected()
+            } else if count == 0 {
+                t.dim()
+            } else {
+                Style::new()
+            };
+            spans.push(Span::styled(
+                format!(" {:>w$}", text, w = col_w - 1),
+                style,
+            ));
+        }
+        lines.push(Line::from(spans));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "arrows or h/j/k/l move · Enter: the decisions in the cell",
+        t.dim(),
+    ));
+    f.render_widget(Paragraph::new(lines).block(b), area);
+}

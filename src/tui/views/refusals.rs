@@ -1,0 +1,186 @@
+//! Refusals: the weekly report by reason and stage, with the previous week,
+//! the change, and refusals per day.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table};
+
+use super::{block, day, esc, loading, n, spark};
+use crate::tui::app::{App, DAY};
+use crate::tui::layout::{self, List};
+
+fn change(count: u64, previous: u64) -> String {
+    match (count, previous) {
+        (c, 0) if c > 0 => "new".into(),
+        (0, p) if p > 0 => "gone".into(),
+        (c, p) => {
+            let d = c as i64 - p as i64;
+            if d > 0 {
+                format!("+{d}")
+            } else {
+                d.to_string()
+            }
+        }
+    }
+}
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let rs = &app.refusals;
+    let (top, table) = layout::refusals(area);
+    let window = format!(
+        " Refusals by reason · {} → {} (UTC, {} days) ",
+        day(rs.since),
+        day(rs.until),
+        (rs.until - rs.since) / DAY
+    );
+    let tb = block(window, t, false);
+    let Some(d) = &rs.data.value else {
+        f.render_widget(Paragraph::new(loading(t)).block(tb), top);
+        f.render_widget(block(" ", t, true), table);
+        return;
+    };
+    let r = &d.report;
+    let total: u64 = r.rows.iter().map(|x| x.count).sum();
+    let prev: u64 = r.rows.iter().map(|x| x.previous).sum();
+    let mover = r
+        .rows
+        .iter()
+        .max_by_key(|x| {
+            (
+                (x.count as i64 - x.previous as i64).abs(),
+                std::cmp::Reverse(x.reason.clone()),
+            )
+        })
+        .filter(|x| x.count != x.previous)
+        .map(|x| {
+            format!(
+                " · biggest mover: {} {} ({} → {})",
+                esc(x.reason.as_deref().unwrap_or("(no reason)")),
+                change(x.count, x.previous),
+                x.previous,
+                x.count
+            )
+        })
+        .unwrap_or_default();
+    let inner = tb.inner(top);
+    f.render_widget(tb, top);
+    let [summary, sparkline] =
+        inner.layout(&Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]));
+    let mut spans = vec![
+        Span::styled(format!("{} refusals", n(total)), t.header()),
+        Span::raw(format!(
+            " in {} run{} (previous window: {}){mover}",
+            n(d.runs_affected),
+            if d.runs_affected == 1 { "" } else { "s" },
+            n(prev)
+        )),
+    ];
+    if r.undated > 0 {
+        spans.push(Span::styled(
+            format!(" · {} undated, in no window", n(r.undated)),
+            t.dim(),
+        ));
+    }
+    f.render_widget(Line::from(spans), summary);
+    // Per day over the previous and this window, two columns a day.
+    let half = d.days.len() / 2;
+    let wide = |v: &[u64]| -> String { spark(v).chars().flat_map(|c| [c, c]).collect() };
+    let (prev_days, this_days) = d.days.split_at(half);
+    let prev_start = rs.since - (rs.until - rs.since);
+    f.render_widget(
+        Paragraph::new(vec![
+            Line::from(vec![
+                Span::styled("per day   previous ", t.dim()),
+                Span::styled(wide(prev_days), t.bar()),
+                Span::styled("   this ", t.dim()),
+                Span::styled(wide(this_days), t.bar()),
+                Span::styled(
+                    format!("   peak {}", n(d.days.iter().copied().max().unwrap_or(0))),
+                    t.dim(),
+                ),
+            ]),
+            Line::styled(
+                format!(
+                    "          from {}{}from {}",
+                    day(prev_start),
+                    " ".repeat((half * 2 + 8).saturating_sub(15)),
+                    day(rs.since)
+                ),
+                t.dim(),
+            ),
+        ]),
+        sparkline,
+    );
+
+    let h = layout::list_height(List::Refusals, app.size);
+    let tbl = block(" reasons (Enter: the decisions behind one) ", t, true);
+    if r.rows.is_empty() {
+        let mut lines = vec![Line::styled("No refusals in this window or the one before.", t.dim())];
+        if let Some(latest) = d.latest {
+            lines.push(Line::raw(""));
+            lines.push(Line::raw(format!(
+                "The latest refusal in the filter is at {} — press L to review that week, or [ and ] to move by a week.",
+                super::minute(latest)
+            )));
+        }
+        f.render_widget(Paragraph::new(lines).block(tbl), table);
+        return;
+    }
+    let top_row = rs.cursor.visible_top(h);
+    let rows: Vec<Row> = r
+        .rows
+        .iter()
+        .enumerate()
+        .skip(top_row)
+        .take(h)
+        .map(|(i, x)| {
+            let ch = change(x.count, x.previous);
+            let ch_style = if ch.starts_with('+') || ch == "new" {
+                t.bad()
+            } else if ch.starts_with('-') || ch == "gone" {
+                t.good()
+            } else {
+                t.dim()
+            };
+            let row = Row::new(vec![
+                Cell::from(esc(x.reason.as_deref().unwrap_or("(no reason)")).into_owned()),
+                Cell::from(Span::styled(x.stage.clone(), t.rung(&x.stage))),
+                Cell::from(Line::from(n(x.count)).right_aligned()),
+                Cell::from(Line::from(n(x.runs)).right_aligned()),
+                Cell::from(Line::from(n(x.previous)).right_aligned()),
+                Cell::from(Line::from(Span::styled(ch, ch_style)).right_aligned()),
+                Cell::from(Span::styled(
+                    d.per_day.get(i).map(|v| spark(v)).unwrap_or_default(),
+                    t.bar(),
+                )),
+            ]);
+            if i == rs.cursor.sel {
+                row.style(t.selected())
+            } else {
+                row
+            }
+        })
+        .collect();
+    let head = Row::new(vec![
+        Cell::from("reason"),
+        Cell::from("stage"),
+        Cell::from(Line::from("count").right_aligned()),
+        Cell::from(Line::from("runs").right_aligned()),
+        Cell::from(Line::from("prev wk").right_aligned()),
+        Cell::from(Line::from("change").right_aligned()),
+        Cell::from("per day"),
+    ])
+    .style(t.header());
+    let widths = [
+        Constraint::Fill(3),
+        Constraint::Length(14),
+        Constraint::Length(7),
+        Constraint::Length(6),
+        Constraint::Length(7),
+        Constraint::Length(7),
+        Constraint::Length(9),
+    ];
+    f.render_widget(Table::new(rows, widths).header(head).block(tbl), table);
+}

@@ -1,0 +1,282 @@
+//! Runs (sortable, fuzzy-filtered) and the decision lists behind a rung, a
+//! refusal reason or a confusion cell. Rows are built for the visible window
+//! only.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table};
+
+use super::{badge, block, esc, loading, minute, n, opt, yes_no};
+use crate::store::browse::{DecisionRow, RunSort};
+use crate::store::query::RunRow;
+use crate::tui::app::App;
+use crate::tui::layout::{self, List};
+use crate::tui::paged::{Cursor, Paged};
+use crate::tui::theme::Theme;
+
+fn sort_name(s: RunSort) -> &'static str {
+    match s {
+        RunSort::Id => "run",
+        RunSort::Task => "task",
+        RunSort::Trial => "trial",
+        RunSort::Model => "model",
+        RunSort::Decisions => "decisions",
+        RunSort::FirstFailed => "first failed",
+        RunSort::Success => "success",
+        RunSort::Harm => "harm",
+    }
+}
+
+fn run_cells<'a>(r: &'a RunRow, t: &Theme) -> Vec<Cell<'a>> {
+    let rung = r.first_failed_rung.as_deref().unwrap_or("");
+    vec![
+        Cell::from(esc(&r.run_id).into_owned()),
+        Cell::from(opt(&r.task_id, "-").into_owned()),
+        Cell::from(Line::from(
+            r.trial.map(|x| x.to_string()).unwrap_or_else(|| "-".into()),
+        ).right_aligned()),
+        Cell::from(opt(&r.model, "-").into_owned()),
+        Cell::from(Line::from(n(r.decisions)).right_aligned()),
+        Cell::from(if rung.is_empty() {
+            Line::styled("-", t.dim())
+        } else {
+            Line::from(badge(rung, t))
+        }),
+        Cell::from(Span::styled(
+            yes_no(r.success),
+            match r.success {
+                Some(true) => t.good(),
+                Some(false) => t.bad(),
+                None => t.dim(),
+            },
+        )),
+        Cell::from(Span::styled(
+            yes_no(r.harm),
+            if r.harm == Some(true) { t.bad() } else { t.dim() },
+        )),
+    ]
+}
+
+const RUN_WIDTHS: [Constraint; 8] = [
+    Constraint::Fill(3),
+    Constraint::Fill(3),
+    Constraint::Length(5),
+    Constraint::Fill(2),
+    Constraint::Length(9),
+    Constraint::Length(14),
+    Constraint::Length(7),
+    Constraint::Length(4),
+];
+
+fn header(sort: Option<(RunSort, bool)>, t: &Theme) -> Row<'static> {
+    let cells: Vec<Cell> = RunSort::ALL
+        .iter()
+        .map(|s| {
+            let mut name = sort_name(*s).to_string();
+            if let Some((by, desc)) = sort
+                && by == *s
+            {
+                name.push_str(if desc { " ▼" } else { " ▲" });
+            }
+            if matches!(s, RunSort::Trial | RunSort::Decisions) {
+                Cell::from(Line::from(name).right_aligned())
+            } else {
+                Cell::from(name)
+            }
+        })
+        .collect();
+    Row::new(cells).style(t.header())
+}
+
+/// Rows `[top, top + h)` of `items` with the selected one highlighted.
+fn window<'a, T>(
+    items: &'a [T],
+    cursor: &Cursor,
+    h: usize,
+    t: &Theme,
+    cells: impl Fn(&'a T) -> Vec<Cell<'a>>,
+) -> Vec<Row<'a>> {
+    let top = cursor.visible_top(h);
+    items
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(h)
+        .map(|(i, item)| {
+            let row = Row::new(cells(item));
+            if i == cursor.sel {
+                row.style(t.selected())
+            } else {
+                row
+            }
+        })
+        .collect()
+}
+
+/// "row 12 of 1,234" for a paged list.
+fn position<T>(p: &Paged<T>) -> String {
+    match (p.position(), p.total) {
+        (Some(i), Some(t)) if t > 0 => format!(" {} of {} ", n(i + 1), n(t)),
+        (None, Some(t)) => format!(" ? of {} ", n(t)),
+        _ => String::new(),
+    }
+}
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let h = layout::list_height(List::Runs, app.size);
+    let rs = &app.runs;
+    let fz = &rs.fuzzy;
+    if fz.active() || fz.typing {
+        let mut title = vec![
+            Span::styled(" Runs · / ", t.title()),
+            Span::styled(
+                format!("{}{}", esc(&fz.input), if fz.typing { "▏" } else { "" }),
+                t.selected(),
+            ),
+        ];
+        let status = match (&fz.result, fz.loading) {
+            (_, true) => " matching…".to_string(),
+            (Some(r), false) => format!(
+                " · {} match{}{}{} ",
+                n(r.matched),
+                if r.matched == 1 { "" } else { "es" },
+                if r.matched as usize > r.rows.len() {
+                    format!(", best {}", n(r.rows.len() as u64))
+                } else {
+                    String::new()
+                },
+                match fz.sorted {
+                    None => ", best first".to_string(),
+                    Some((s, d)) => format!(", by {}{}", sort_name(s), if d { " ▼" } else { " ▲" }),
+                }
+            ),
+            (None, false) => " · type to match run id, task, goal or model ".to_string(),
+        };
+        title.push(Span::styled(status, t.title()));
+        let b = block(Line::from(title), t, true)
+            .title_bottom(Line::from(
+                fz.result
+                    .as_ref()
+                    .filter(|r| !r.rows.is_empty())
+                    .map(|r| format!(" {} of {} ", fz.cursor.sel + 1, r.rows.len()))
+                    .unwrap_or_default(),
+            ).right_aligned());
+        if fz.result.as_ref().is_some_and(|r| r.rows.is_empty()) && !fz.loading {
+            f.render_widget(
+                Paragraph::new(Line::styled("no run matches", t.dim())).block(b),
+                area,
+            );
+            return;
+        }
+        let rows = window(&fz.rows, &fz.cursor, h, t, |r| run_cells(r, t));
+        f.render_widget(
+            Table::new(rows, RUN_WIDTHS)
+                .header(header(fz.sorted, t))
+                .block(b),
+            area,
+        );
+        return;
+    }
+    let p = &rs.page;
+    let title = format!(
+        " Runs{} · sorted by {}{} ",
+        p.total.map(|x| format!(" · {}", n(x))).unwrap_or_default(),
+        sort_name(rs.sort),
+        if rs.desc { " ▼" } else { " ▲" }
+    );
+    let b = block(title, t, true).title_bottom(Line::from(position(p)).right_aligned());
+    if !p.loaded {
+        f.render_widget(Paragraph::new(loading(t)).block(b), area);
+        return;
+    }
+    if p.rows.is_empty() {
+        f.render_widget(
+            Paragraph::new(Line::styled("no runs in this filter", t.dim())).block(b),
+            area,
+        );
+        return;
+    }
+    let rows = window(&p.rows, &p.cursor, h, t, |(_, r)| run_cells(r, t));
+    f.render_widget(
+        Table::new(rows, RUN_WIDTHS)
+            .header(header(Some((rs.sort, rs.desc)), t))
+            .block(b),
+        area,
+    );
+}
+
+/// Cells of a decision in a list: run, step, phase, selected, rung, outcome.
+fn decision_cells<'a>(d: &'a DecisionRow, t: &Theme) -> Vec<Cell<'a>> {
+    vec![
+        Cell::from(esc(&d.run_id).into_owned()),
+        Cell::from(Line::from(d.step.to_string()).right_aligned()),
+        Cell::from(opt(&d.phase, "-").into_owned()),
+        Cell::from(opt(&d.selected, "(no call)").into_owned()),
+        Cell::from(Line::from(badge(&d.rung, t))),
+        Cell::from(outcome(d)),
+        Cell::from(if d.labelled {
+            esc(&d.acceptable.join(", ")).into_owned()
+        } else {
+            "(unlabelled)".to_string()
+        }),
+        Cell::from(d.time_us.map(minute).unwrap_or_default()),
+    ]
+}
+
+/// `refused: reason`, `ok`, `-`.
+pub fn outcome(d: &DecisionRow) -> String {
+    match (&d.status, &d.reason) {
+        (Some(s), Some(r)) => format!("{}: {}", esc(s), esc(r)),
+        (Some(s), None) => esc(s).into_owned(),
+        (None, _) => "-".to_string(),
+    }
+}
+
+pub fn draw_decisions(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let h = layout::list_height(List::Decisions, app.size);
+    let ds = &app.decisions;
+    let p = &ds.page;
+    let title = format!(
+        " {}{} ",
+        esc(&ds.title),
+        p.total.map(|x| format!(" · {}", n(x))).unwrap_or_default()
+    );
+    let b = block(title, t, true).title_bottom(Line::from(position(p)).right_aligned());
+    if !p.loaded {
+        f.render_widget(Paragraph::new(loading(t)).block(b), area);
+        return;
+    }
+    if p.rows.is_empty() {
+        f.render_widget(
+            Paragraph::new(Line::styled("no decisions in this filter", t.dim())).block(b),
+            area,
+        );
+        return;
+    }
+    let rows = window(&p.rows, &p.cursor, h, t, |(_, d)| decision_cells(d, t));
+    let widths = [
+        Constraint::Fill(2),
+        Constraint::Length(5),
+        Constraint::Length(9),
+        Constraint::Fill(2),
+        Constraint::Length(14),
+        Constraint::Fill(2),
+        Constraint::Fill(2),
+        Constraint::Length(16),
+    ];
+    let head = Row::new(vec![
+        Cell::from("run"),
+        Cell::from(Line::from("step").right_aligned()),
+        Cell::from("phase"),
+        Cell::from("selected"),
+        Cell::from("rung"),
+        Cell::from("outcome"),
+        Cell::from("acceptable"),
+        Cell::from("time (UTC)"),
+    ])
+    .style(t.header());
+    f.render_widget(Table::new(rows, widths).header(head).block(b), area);
+}

@@ -1,0 +1,264 @@
+//! Tools: the catalogue with usage counts and marks, and one tool's
+//! definition with the answer to "why was this tool visible?".
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+
+use super::{block, esc, loading, n, percent};
+use crate::tui::app::App;
+use crate::tui::layout::{self, List};
+use crate::tui::worker::AUDIT_CAP;
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let ts = &app.tools;
+    let Some(data) = &ts.data.value else {
+        f.render_widget(
+            Paragraph::new(loading(t)).block(block(" Tools ", t, true)),
+            area,
+        );
+        return;
+    };
+    let order = app.tool_rows();
+    let never = data.iter().filter(|x| x.usage.never_selected).count();
+    let drifted = data.iter().filter(|x| x.flags.drifted).count();
+    let cats: std::collections::BTreeSet<&str> =
+        data.iter().map(|x| x.usage.catalogue.as_str()).collect();
+    let mut title = vec![Span::styled(
+        format!(
+            " Tools · {} in {} catalogue{} · {} never selected · {} drifted ",
+            n(data.len() as u64),
+            cats.len(),
+            if cats.len() == 1 { "" } else { "s" },
+            never,
+            drifted
+        ),
+        t.title(),
+    )];
+    if ts.typing || ts.matches.is_some() {
+        title.push(Span::styled(" / ", t.title()));
+        title.push(Span::styled(
+            format!("{}{}", esc(&ts.find), if ts.typing { "▏" } else { "" }),
+            t.selected(),
+        ));
+        title.push(Span::styled(format!(" {} found ", order.len()), t.title()));
+    }
+    let b = block(Line::from(title), t, true).title_bottom(
+        Line::from(if order.is_empty() {
+            String::new()
+        } else {
+            format!(" {} of {} ", ts.cursor.sel + 1, order.len())
+        })
+        .right_aligned(),
+    );
+    if order.is_empty() {
+        let msg = if data.is_empty() {
+            "no catalogue tools in this database"
+        } else {
+            "no tool matches"
+        };
+        f.render_widget(Paragraph::new(Line::styled(msg, t.dim())).block(b), area);
+        return;
+    }
+    let h = layout::list_height(List::Tools, app.size);
+    let top = ts.cursor.visible_top(h);
+    let rows: Vec<Row> = order
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(h)
+        .map(|(i, &k)| {
+            let x = &data[k];
+            let u = &x.usage;
+            let mut marks = Vec::new();
+            if u.never_selected {
+                marks.push(Span::styled("never selected ", t.warn()));
+            }
+            if x.flags.drifted {
+                marks.push(Span::styled("drifted", t.bad()));
+            }
+            let num = |v: u64| Cell::from(Line::from(n(v)).right_aligned());
+            let row = Row::new(vec![
+                Cell::from(esc(&u.catalogue).into_owned()),
+                Cell::from(esc(&u.name).into_owned()),
+                Cell::from(esc(&u.family).into_owned()),
+                Cell::from(esc(&u.effect).into_owned()),
+                Cell::from(if x.flags.open_world { "yes" } else { "" }),
+                num(u.visible),
+                num(u.selected),
+                num(u.selected_wrongly),
+                num(u.refused),
+                Cell::from(Line::from(marks)),
+            ]);
+            if i == ts.cursor.sel {
+                row.style(t.selected())
+            } else {
+                row
+            }
+        })
+        .collect();
+    let right = |s: &'static str| Cell::from(Line::from(s).right_aligned());
+    let head = Row::new(vec![
+        Cell::from("catalogue"),
+        Cell::from("tool"),
+        Cell::from("family"),
+        Cell::from("effect"),
+        Cell::from("open"),
+        right("visible"),
+        right("selected"),
+        right("wrongly"),
+        right("refused"),
+        Cell::from("marks"),
+    ])
+    .style(t.header());
+    let widths = [
+        Constraint::Fill(2),
+        Constraint::Fill(3),
+        Constraint::Fill(2),
+        Constraint::Length(11),
+        Constraint::Length(4),
+        Constraint::Length(8),
+        Constraint::Length(8),
+        Constraint::Length(7),
+        Constraint::Length(7),
+        Constraint::Fill(2),
+    ];
+    f.render_widget(Table::new(rows, widths).header(head).block(b), area);
+}
+
+fn list_of(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|x| match x {
+                    serde_json::Value::String(s) => esc(s).into_owned(),
+                    other => esc(&other.to_string()).into_owned(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub fn draw_tool(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let ts = &app.tool;
+    let title = format!(
+        " {} · catalogue {} · j/k scroll · Esc back ",
+        esc(&ts.name),
+        esc(&ts.catalogue)
+    );
+    let b = block(title, t, true);
+    let mut lines: Vec<Line> = Vec::new();
+    match &ts.def.value {
+        None => lines.push(loading(t)),
+        Some(None) => lines.push(Line::styled("this tool is not in the catalogue", t.dim())),
+        Some(Some(d)) => {
+            let r = &d.record;
+            let s = |k: &str| r.get(k).and_then(|v| v.as_str()).map(|s| esc(s).into_owned());
+            let mut facts = format!(
+                "family {} · effect {} · {} · {}",
+                esc(&d.family),
+                esc(&d.effect),
+                if d.open_world { "open-world" } else { "closed-world" },
+                if d.idempotent { "idempotent" } else { "not idempotent" }
+            );
+            for k in ["owner", "provenance", "approval"] {
+                if let Some(v) = s(k) {
+                    facts.push_str(&format!(" · {k} {v}"));
+                }
+            }
+            lines.push(Line::styled(facts, t.dim()));
+            lines.push(Line::raw(""));
+            lines.push(Line::styled("Description (what the model sees)", t.title()));
+            let description = r.get("description").and_then(|v| v.as_str()).unwrap_or("");
+            for l in description.split('\n') {
+                lines.push(Line::raw(format!("  {}", esc(l))));
+            }
+            for (key, name) in [("use_when", "Use when"), ("avoid_when", "Avoid when"), ("keywords", "Keywords")] {
+                let items = r.get(key).map(list_of).unwrap_or_default();
+                if !items.is_empty() {
+                    lines.push(Line::raw(""));
+                    lines.push(Line::styled(name, t.title()));
+                    for i in items {
+                        lines.push(Line::raw(format!("  • {i}")));
+                    }
+                }
+            }
+            lines.push(Line::raw(""));
+            lines.push(Line::styled("Input schema", t.title()));
+            match r.get("input_schema") {
+                Some(v) if !v.is_null() => {
+                    let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
+                    for l in crate::text::safe_json(pretty).lines() {
+                        lines.push(Line::raw(format!("  {}", esc(l))));
+                    }
+                }
+                _ => lines.push(Line::styled("  none recorded", t.dim())),
+            }
+            if !d.drift.is_empty() {
+                lines.push(Line::raw(""));
+                lines.push(Line::styled("Definition changes under this version", t.bad()));
+                for fi in &d.drift {
+                    lines.push(Line::raw(format!("  {}: {}", fi.kind, esc(&fi.detail))));
+                }
+            }
+        }
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "Why was this tool visible? Rule by rule, over the decisions on this catalogue",
+        t.title(),
+    ));
+    match &ts.audit.value {
+        None => lines.push(Line::styled(
+            "  walking the exposure rules over the decisions… (other keys still work)",
+            t.dim(),
+        )),
+        Some(a) => {
+            let capped = if a.examined < a.total {
+                format!(
+                    " · the first {} of {} decisions (capped at {})",
+                    n(a.examined),
+                    n(a.total),
+                    n(AUDIT_CAP)
+                )
+            } else {
+                format!(" · all {} decisions in the filter", n(a.total))
+            };
+            lines.push(Line::styled(format!("  {}{capped}", "examined"), t.dim()));
+            if a.rules.is_empty() {
+                lines.push(Line::styled("  no decisions on this catalogue in the filter", t.dim()));
+            } else {
+                lines.push(Line::styled(
+                    format!("  {:<8} {:<16} {:>9} {:>7}  example reason", "", "rule", "decisions", "share"),
+                    t.header(),
+                ));
+            }
+            for rc in &a.rules {
+                let share = (a.examined > 0).then(|| rc.decisions as f64 / a.examined as f64);
+                lines.push(Line::from(vec![
+                    Span::styled(
+                        format!("  {:<8}", if rc.visible { "visible" } else { "hidden" }),
+                        if rc.visible { t.good() } else { t.warn() },
+                    ),
+                    Span::raw(format!(
+                        " {:<16} {:>9} {:>7}  ",
+                        rc.rule,
+                        n(rc.decisions),
+                        percent(share)
+                    )),
+                    Span::styled(esc(&rc.example).into_owned(), t.dim()),
+                ]));
+            }
+        }
+    }
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(b)
+            .wrap(Wrap { trim: false })
+            .scroll((ts.scroll, 0)),
+        area,
+    );
+}
