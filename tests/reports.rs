@@ -113,7 +113,10 @@ fn ladder_every_format() {
     // alone: authorization 7 (r2/2 r3/1 r3/2 r4/1 r6/1 r6/2 r7/2),
     // semantics 1, unclassified 1.
     let table = db.out(NOW, &["report", "ladder"]);
-    assert_eq!(table, db.out(NOW, &["report", "ladder", "--format", "table"]));
+    assert_eq!(
+        table,
+        db.out(NOW, &["report", "ladder", "--format", "table"])
+    );
     insta::assert_snapshot!("ladder_table", table);
     insta::assert_snapshot!(
         "ladder_markdown",
@@ -290,7 +293,10 @@ fn refusals_every_format_default_week() {
     );
     insta::assert_snapshot!("refusals_markdown", md);
     let table = db.out(NOW, &["report", "refusals"]);
-    assert!(!table.contains('\u{1b}'), "escape sequences reach the terminal");
+    assert!(
+        !table.contains('\u{1b}'),
+        "escape sequences reach the terminal"
+    );
     insta::assert_snapshot!("refusals_table", table);
 }
 
@@ -307,11 +313,25 @@ fn refusals_windows() {
         ],
         "undated": 1
     });
-    let args = ["report", "refusals", "--since", "2026-06-01T00:00:00Z", "--until", "2026-06-08T00:00:00Z"];
+    let args = [
+        "report",
+        "refusals",
+        "--since",
+        "2026-06-01T00:00:00Z",
+        "--until",
+        "2026-06-08T00:00:00Z",
+    ];
     assert_json_eq(&db.json(NOW, &args), &week1);
     // The same with offsets, relative times, or --until alone (7 days).
     for args in [
-        &["report", "refusals", "--since", "2026-06-01T02:00:00+02:00", "--until", "2026-06-07T20:00:00-04:00"][..],
+        &[
+            "report",
+            "refusals",
+            "--since",
+            "2026-06-01T02:00:00+02:00",
+            "--until",
+            "2026-06-07T20:00:00-04:00",
+        ][..],
         &["report", "refusals", "--since", "14d", "--until", "7d"],
         &["report", "refusals", "--since", "336h", "--until", "1w"],
         &["report", "refusals", "--until", "2026-06-08T00:00:00Z"],
@@ -321,7 +341,10 @@ fn refusals_windows() {
     // --since alone runs to now: 11 days, [06-04, 06-15); previous
     // [05-24, 06-04) holds r3's two refusals; r7/2 (06-04) is now current.
     assert_json_eq(
-        &db.json(NOW, &["report", "refusals", "--since", "2026-06-04T00:00:00Z"]),
+        &db.json(
+            NOW,
+            &["report", "refusals", "--since", "2026-06-04T00:00:00Z"],
+        ),
         &json!({
             "window": window("2026-06-04T00:00:00Z", "2026-06-15T00:00:00Z"),
             "rows": [
@@ -344,7 +367,10 @@ fn refusals_windows() {
             "undated": 1
         }),
     );
-    insta::assert_snapshot!("refusals_table_empty", db.out(later, &["report", "refusals"]));
+    insta::assert_snapshot!(
+        "refusals_table_empty",
+        db.out(later, &["report", "refusals"])
+    );
 }
 
 #[test]
@@ -373,7 +399,10 @@ fn refusals_with_filters() {
     );
     assert_eq!(got["undated"], 1);
     // Only the modify phase of run r6.
-    let got = db.json(NOW, &["report", "refusals", "--run", "r6", "--phase", "modify"]);
+    let got = db.json(
+        NOW,
+        &["report", "refusals", "--run", "r6", "--phase", "modify"],
+    );
     assert_json_eq(
         &got["rows"],
         &json!([
@@ -420,7 +449,10 @@ fn confusions_every_format() {
     insta::assert_snapshot!("confusions_table", table);
     insta::assert_snapshot!("confusions_markdown", md);
     // One task: two cells, one each.
-    let c = db.json(NOW, &["report", "confusions", "--task", "where-is-my-order"]);
+    let c = db.json(
+        NOW,
+        &["report", "confusions", "--task", "where-is-my-order"],
+    );
     assert_json_eq(
         &c,
         &json!({
@@ -433,8 +465,21 @@ fn confusions_every_format() {
     );
     // One cell, and none.
     let one = db.out(NOW, &["report", "confusions", "--run", "r2"]);
-    assert!(one.contains("The top cell explains 1 of 1 selection failure (100.0%)."), "{one}");
-    let none = db.out(NOW, &["report", "confusions", "--run", "r5", "--format", "markdown"]);
+    assert!(
+        one.contains("The top cell explains 1 of 1 selection failure (100.0%)."),
+        "{one}"
+    );
+    let none = db.out(
+        NOW,
+        &[
+            "report",
+            "confusions",
+            "--run",
+            "r5",
+            "--format",
+            "markdown",
+        ],
+    );
     assert!(none.contains("No selection failures."), "{none}");
     assert_json_eq(
         &db.json(NOW, &["report", "confusions", "--run", "r5"]),
@@ -507,11 +552,17 @@ fn tools_every_format() {
     );
     let table = db.out(NOW, &["report", "tools"]);
     // The pruning queue, per catalogue.
-    assert!(table.contains("Pruning queue (never selected): ask_user, export_csv\n"), "{table}");
+    assert!(
+        table.contains("Pruning queue (never selected): ask_user, export_csv\n"),
+        "{table}"
+    );
     insta::assert_snapshot!("tools_table", table);
     let md = db.out(NOW, &["report", "tools", "--format", "markdown"]);
     assert!(md.contains("- shop-1: ask_user, export_csv\n"), "{md}");
-    assert!(md.contains("- shop-2: ask_user, lookup_order, no_applicable_tool, refund_order\n"), "{md}");
+    assert!(
+        md.contains("- shop-2: ask_user, lookup_order, no_applicable_tool, refund_order\n"),
+        "{md}"
+    );
     insta::assert_snapshot!("tools_markdown", md);
 }
 
@@ -537,7 +588,17 @@ fn tools_in_a_window() {
     let args = ["report", "tools", "--catalogue", "shop-1", "--since", "7d"];
     assert_json_eq(&db.json(NOW, &args), &want);
     // A catalogue nobody used in the window: every tool in the queue.
-    let got = db.json(NOW, &["report", "tools", "--catalogue", "shop-2", "--until", "2026-06-08T00:00:00Z"]);
+    let got = db.json(
+        NOW,
+        &[
+            "report",
+            "tools",
+            "--catalogue",
+            "shop-2",
+            "--until",
+            "2026-06-08T00:00:00Z",
+        ],
+    );
     let never: Vec<bool> = got["tools"]
         .as_array()
         .unwrap()
@@ -549,6 +610,7 @@ fn tools_in_a_window() {
 
 // ---- runs ---------------------------------------------------------------
 
+#[allow(clippy::too_many_arguments)]
 fn run(
     id: &str,
     task: &str,
@@ -601,7 +663,17 @@ fn runs_every_format() {
     );
     insta::assert_snapshot!(
         "runs_table_one_catalogue",
-        db.out(NOW, &["report", "runs", "--catalogue", "shop-1", "--model", "m-small"])
+        db.out(
+            NOW,
+            &[
+                "report",
+                "runs",
+                "--catalogue",
+                "shop-1",
+                "--model",
+                "m-small"
+            ]
+        )
     );
 }
 
@@ -609,14 +681,34 @@ fn runs_every_format() {
 fn runs_with_filters() {
     let db = fixture();
     let ids = |v: &Value| -> Vec<String> {
-        v["runs"].as_array().unwrap().iter().map(|r| r["run_id"].as_str().unwrap().to_string()).collect()
+        v["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["run_id"].as_str().unwrap().to_string())
+            .collect()
     };
     // Run-level filters keep whole runs.
-    assert_eq!(ids(&db.json(NOW, &["report", "runs", "--model", "m-small"])), ["r1", "r2", "r5", "r6", "r7"]);
-    assert_eq!(ids(&db.json(NOW, &["report", "runs", "--model", LARGE])), ["r3", "r4"]);
-    assert_eq!(ids(&db.json(NOW, &["report", "runs", "--task", "refund-late"])), ["r1", "r2", "r7"]);
-    assert_eq!(ids(&db.json(NOW, &["report", "runs", "--tag", "suite=weekly"])), ["r3", "r4"]);
-    assert_eq!(ids(&db.json(NOW, &["report", "runs", "--run", "r6", "--run", "r2"])), ["r2", "r6"]);
+    assert_eq!(
+        ids(&db.json(NOW, &["report", "runs", "--model", "m-small"])),
+        ["r1", "r2", "r5", "r6", "r7"]
+    );
+    assert_eq!(
+        ids(&db.json(NOW, &["report", "runs", "--model", LARGE])),
+        ["r3", "r4"]
+    );
+    assert_eq!(
+        ids(&db.json(NOW, &["report", "runs", "--task", "refund-late"])),
+        ["r1", "r2", "r7"]
+    );
+    assert_eq!(
+        ids(&db.json(NOW, &["report", "runs", "--tag", "suite=weekly"])),
+        ["r3", "r4"]
+    );
+    assert_eq!(
+        ids(&db.json(NOW, &["report", "runs", "--run", "r6", "--run", "r2"])),
+        ["r2", "r6"]
+    );
     // A decision filter counts the matching decisions only and takes the
     // first failed rung among them: modify decisions are r1/3-4, r2/2-3,
     // r6/1-3 and r7/2.
@@ -630,8 +722,14 @@ fn runs_with_filters() {
         ]}),
     );
     // A window leaves out r3, r7 (the week before) and r4 (no time).
-    assert_eq!(ids(&db.json(NOW, &["report", "runs", "--since", "7d"])), ["r1", "r2", "r5", "r6"]);
-    assert_eq!(ids(&db.json(NOW, &["report", "runs", "--catalogue", "shop-2"])), ["r5"]);
+    assert_eq!(
+        ids(&db.json(NOW, &["report", "runs", "--since", "7d"])),
+        ["r1", "r2", "r5", "r6"]
+    );
+    assert_eq!(
+        ids(&db.json(NOW, &["report", "runs", "--catalogue", "shop-2"])),
+        ["r5"]
+    );
 }
 
 // ---- findings -----------------------------------------------------------
@@ -662,7 +760,10 @@ fn findings_every_format() {
          unclassified_reason,shop-1,refund-late,r2,3,send_email,\"refused with reason \\x1b[31megress_blocked\\x1b[0m, which no stage maps; add it to [reasons] in the config\"\r\n"
     );
     let table = db.out(NOW, &["report", "findings"]);
-    assert!(!table.contains('\u{1b}'), "escape sequences reach the terminal");
+    assert!(
+        !table.contains('\u{1b}'),
+        "escape sequences reach the terminal"
+    );
     insta::assert_snapshot!("findings_table", table);
     insta::assert_snapshot!(
         "findings_markdown",
@@ -712,8 +813,18 @@ fn filters_choose_decisions() {
         ],
     );
     for args in [
-        &["--since", "2026-06-08T00:00:00Z", "--until", "2026-06-15T00:00:00Z"][..],
-        &["--since", "2026-06-08T02:00:00+02:00", "--until", "2026-06-14T20:00:00-04:00"],
+        &[
+            "--since",
+            "2026-06-08T00:00:00Z",
+            "--until",
+            "2026-06-15T00:00:00Z",
+        ][..],
+        &[
+            "--since",
+            "2026-06-08T02:00:00+02:00",
+            "--until",
+            "2026-06-14T20:00:00-04:00",
+        ],
         &["--since", "7d"],
         &["--since", "168h"],
         &["--since", "1w", "--until", "0d"],
@@ -724,20 +835,39 @@ fn filters_choose_decisions() {
     // The week before: r3 and r7.
     let before = ladder(4, 4, &[("selection", 2), ("authorization", 2)]);
     assert_json_eq(&l(&["--until", "7d"]), &before);
-    assert_json_eq(&l(&["--since", "2026-06-01T00:00:00Z", "--until", "2026-06-08T00:00:00Z"]), &before);
+    assert_json_eq(
+        &l(&[
+            "--since",
+            "2026-06-01T00:00:00Z",
+            "--until",
+            "2026-06-08T00:00:00Z",
+        ]),
+        &before,
+    );
     // From 06-11: r2, r5, r6.
     assert_json_eq(
         &l(&["--since", "4d"]),
         &ladder(
             7,
-            5,
-            &[("exposure", 1), ("discovery", 1), ("selection", 1), ("unclassified", 1), ("passed", 3)],
+            6,
+            &[
+                ("exposure", 1),
+                ("discovery", 1),
+                ("selection", 1),
+                ("unclassified", 1),
+                ("passed", 3),
+            ],
         ),
     );
     // Within one run, the window cuts between decisions: r1's 4 decisions
     // are at 09:00:00, :05, :10 and :15.
     assert_json_eq(
-        &l(&["--since", "2026-06-10T09:00:05Z", "--until", "2026-06-10T09:00:15Z"]),
+        &l(&[
+            "--since",
+            "2026-06-10T09:00:05Z",
+            "--until",
+            "2026-06-10T09:00:15Z",
+        ]),
         &ladder(2, 1, &[("semantics", 1), ("passed", 1)]),
     );
     // Run-level filters.
@@ -751,15 +881,31 @@ fn filters_choose_decisions() {
         &ladder(
             9,
             6,
-            &[("selection", 3), ("semantics", 1), ("authorization", 1), ("unclassified", 1), ("progress", 1), ("passed", 2)],
+            &[
+                ("selection", 3),
+                ("semantics", 1),
+                ("authorization", 1),
+                ("unclassified", 1),
+                ("progress", 1),
+                ("passed", 2),
+            ],
         ),
     );
-    assert_json_eq(&l(&["--tag", "suite=nightly", "--tag", "suite=weekly"]), &ladder(0, 0, &[]));
+    assert_json_eq(
+        &l(&["--tag", "suite=nightly", "--tag", "suite=weekly"]),
+        &ladder(0, 0, &[]),
+    );
     assert_json_eq(&l(&["--tag", "suite=nightly"])["decisions"], &json!(10));
     assert_json_eq(&l(&["--tag", "other=x"]), &ladder(0, 0, &[]));
-    assert_json_eq(&l(&["--run", "r6"]), &ladder(3, 3, &[("exposure", 1), ("discovery", 1), ("passed", 1)]));
+    assert_json_eq(
+        &l(&["--run", "r6"]),
+        &ladder(3, 3, &[("exposure", 1), ("discovery", 1), ("passed", 1)]),
+    );
     // Decision-level filters.
-    assert_json_eq(&l(&["--catalogue", "shop-2"]), &ladder(1, 1, &[("passed", 1)]));
+    assert_json_eq(
+        &l(&["--catalogue", "shop-2"]),
+        &ladder(1, 1, &[("passed", 1)]),
+    );
     assert_json_eq(
         &l(&["--phase", "modify"]),
         &ladder(
@@ -792,21 +938,38 @@ fn filters_choose_decisions() {
 #[test]
 fn filter_usage_errors() {
     let db = fixture();
-    for (args, says) in [
-        (&["--since", "2026-06-10T00:00:00Z", "--until", "2026-06-10T00:00:00Z"][..], "is not before"),
-        (&["--since", "2026-06-11T00:00:00Z", "--until", "2026-06-10T00:00:00Z"], "is not before"),
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "--since",
+                "2026-06-10T00:00:00Z",
+                "--until",
+                "2026-06-10T00:00:00Z",
+            ],
+            "is not before",
+        ),
+        (
+            &[
+                "--since",
+                "2026-06-11T00:00:00Z",
+                "--until",
+                "2026-06-10T00:00:00Z",
+            ],
+            "is not before",
+        ),
         (&["--since", "1d", "--until", "2d"], "is not before"),
         (&["--since", "7x"], "--since \"7x\""),
         (&["--until", "2026-06-10"], "--until \"2026-06-10\""),
-        (&["--since", "-7d"], "--since \"-7d\""),
+        (&["--since=-7d"], "--since \"-7d\""),
         (&["--tag", "suite"], "--tag \"suite\": use KEY=VALUE"),
-    ] {
+    ];
+    for (args, says) in cases {
         for kind in ["ladder", "refusals", "metrics"] {
             let mut a = vec!["report", kind];
-            a.extend(args);
+            a.extend(*args);
             let r = db.run(NOW, &a);
             assert_eq!(r.code, 2, "{a:?}: {}", r.stderr);
-            assert!(r.stderr.contains(says), "{a:?}: {}", r.stderr);
+            assert!(r.stderr.contains(*says), "{a:?}: {}", r.stderr);
             assert!(r.stdout.is_empty(), "{a:?}: {}", r.stdout);
         }
     }
@@ -818,18 +981,139 @@ fn filter_usage_errors() {
 #[test]
 fn every_format_of_every_kind_runs_and_table_is_the_default() {
     let db = fixture();
-    for kind in ["ladder", "metrics", "refusals", "confusions", "tools", "runs", "findings"] {
+    for kind in [
+        "ladder",
+        "metrics",
+        "refusals",
+        "confusions",
+        "tools",
+        "runs",
+        "findings",
+    ] {
         let default = db.out(NOW, &["report", kind]);
-        assert_eq!(default, db.out(NOW, &["report", kind, "--format", "table"]), "{kind}");
+        assert_eq!(
+            default,
+            db.out(NOW, &["report", kind, "--format", "table"]),
+            "{kind}"
+        );
         for line in default.lines() {
-            assert!(line.chars().count() <= 80, "{kind}: a line wider than 80 columns:\n{line}");
+            assert!(
+                line.chars().count() <= 80,
+                "{kind}: a line wider than 80 columns:\n{line}"
+            );
         }
         for format in ["markdown", "csv", "json"] {
             let out = db.out(NOW, &["report", kind, "--format", format]);
-            assert!(!out.contains('\u{1b}'), "{kind} {format}: an escape reached the output");
+            assert!(
+                !out.contains('\u{1b}'),
+                "{kind} {format}: an escape reached the output"
+            );
             assert!(out.ends_with('\n'), "{kind} {format}");
         }
     }
     let r = db.run(NOW, &["report", "ladder", "--format", "yaml"]);
     assert_eq!(r.code, 2);
+}
+
+// ---- edges of the refusal report ----------------------------------------------
+
+#[test]
+fn refusal_edges_reasons_stages_and_window_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("edges.jsonl");
+    // One run started inside the week; its decisions sit on the window's
+    // edges (since and prev-since inclusive, until exclusive) or take the
+    // run's start when they record no time.
+    let d = |step: u32, at: Option<&str>, outcome: &str| {
+        let at = at.map(|t| format!(r#""at":"{t}","#)).unwrap_or_default();
+        format!(
+            r#"{{"type":"decision","run_id":"e1","step":{step},{at}"selected":"refund_order","outcome":{outcome}}}"#
+        )
+    };
+    let lines = [
+        r#"{"type":"catalogue","version":"shop-1","tools":[{"name":"refund_order","family":"orders","effect":"mutating","description":"Refund an order."}]}"#.to_string(),
+        r#"{"type":"run","run_id":"e1","catalogue":"shop-1","started_at":"2026-06-09T00:00:00Z"}"#.to_string(),
+        // No reason, no stage: unclassified, reason null.
+        d(1, Some("2026-06-08T00:00:00Z"), r#"{"status":"refused"}"#),
+        // The same reason under two stages (recorded vs inferred): two rows.
+        d(2, None, r#"{"status":"refused","reason":"not_found","stage":"precondition"}"#),
+        d(3, Some("2026-06-14T23:59:59Z"), r#"{"status":"refused","reason":"not_found"}"#),
+        // On `until`: in neither window.
+        d(4, Some("2026-06-15T00:00:00Z"), r#"{"status":"refused","reason":"not_found"}"#),
+        // On the previous window's start, and just before it.
+        d(5, Some("2026-06-01T00:00:00Z"), r#"{"status":"refused","reason":"not_found"}"#),
+        d(6, Some("2026-05-31T23:59:59Z"), r#"{"status":"refused","reason":"not_found"}"#),
+        // Not refused: not a refusal, whatever its reason.
+        d(7, Some("2026-06-10T00:00:00Z"), r#"{"status":"error","reason":"timeout"}"#),
+    ];
+    std::fs::write(&trace, lines.join("\n")).unwrap();
+    let db = Db::import(&[&trace]);
+    assert_json_eq(
+        &db.json(NOW, &["report", "refusals"]),
+        &json!({
+            "window": {"since": "2026-06-08T00:00:00Z", "until": "2026-06-15T00:00:00Z"},
+            "rows": [
+                {"reason": null, "stage": "unclassified", "count": 1, "runs": 1, "previous": 0},
+                {"reason": "not_found", "stage": "precondition", "count": 1, "runs": 1, "previous": 0},
+                {"reason": "not_found", "stage": "semantics", "count": 1, "runs": 1, "previous": 1}
+            ],
+            "undated": 0
+        }),
+    );
+    assert_eq!(
+        db.out(NOW, &["report", "refusals", "--format", "csv"]),
+        "reason,stage,count,runs,previous,since,until\r\n\
+         ,unclassified,1,1,0,2026-06-08T00:00:00Z,2026-06-15T00:00:00Z\r\n\
+         not_found,precondition,1,1,0,2026-06-08T00:00:00Z,2026-06-15T00:00:00Z\r\n\
+         not_found,semantics,1,1,1,2026-06-08T00:00:00Z,2026-06-15T00:00:00Z\r\n"
+    );
+    let table = db.out(NOW, &["report", "refusals"]);
+    assert!(table.contains("\n(no reason)  unclassified"), "{table}");
+    // Every refusal of refund_order by reason; no reason counts under "".
+    let tools = db.json(NOW, &["report", "tools"]);
+    assert_json_eq(
+        &tools["tools"][0]["refused_by_reason"],
+        &json!({"": 1, "not_found": 5}),
+    );
+    assert_eq!(tools["tools"][0]["refused"], 6);
+    let table = db.out(NOW, &["report", "tools"]);
+    assert!(
+        table.contains("refund_order  not_found 5, (no reason) 1"),
+        "{table}"
+    );
+}
+
+/// Reports do not depend on how the records were split into imports: labels
+/// imported first, run records after their decisions, first decisions last.
+#[test]
+fn later_imports_reclassify_the_reports() {
+    let f = root().join("tests/fixtures/reports");
+    let whole = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let runs = std::fs::read_to_string(f.join("02-runs.jsonl")).unwrap();
+    let (first, rest): (Vec<&str>, Vec<&str>) =
+        runs.lines().partition(|l| l.contains(r#""step":1,"#));
+    let rest_path = dir.path().join("rest.jsonl");
+    let first_path = dir.path().join("first.jsonl");
+    std::fs::write(&rest_path, rest.join("\n")).unwrap();
+    std::fs::write(&first_path, first.join("\n")).unwrap();
+    let split = Db::import(&[&f.join("03-cases.jsonl")]);
+    for batch in [&f.join("01-catalogues.jsonl"), &rest_path, &first_path] {
+        let r = split.run(NOW, &["import", "-q", batch.to_str().unwrap()]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    for kind in [
+        "ladder",
+        "metrics",
+        "refusals",
+        "confusions",
+        "tools",
+        "runs",
+        "findings",
+    ] {
+        assert_json_eq(
+            &split.json(NOW, &["report", kind]),
+            &whole.json(NOW, &["report", kind]),
+        );
+    }
 }

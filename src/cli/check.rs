@@ -58,6 +58,15 @@ pub fn lookup(m: &Metrics, name: &str) -> std::result::Result<Measured, String> 
         Some((h, t)) => (h, Some(t)),
         None => (name, None),
     };
+    // k counts trials or menu slots: 1 or more.
+    let k_of = |k: &str, example: &str| -> std::result::Result<u32, String> {
+        match k.parse::<u32>() {
+            Ok(k) if k >= 1 => Ok(k),
+            _ => Err(format!(
+                "{name}: {k:?} is not a k of 1 or more, e.g. {example}"
+            )),
+        }
+    };
     let r = match (head, tail) {
         ("capability_coverage", None) => rate(&m.capability_coverage),
         ("exposure_recall", None) => rate(&m.exposure_recall),
@@ -68,22 +77,18 @@ pub fn lookup(m: &Metrics, name: &str) -> std::result::Result<Measured, String> 
         ("first_call_accuracy", None) => rate(&m.first_call_accuracy),
         ("recovery_within_3", None) => rate(&m.recovery_within_3),
         ("tool_recall_at_k", Some(k)) => {
-            let k: u32 = k
-                .parse()
-                .map_err(|_| format!("{name}: k must be a number, e.g. tool_recall_at_k.8"))?;
+            let k = k_of(k, "tool_recall_at_k.8")?;
             match m.tool_recall_at_k.get(&k) {
                 Some(r) => rate(r),
                 None => empty(&format!("no decision recorded k={k}")),
             }
         }
         ("pass_hat_k", Some(k)) => {
-            let k: u32 = k
-                .parse()
-                .map_err(|_| format!("{name}: k must be a number, e.g. pass_hat_k.3"))?;
+            let k = k_of(k, "pass_hat_k.3")?;
             match m.pass_hat_k.get(&k) {
                 Some(p) => Measured {
                     value: Some(p.value),
-                    over: format!("{} tasks", p.tasks),
+                    over: plural(p.tasks, "task"),
                 },
                 None => empty(&format!("no task has {k} trials")),
             }
@@ -103,7 +108,7 @@ pub fn lookup(m: &Metrics, name: &str) -> std::result::Result<Measured, String> 
             };
             Measured {
                 value,
-                over: format!("{} decisions", t.decisions),
+                over: plural(t.decisions, "decision"),
             }
         }
         _ => {
@@ -123,14 +128,56 @@ fn parse_bound(s: &str) -> Result<(String, f64)> {
     let v: f64 = v
         .trim()
         .parse()
-        .map_err(|_| Error::usage(format!("{s:?}: {v:?} is not a number")))?;
+        .ok()
+        .filter(|v: &f64| v.is_finite())
+        .ok_or_else(|| Error::usage(format!("{s:?}: {v:?} is not a number")))?;
     Ok((k.trim().to_string(), v))
 }
 
+fn plural(n: u64, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// A number for reading: at most 4 decimals, trailing zeros dropped.
 fn fmt(v: f64) -> String {
     let s = format!("{v:.4}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     s.to_string()
+}
+
+/// The measured value as shown next to its bound: rounded for reading,
+/// unless rounding would make it look as if the bound held when it does
+/// not (or the other way round); then in full.
+fn shown(v: f64, bound: f64, is_min: bool, ok: bool) -> String {
+    let short = fmt(v);
+    let r: f64 = short.parse().unwrap_or(v);
+    let looks_ok = if is_min { r >= bound } else { r <= bound };
+    if looks_ok == ok { short } else { v.to_string() }
+}
+
+/// The bounds as (text, is_min) in the order the command line gave them
+/// (clap keeps `--min` and `--max` apart), so the lines read like the
+/// command; any the command line does not show go last, mins first.
+fn in_command_line_order(
+    args: &CheckArgs,
+    argv: impl Iterator<Item = std::ffi::OsString>,
+) -> Vec<(String, bool)> {
+    let (mut mins, mut maxs) = (args.min.iter(), args.max.iter());
+    let mut out = Vec::new();
+    for a in argv {
+        let a = a.to_string_lossy();
+        let next = if a == "--min" || a.starts_with("--min=") {
+            mins.next().map(|b| (b.clone(), true))
+        } else if a == "--max" || a.starts_with("--max=") {
+            maxs.next().map(|b| (b.clone(), false))
+        } else {
+            None
+        };
+        out.extend(next);
+    }
+    out.extend(mins.map(|b| (b.clone(), true)));
+    out.extend(maxs.map(|b| (b.clone(), false)));
+    out
 }
 
 pub fn run(g: &Global, args: &CheckArgs) -> Result<ExitCode> {
@@ -140,11 +187,8 @@ pub fn run(g: &Global, args: &CheckArgs) -> Result<ExitCode> {
         ));
     }
     let mut bounds = Vec::new();
-    for b in &args.min {
-        bounds.push((parse_bound(b)?, true));
-    }
-    for b in &args.max {
-        bounds.push((parse_bound(b)?, false));
+    for (b, is_min) in in_command_line_order(args, std::env::args_os().skip(1)) {
+        bounds.push((parse_bound(&b)?, is_min));
     }
     let store = open_read(g)?;
     let f = window::filter(&args.filter, false)?;
@@ -155,7 +199,10 @@ pub fn run(g: &Global, args: &CheckArgs) -> Result<ExitCode> {
         let measured = lookup(&m, &name).map_err(Error::usage)?;
         let op = if is_min { ">=" } else { "<=" };
         let (ok, shown) = match measured.value {
-            Some(v) => (if is_min { v >= bound } else { v <= bound }, fmt(v)),
+            Some(v) => {
+                let ok = if is_min { v >= bound } else { v <= bound };
+                (ok, shown(v, bound, is_min, ok))
+            }
             None => (args.allow_empty, "n/a".to_string()),
         };
         failed |= !ok;
@@ -163,7 +210,7 @@ pub fn run(g: &Global, args: &CheckArgs) -> Result<ExitCode> {
             "{}  {name} = {shown} ({}) {op} {}{}\n",
             if ok { "ok  " } else { "FAIL" },
             measured.over,
-            fmt(bound),
+            bound,
             if measured.value.is_none() {
                 if args.allow_empty {
                     "  [empty, allowed]"
@@ -181,4 +228,49 @@ pub fn run(g: &Global, args: &CheckArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_keep_the_command_line_order() {
+        let args = CheckArgs {
+            min: vec!["a=1".into(), "c=3".into()],
+            max: vec!["b=2".into()],
+            allow_empty: false,
+            filter: FilterArgs::default(),
+        };
+        let argv = ["check", "--min", "a=1", "--max=b=2", "--min", "c=3"];
+        assert_eq!(
+            in_command_line_order(&args, argv.iter().map(|s| s.into())),
+            [
+                ("a=1".into(), true),
+                ("b=2".into(), false),
+                ("c=3".into(), true)
+            ]
+        );
+        // Not from a command line: mins, then maxes.
+        assert_eq!(
+            in_command_line_order(&args, std::iter::empty()),
+            [
+                ("a=1".into(), true),
+                ("c=3".into(), true),
+                ("b=2".into(), false)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rounded_value_never_looks_like_the_wrong_verdict() {
+        // 1/14 rounds to 0.0714, which would look within <= 0.0714.
+        assert_eq!(
+            shown(1.0 / 14.0, 0.0714, false, false),
+            "0.07142857142857142"
+        );
+        assert_eq!(shown(1.0 / 14.0, 0.1, false, true), "0.0714");
+        assert_eq!(shown(0.5, 0.5, true, true), "0.5");
+        assert_eq!(shown(188.0, 187.0, false, false), "188");
+    }
 }

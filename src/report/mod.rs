@@ -445,6 +445,10 @@ pub fn metrics(m: &Metrics, format: Format) -> String {
                     count(p.tasks, "task", "tasks"),
                 ]);
             }
+            if m.pass_hat_k.is_empty() {
+                // No run recorded success: say so rather than drop the row.
+                g.row(vec!["pass_hat_k".into(), "n/a".into(), "0 tasks".into()]);
+            }
             let t = &m.definition_tokens;
             let est = |v: Option<String>| v.unwrap_or_else(|| "n/a".into());
             g.row(vec![
@@ -658,8 +662,11 @@ pub fn refusals(r: &RefusalReport, runs_affected: u64, format: Format) -> String
             }
             let prev_since = Timestamp(r.since_us - (r.until_us - r.since_us)).to_rfc3339();
             let summary = prose(format, &refusal_summary(r, runs_affected));
-            let mut notes =
-                format!("previous = refusals in the window just before, [{prev_since}, {since}).");
+            let mut notes = if format == Format::Table {
+                format!("previous counts the window just before: [{prev_since}, {since}).")
+            } else {
+                format!("previous counts the window just before: {prev_since} to {since}.")
+            };
             if r.undated > 0 {
                 notes.push_str(&format!(
                     " {} no time and {} in no window.",
@@ -831,7 +838,7 @@ pub fn tools(list: &[ToolUsage], format: Format) -> String {
                 )
                 .flexible(&[0]);
                 let mut reasons =
-                    Grid::new(&["refused", "by reason"], &[false, false]).flexible(&[0, 1]);
+                    Grid::new(&["tool", "refused, by reason"], &[false, false]).flexible(&[0, 1]);
                 for t in &tools {
                     g.row(vec![
                         esc(&t.name),
@@ -1033,30 +1040,47 @@ pub fn findings(list: &[FindingRow], format: Format) -> String {
                     _ => "## Findings\n\nNo findings.\n".to_string(),
                 };
             }
-            let mut headers = vec!["kind", "catalogue", "task", "run", "step", "tool"];
-            let mut right = vec![false, false, false, false, true, false];
-            if format == Format::Markdown {
-                headers.push("detail");
-                right.push(false);
-            }
-            let mut g = Grid::new(&headers, &right).flexible(&[1, 2, 3, 5]);
-            for f in list {
-                let mut row = vec![
-                    f.kind.clone(),
-                    opt_or(&f.catalogue, "-"),
-                    opt_or(&f.task_id, "-"),
-                    opt_or(&f.run_id, "-"),
-                    f.step.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
-                    opt_or(&f.tool, "-"),
-                ];
-                if format == Format::Markdown {
-                    row.push(esc(&f.detail));
-                    g.row(row);
-                } else {
-                    // The detail whole, under its row: it is the point.
-                    g.row_with_note(row, esc(&f.detail));
+            // A table leaves the task out (its run names it) so the tool
+            // fits; markdown has every column and the detail in one.
+            let md = format == Format::Markdown;
+            let g = if md {
+                let mut g = Grid::new(
+                    &["kind", "catalogue", "task", "run", "step", "tool", "detail"],
+                    &[false, false, false, false, true, false, false],
+                );
+                for f in list {
+                    g.row(vec![
+                        f.kind.clone(),
+                        opt_or(&f.catalogue, "-"),
+                        opt_or(&f.task_id, "-"),
+                        opt_or(&f.run_id, "-"),
+                        f.step.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
+                        opt_or(&f.tool, "-"),
+                        esc(&f.detail),
+                    ]);
                 }
-            }
+                g
+            } else {
+                let mut g = Grid::new(
+                    &["kind", "catalogue", "run", "step", "tool"],
+                    &[false, false, false, true, false],
+                )
+                .flexible(&[1, 2, 4]);
+                for f in list {
+                    // The detail whole, under its row: it is the point.
+                    g.row_with_note(
+                        vec![
+                            f.kind.clone(),
+                            opt_or(&f.catalogue, "-"),
+                            opt_or(&f.run_id, "-"),
+                            f.step.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
+                            opt_or(&f.tool, "-"),
+                        ],
+                        esc(&f.detail),
+                    );
+                }
+                g
+            };
             if format == Format::Table {
                 format!("{n}\n\n{}", g.table())
             } else {
@@ -1090,6 +1114,96 @@ mod tests {
         assert_eq!(
             g.markdown(),
             "| name | n |\n| --- | ---: |\n| a\\|b | 7 |\n| long name | 12 |\n"
+        );
+    }
+
+    #[test]
+    fn wide_tables_are_fitted_by_their_flexible_columns() {
+        let mut g = Grid::new(&["id", "task", "n"], &[false, false, true]).flexible(&[1]);
+        g.row(vec!["r".repeat(20), "x".repeat(90), "1234567890".into()]);
+        let t = g.table();
+        for line in t.lines() {
+            assert_eq!(line.chars().count(), 80, "{line}");
+        }
+        // The cut cell ends with an ellipsis; the other columns are whole.
+        let row = t.lines().nth(2).unwrap();
+        assert!(
+            row.starts_with(&format!("{}  xxx", "r".repeat(20))),
+            "{row}"
+        );
+        assert!(row.ends_with("x…  1234567890"), "{row}");
+        // A flexible column is not cut below its floor: then the table
+        // stays wider than 80 rather than becoming unreadable.
+        let mut g = Grid::new(&["a", "c", "b"], &[false, false, false]).flexible(&[2]);
+        g.row(vec!["y".repeat(60), "w".repeat(15), "z".repeat(20)]);
+        let line = g.table().lines().nth(2).unwrap().to_string();
+        assert_eq!(line.chars().count(), 60 + 2 + 15 + 2 + 10);
+        assert!(line.ends_with("  zzzzzzzzz…"), "{line}");
+    }
+
+    #[test]
+    fn notes_and_sections_in_tables() {
+        let mut g = Grid::new(&["kind", "n"], &[false, true]);
+        g.section("group one".into());
+        g.row_with_note(
+            vec!["a".into(), "1".into()],
+            "word ".repeat(20).trim().into(),
+        );
+        assert_eq!(
+            g.table(),
+            "kind  n\n────  ─\ngroup one\na     1\n\
+             \x20   word word word word word word word word word word word word word word word\n\
+             \x20   word word word word word\n"
+        );
+        // Markdown keeps neither: documents take whole cells.
+        assert_eq!(g.markdown(), "| kind | n |\n| --- | ---: |\n| a | 1 |\n");
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_and_cuts_long_words() {
+        assert_eq!(wrap("aa bb cc", 5, ""), "aa bb\ncc\n");
+        assert_eq!(
+            wrap("abcdefgh", 3, "> "),
+            "> a\n> b\n> c\n> d\n> e\n> f\n> g\n> h\n"
+        );
+        assert_eq!(wrap("", 10, ""), "\n");
+        assert_eq!(wrap("é é", 3, ""), "é é\n");
+    }
+
+    #[test]
+    fn the_biggest_mover_is_the_first_of_the_largest_changes() {
+        let row = |reason: &str, count: u64, previous: u64| RefusalRow {
+            reason: Some(reason.into()),
+            stage: "authorization".into(),
+            count,
+            runs: count,
+            previous,
+        };
+        let rows = [
+            row("a", 3, 2),
+            row("b", 2, 0),
+            row("c", 0, 2),
+            row("d", 1, 1),
+        ];
+        assert_eq!(biggest_mover(&rows).unwrap().reason.as_deref(), Some("b"));
+        assert!(biggest_mover(&[row("a", 1, 1)]).is_none());
+        let r = RefusalReport {
+            since_us: 0,
+            until_us: 1,
+            rows: rows.to_vec(),
+            undated: 0,
+        };
+        assert_eq!(
+            refusal_summary(&r, 4),
+            "6 refusals in 4 runs (previous window: 5); biggest mover: b new (0 → 2)."
+        );
+        let one = RefusalReport {
+            rows: vec![row("a", 1, 0)],
+            ..r
+        };
+        assert_eq!(
+            refusal_summary(&one, 1),
+            "1 refusal in 1 run (previous window: 0); biggest mover: a new (0 → 1)."
         );
     }
 }

@@ -22,13 +22,21 @@ impl From<Output> for Run {
 
 pub fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_rung"));
-    c.env_remove("RUNG_DB").env_remove("RUNG_NOW").env("NO_COLOR", "1");
+    c.env_remove("RUNG_DB")
+        .env_remove("RUNG_NOW")
+        .env("NO_COLOR", "1");
     c
 }
 
 /// Runs `rung --db DB ARGS...`.
 pub fn rung(db: &Path, args: &[&str]) -> Run {
-    bin().arg("--db").arg(db).args(args).output().expect("rung runs").into()
+    bin()
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .expect("rung runs")
+        .into()
 }
 
 /// Runs `rung --db DB ARGS...` with stdin.

@@ -27,7 +27,10 @@ impl Db {
     /// Runs `RUNG_NOW=now rung --db DB ARGS...`.
     pub fn run(&self, now: &str, args: &[&str]) -> Run {
         let mut c = bin();
-        c.env("RUNG_NOW", now).arg("--db").arg(&self.path).args(args);
+        c.env("RUNG_NOW", now)
+            .arg("--db")
+            .arg(&self.path)
+            .args(args);
         c.output().expect("rung runs").into()
     }
 
@@ -90,8 +93,7 @@ pub fn json_diff(path: &str, got: &serde_json::Value, want: &serde_json::Value) 
                     return Some(d);
                 }
             }
-            (g.len() != w.len())
-                .then(|| format!("{path}: {} items, want {}", g.len(), w.len()))
+            (g.len() != w.len()).then(|| format!("{path}: {} items, want {}", g.len(), w.len()))
         }
         // Numbers compare exactly, integer or float as written (1 is not 1.0).
         (a, b) => (a != b).then(|| format!("{path}: {a}, want {b}")),
