@@ -24,7 +24,7 @@ use flate2::read::MultiGzDecoder;
 use serde_json::Value;
 
 use crate::error::{Error, InputError, Result};
-use crate::model::canonical;
+use crate::model::{Record, canonical};
 use crate::store::Batch;
 use convo::Out;
 pub use detect::Format;
@@ -133,14 +133,14 @@ impl<R: Read> Read for Counting<R> {
 
 /// An opened source.
 pub struct Opened {
-    pub reader: Box<dyn BufRead>,
+    pub reader: Box<dyn BufRead + Send>,
     pub gzip: bool,
 }
 
 /// Opens a source as a buffered reader, decompressing gzip (detected by its
 /// magic bytes, whatever the name).
 pub fn open(source: &Source, bytes: Arc<AtomicU64>) -> Result<Opened> {
-    let raw: Box<dyn Read> = match &source.path {
+    let raw: Box<dyn Read + Send> = match &source.path {
         None => Box::new(io::stdin()),
         Some(p) => Box::new(File::open(p).map_err(|e| {
             Error::Input(InputError::at(
@@ -292,62 +292,166 @@ pub fn read_native(
     read_native_from(batch, source, reader.as_mut(), gzip, progress, skip)
 }
 
-/// Imports rung-format lines from an open reader (positioned at line 1).
-fn read_native_from(
-    batch: &mut Batch<'_>,
+/// One line of a rung-format source, parsed off the writing thread.
+enum Parsed2 {
+    Record {
+        line: u64,
+        record: Record,
+        hash: [u8; 32],
+        is_decision: bool,
+    },
+    Unknown {
+        line: u64,
+        ty: String,
+    },
+    Bad(InputError),
+    /// Reading the source failed: the import cannot go on.
+    Fatal(Error),
+}
+
+/// Lines parsed per message between the threads: few wake-ups, bounded memory.
+const CHUNK: usize = 64;
+
+/// Reads and parses lines on its own thread, sending them in order, in chunks.
+fn parse_lines(
+    reader: &mut (dyn BufRead + Send),
     source: &Source,
-    reader: &mut dyn BufRead,
     gzip: bool,
-    progress: &Progress,
-    skip: &mut dyn FnMut(&InputError),
-) -> Result<()> {
+    keep_going: bool,
+    out: std::sync::mpsc::SyncSender<Vec<Parsed2>>,
+) {
+    let mut chunk = Vec::with_capacity(CHUNK);
+    let mut bytes_in_chunk = 0usize;
     let mut buf = Vec::new();
     let mut line = 0u64;
-    let keep_going = batch.options().keep_going;
     loop {
         line += 1;
-        if !read_line(reader, &mut buf, source, line)? {
-            break;
+        match read_line(reader, &mut buf, source, line) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                chunk.push(Parsed2::Fatal(e));
+                break;
+            }
         }
         if buf.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         let parsed = parse_json_line(&buf);
+        bytes_in_chunk += buf.len();
         if buf.capacity() > 1 << 24 {
             // A huge line: give its buffer back before the record is stored.
             buf = Vec::new();
         }
-        let is_decision = matches!(&parsed, Ok(Value::Object(m)) if m.get("type").and_then(Value::as_str) == Some("decision"));
-        let result = match parsed {
-            Ok(value) => add_value(batch, value, &source.display, line),
-            Err(message) => Err(InputError::at(&source.display, Some(line), None, message)),
+        let item = match parsed {
+            Err(message) => Parsed2::Bad(InputError::at(&source.display, Some(line), None, message)),
+            Ok(value) => {
+                let hash = record_hash(&value);
+                match native::parse(value) {
+                    Ok(Parsed::Record(record)) => Parsed2::Record {
+                        line,
+                        is_decision: matches!(record, Record::Decision(_)),
+                        record,
+                        hash,
+                    },
+                    Ok(Parsed::UnknownType(ty)) => Parsed2::Unknown { line, ty },
+                    Err(e) => Parsed2::Bad(InputError {
+                        path: Some(source.display.clone()),
+                        line: Some(line),
+                        record: e.record,
+                        message: e.message,
+                    }),
+                }
+            }
         };
-        match result {
-            Ok(()) => {
-                if is_decision {
-                    progress.decisions.fetch_add(1, Ordering::Relaxed);
-                }
+        if let Parsed2::Bad(_) = &item
+            && gzip
+            && !keep_going
+        {
+            // Corruption inside a gzip stream can decode as garbage that
+            // only the final checksum exposes: say so rather than blame
+            // the JSON.
+            if let Err(e) = check_gzip_rest(reader, source, line) {
+                chunk.push(Parsed2::Fatal(e));
+                break;
             }
-            Err(e) if keep_going => {
-                batch.summary.skipped += 1;
-                skip(&e);
-            }
-            Err(e) => {
-                // Corruption inside a gzip stream can decode as garbage that
-                // only the final checksum exposes: say so rather than blame
-                // the JSON.
-                if gzip {
-                    check_gzip_rest(reader, source, line)?;
-                }
-                return Err(e.into());
+        }
+        chunk.push(item);
+        // Huge lines go alone, so at most one of them is in flight.
+        if chunk.len() >= CHUNK || bytes_in_chunk > 1 << 22 {
+            bytes_in_chunk = 0;
+            let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
+            if out.send(full).is_err() {
+                return; // the writer stopped
             }
         }
     }
-    Ok(())
+    if !chunk.is_empty() {
+        let _ = out.send(chunk);
+    }
+}
+
+/// Imports rung-format lines from an open reader (positioned at line 1):
+/// one thread reads and parses, this one writes.
+fn read_native_from(
+    batch: &mut Batch<'_>,
+    source: &Source,
+    reader: &mut (dyn BufRead + Send),
+    gzip: bool,
+    progress: &Progress,
+    skip: &mut dyn FnMut(&InputError),
+) -> Result<()> {
+    let keep_going = batch.options().keep_going;
+    let (tx, rx) = std::sync::mpsc::sync_channel(8);
+    std::thread::scope(|scope| {
+        scope.spawn(|| parse_lines(reader, source, gzip, keep_going, tx));
+        for item in rx.into_iter().flatten() {
+            let result = match item {
+                Parsed2::Record {
+                    line,
+                    record,
+                    hash,
+                    is_decision,
+                } => {
+                    let at = format!("{}:{line}", source.display);
+                    match batch.add(&at, record, &hash) {
+                        Ok(()) => {
+                            if is_decision {
+                                progress.decisions.fetch_add(1, Ordering::Relaxed);
+                            }
+                            Ok(())
+                        }
+                        Err(e) => Err(InputError {
+                            path: Some(source.display.clone()),
+                            line: Some(line),
+                            record: e.record,
+                            message: e.message,
+                        }),
+                    }
+                }
+                Parsed2::Unknown { line, ty } => {
+                    batch.unknown_type(&ty, &format!("{}:{line}", source.display));
+                    Ok(())
+                }
+                Parsed2::Bad(e) => Err(e),
+                Parsed2::Fatal(e) => return Err(e),
+            };
+            match result {
+                Ok(()) => {}
+                Err(e) if keep_going => {
+                    batch.summary.skipped += 1;
+                    skip(&e);
+                }
+                // Dropping the receiver stops the reading thread.
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Reads a gzip stream to its end; an error there means it is corrupt.
-fn check_gzip_rest(reader: &mut dyn BufRead, source: &Source, line: u64) -> Result<()> {
+fn check_gzip_rest(reader: &mut (dyn BufRead + Send), source: &Source, line: u64) -> Result<()> {
     let mut sink = [0u8; 1 << 16];
     loop {
         match reader.read(&mut sink) {

@@ -62,6 +62,8 @@ pub struct Batch<'a> {
     pending: Option<(String, Vec<StoredDecision>)>,
     /// The last run record written, for its decisions' inheritance.
     last_run: Option<(String, StoredRun)>,
+    /// Whether the current run (`last_bare_run`) is in `touched_runs`.
+    run_touched: bool,
     done: bool,
 }
 
@@ -123,6 +125,7 @@ impl<'a> Batch<'a> {
             last_bare_run: String::new(),
             pending: None,
             last_run: None,
+            run_touched: false,
             done: false,
         })
     }
@@ -463,13 +466,18 @@ impl<'a> Batch<'a> {
         hash: &[u8],
     ) -> std::result::Result<(), RecordError> {
         if d.run_id != self.last_bare_run {
+            self.flush_pending()
+                .map_err(|e| err(format!("while classifying the previous run: {e}")))?;
             self.conn
                 .prepare_cached(
                     "INSERT INTO runs (run_id) VALUES (?1) ON CONFLICT(run_id) DO NOTHING",
                 )
                 .and_then(|mut s| s.execute([&d.run_id]))
                 .map_err(Self::db)?;
+            self.touch("unclassify run", &d.run_id)?;
             self.last_bare_run.clone_from(&d.run_id);
+            self.pending = Some((d.run_id.clone(), Vec::new()));
+            self.run_touched = false;
         }
         let [policy, controls, retrieval, visible] = Self::run_params(&d.menu);
         let outcome = d.outcome.as_ref();
@@ -569,7 +577,10 @@ impl<'a> Batch<'a> {
                 .and_then(|mut s| s.execute(params![id, arguments, result, raw]))
                 .map_err(Self::db)?;
         }
-        self.touch("runs", &d.run_id)?;
+        if !self.run_touched {
+            self.touch("runs", &d.run_id)?;
+            self.run_touched = true;
+        }
         if let Some((run_id, list)) = &mut self.pending
             && *run_id == d.run_id
         {
