@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use crate::error::{Error, InputError, Result};
 use crate::model::{Record, canonical};
-use crate::store::Batch;
+use crate::store::{Batch, Prepared};
 use convo::Out;
 pub use detect::Format;
 use locate::Doc;
@@ -296,7 +296,7 @@ pub fn read_native(
 enum Parsed2 {
     Record {
         line: u64,
-        record: Record,
+        record: Prepared,
         hash: [u8; 32],
         is_decision: bool,
     },
@@ -351,7 +351,7 @@ fn parse_lines(
                     Ok(Parsed::Record(record)) => Parsed2::Record {
                         line,
                         is_decision: matches!(record, Record::Decision(_)),
-                        record,
+                        record: Prepared::new(record),
                         hash,
                     },
                     Ok(Parsed::UnknownType(ty)) => Parsed2::Unknown { line, ty },
@@ -414,7 +414,7 @@ fn read_native_from(
                     is_decision,
                 } => {
                     let at = format!("{}:{line}", source.display);
-                    match batch.add(&at, record, &hash) {
+                    match batch.add_prepared(&at, record, &hash) {
                         Ok(()) => {
                             if is_decision {
                                 progress.decisions.fetch_add(1, Ordering::Relaxed);

@@ -483,7 +483,15 @@ fn exposure_mismatches(
             }
         }
         if let Some(r) = menu.retrieval {
-            for (name, tool) in &cat.tools {
+            // Only a tool shown or retrieved can contradict rule 5.
+            let mut names: Vec<&str> = visible.iter().map(String::as_str).collect();
+            names.extend(sets.ranked.iter().take(r.k as usize).map(|(n, _)| *n));
+            names.sort_unstable();
+            names.dedup();
+            for name in names {
+                let Some(tool) = cat.tools.get(name) else {
+                    continue;
+                };
                 if contains(menu.controls, name)
                     || menu.policy.is_some_and(|p| policy_hides(p, tool).is_some())
                 {

@@ -1,82 +1,149 @@
 //! The JSON forms the store keeps of nested record parts (recorded unknown
-//! fields included), so that nothing a trace said is lost.
+//! fields included), so that nothing a trace said is lost. Serialised
+//! straight from the typed values: this runs for every decision.
 
-use serde_json::{Map, Value, json};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
 
-use super::{Label, Outcome, Policy, Retrieval};
+use super::{Candidate, Label, Outcome, Policy, Retrieval};
 
-fn with_extra(mut map: Map<String, Value>, extra: &Value) -> Value {
+/// Writes the unknown fields of a recorded object after its known ones.
+fn extras<M: SerializeMap>(map: &mut M, extra: &Value, known: &[&str]) -> Result<(), M::Error> {
     if let Value::Object(extra) = extra {
         for (k, v) in extra {
-            map.entry(k.clone()).or_insert_with(|| v.clone());
+            if !known.contains(&k.as_str()) {
+                map.serialize_entry(k, v)?;
+            }
         }
     }
-    Value::Object(map)
+    Ok(())
 }
 
-impl Policy {
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
+fn extra_len(extra: &Value) -> usize {
+    match extra {
+        Value::Object(m) => m.len(),
+        _ => 0,
+    }
+}
+
+impl Serialize for Policy {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
         if let Some(f) = &self.allowed_families {
-            m.insert("allowed_families".into(), json!(f));
+            m.serialize_entry("allowed_families", f)?;
         }
         if let Some(e) = self.max_effect {
-            m.insert("max_effect".into(), json!(e.as_str()));
+            m.serialize_entry("max_effect", e.as_str())?;
         }
-        m.insert("allow_open_world".into(), json!(self.allow_open_world));
-        with_extra(m, &self.extra)
+        m.serialize_entry("allow_open_world", &self.allow_open_world)?;
+        extras(
+            &mut m,
+            &self.extra,
+            &["allowed_families", "max_effect", "allow_open_world"],
+        )?;
+        m.end()
     }
 }
 
-impl Retrieval {
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("k".into(), json!(self.k));
-        if let Some(s) = &self.selector {
-            m.insert("selector".into(), json!(s));
+impl Serialize for Candidate {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1 + self.score.is_some() as usize + extra_len(&self.extra)))?;
+        m.serialize_entry("name", &self.name)?;
+        if let Some(score) = self.score {
+            m.serialize_entry("score", &score)?;
+        }
+        extras(&mut m, &self.extra, &["name", "score"])?;
+        m.end()
+    }
+}
+
+impl Serialize for Retrieval {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("k", &self.k)?;
+        if let Some(sel) = &self.selector {
+            m.serialize_entry("selector", sel)?;
         }
         if let Some(q) = &self.query {
-            m.insert("query".into(), json!(q));
+            m.serialize_entry("query", q)?;
         }
-        let candidates: Vec<Value> = self
-            .candidates
-            .iter()
-            .map(|c| {
-                let mut cm = Map::new();
-                cm.insert("name".into(), json!(c.name));
-                if let Some(s) = c.score {
-                    cm.insert("score".into(), json!(s));
-                }
-                with_extra(cm, &c.extra)
-            })
-            .collect();
-        m.insert("candidates".into(), Value::Array(candidates));
-        with_extra(m, &self.extra)
+        m.serialize_entry("candidates", &self.candidates)?;
+        extras(&mut m, &self.extra, &["k", "selector", "query", "candidates"])?;
+        m.end()
     }
 }
 
-impl Outcome {
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("status".into(), json!(self.status.as_str()));
-        if let Some(s) = self.stage {
-            m.insert("stage".into(), json!(s.as_str()));
+impl Serialize for Outcome {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("status", self.status.as_str())?;
+        if let Some(st) = self.stage {
+            m.serialize_entry("stage", st.as_str())?;
         }
         if let Some(r) = &self.reason {
-            m.insert("reason".into(), json!(r));
+            m.serialize_entry("reason", r)?;
         }
         if let Some(msg) = &self.message {
-            m.insert("message".into(), json!(msg));
+            m.serialize_entry("message", msg)?;
         }
         if let Some(r) = self.retryable {
-            m.insert("retryable".into(), json!(r));
+            m.serialize_entry("retryable", &r)?;
         }
-        with_extra(m, &self.extra)
+        extras(
+            &mut m,
+            &self.extra,
+            &["status", "stage", "reason", "message", "retryable"],
+        )?;
+        m.end()
     }
 }
 
-impl Label {
-    pub fn to_json(&self) -> Value {
-        json!({"acceptable": self.acceptable, "forbidden": self.forbidden})
+impl Serialize for Label {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("acceptable", &self.acceptable)?;
+        m.serialize_entry("forbidden", &self.forbidden)?;
+        m.end()
+    }
+}
+
+macro_rules! to_json {
+    ($($t:ty),*) => {$(
+        impl $t {
+            /// The JSON form, unknown fields included.
+            pub fn to_json(&self) -> Value {
+                serde_json::to_value(self).expect("serialises")
+            }
+        }
+    )*};
+}
+
+to_json!(Policy, Retrieval, Outcome, Label);
+
+#[cfg(test)]
+mod tests {
+    use crate::ingest::native::{parse, Parsed};
+    use crate::model::Record;
+    use serde_json::json;
+
+    #[test]
+    fn nested_parts_keep_unknown_fields() {
+        let v = json!({"type": "decision", "run_id": "r", "step": 1, "selected": null,
+            "policy": {"max_effect": "read_only", "tier": 2},
+            "retrieval": {"k": 2, "candidates": [{"name": "a", "score": 0.5, "why": "kw"}], "model": "bm25"},
+            "outcome": {"status": "refused", "reason": "x", "trace": "t-1"}});
+        let Ok(Parsed::Record(Record::Decision(d))) = parse(v) else { panic!() };
+        assert_eq!(
+            serde_json::to_string(d.menu.policy.as_ref().unwrap()).unwrap(),
+            r#"{"max_effect":"read_only","allow_open_world":false,"tier":2}"#
+        );
+        assert_eq!(
+            serde_json::to_string(d.menu.retrieval.as_ref().unwrap()).unwrap(),
+            r#"{"k":2,"candidates":[{"name":"a","score":0.5,"why":"kw"}],"model":"bm25"}"#
+        );
+        assert_eq!(
+            serde_json::to_string(d.outcome.as_ref().unwrap()).unwrap(),
+            r#"{"status":"refused","reason":"x","trace":"t-1"}"#
+        );
     }
 }

@@ -67,6 +67,102 @@ pub struct Batch<'a> {
     done: bool,
 }
 
+/// A record ready to be written: decisions (the bulk of any trace) have
+/// every column serialised already.
+pub enum Prepared {
+    Decision(Box<PreparedDecision>),
+    Other(Record),
+}
+
+impl Prepared {
+    pub fn new(record: Record) -> Prepared {
+        match record {
+            Record::Decision(d) => Prepared::Decision(Box::new(PreparedDecision::new(*d))),
+            other => Prepared::Other(other),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Prepared::Decision(d) => format!("decision {} step {}", d.run_id, d.step),
+            Prepared::Other(r) => r.describe(),
+        }
+    }
+}
+
+/// A decision's columns as the store writes them, plus what classification
+/// needs of it.
+pub struct PreparedDecision {
+    run_id: String,
+    step: i64,
+    turn: Option<i64>,
+    at: Option<String>,
+    at_us: Option<i64>,
+    phase: Option<String>,
+    catalogue: Option<String>,
+    policy: Option<String>,
+    controls: Option<String>,
+    retrieval: Option<String>,
+    exposed: Option<String>,
+    visible: Option<String>,
+    selected: Option<String>,
+    call_id: Option<String>,
+    status: Option<&'static str>,
+    stage: Option<&'static str>,
+    reason: Option<String>,
+    outcome: Option<String>,
+    latency_ms: Option<f64>,
+    progress: Option<&'static str>,
+    expected: Option<String>,
+    extra: Option<String>,
+    arguments: Option<String>,
+    result: Option<String>,
+    raw: Option<String>,
+    stored: StoredDecision,
+}
+
+impl PreparedDecision {
+    pub fn new(mut d: Decision) -> PreparedDecision {
+        let [policy, controls, retrieval, visible] = Batch::run_params(&d.menu);
+        let outcome = d.outcome.as_ref();
+        let arguments = d.arguments.take().map(|v| text(&v));
+        let raw = d.raw.take().map(|v| text(&v));
+        let extra = extra_text(&d.extra);
+        d.extra = Value::Null;
+        // Serialise the result last and drop the parsed value at once, so a
+        // huge result is held at most twice.
+        let result = d.result.take().map(|v| text(&v));
+        PreparedDecision {
+            run_id: d.run_id.clone(),
+            step: d.step,
+            turn: d.turn,
+            at: d.at.map(Timestamp::to_rfc3339),
+            at_us: d.at.map(Timestamp::micros),
+            phase: d.phase.clone(),
+            catalogue: d.menu.catalogue.clone(),
+            policy,
+            controls,
+            retrieval,
+            exposed: json_opt(&d.exposed),
+            visible,
+            selected: d.selected.clone(),
+            call_id: d.call_id.take(),
+            status: outcome.map(|o| o.status.as_str()),
+            stage: outcome.and_then(|o| o.stage).map(|s| s.as_str()),
+            reason: outcome.and_then(|o| o.reason.clone()),
+            outcome: outcome.map(|o| serde_json::to_string(o).expect("serialises")),
+            latency_ms: d.latency_ms,
+            progress: d.progress.map(|p| p.as_str()),
+            expected: json_opt(&d.expected),
+            extra,
+            arguments,
+            result,
+            raw,
+            stored: StoredDecision::from_model(0, d),
+        }
+    }
+}
+
 /// A SQL text built once per call site (the statement cache keys on it).
 macro_rules! once {
     ($e:expr) => {{
@@ -157,12 +253,26 @@ impl<'a> Batch<'a> {
         record: Record,
         hash: &[u8],
     ) -> std::result::Result<(), RecordError> {
+        self.add_prepared(source, Prepared::new(record), hash)
+    }
+
+    /// Like [`Batch::add`], for a record prepared with [`Prepared::new`]
+    /// (which needs no database, so it can run on another thread).
+    pub fn add_prepared(
+        &mut self,
+        source: &str,
+        record: Prepared,
+        hash: &[u8],
+    ) -> std::result::Result<(), RecordError> {
         let describe = record.describe();
         let r = match record {
-            Record::Catalogue(c) => self.add_catalogue(source, c),
-            Record::Run(r) => self.add_run(source, *r, hash),
-            Record::Decision(d) => self.add_decision(source, *d, hash),
-            Record::Case(c) => self.add_case(source, c, hash),
+            Prepared::Decision(d) => self.add_decision(source, *d, hash),
+            Prepared::Other(Record::Catalogue(c)) => self.add_catalogue(source, c),
+            Prepared::Other(Record::Run(r)) => self.add_run(source, *r, hash),
+            Prepared::Other(Record::Decision(d)) => {
+                self.add_decision(source, PreparedDecision::new(*d), hash)
+            }
+            Prepared::Other(Record::Case(c)) => self.add_case(source, c, hash),
         };
         r.map_err(|mut e| {
             e.record.get_or_insert(describe);
@@ -319,9 +429,9 @@ impl<'a> Batch<'a> {
 
     fn run_params(m: &MenuFields) -> [Option<String>; 4] {
         [
-            m.policy.as_ref().map(|p| text(&p.to_json())),
+            json_opt(&m.policy),
             json_opt(&m.trusted_controls),
-            m.retrieval.as_ref().map(|r| text(&r.to_json())),
+            json_opt(&m.retrieval),
             json_opt(&m.visible),
         ]
     }
@@ -462,7 +572,7 @@ impl<'a> Batch<'a> {
     fn add_decision(
         &mut self,
         source: &str,
-        d: Decision,
+        d: PreparedDecision,
         hash: &[u8],
     ) -> std::result::Result<(), RecordError> {
         if d.run_id != self.last_bare_run {
@@ -479,31 +589,29 @@ impl<'a> Batch<'a> {
             self.pending = Some((d.run_id.clone(), Vec::new()));
             self.run_touched = false;
         }
-        let [policy, controls, retrieval, visible] = Self::run_params(&d.menu);
-        let outcome = d.outcome.as_ref();
         let values = params![
             d.run_id,
             d.step,
             d.turn,
-            d.at.map(Timestamp::to_rfc3339),
-            d.at.map(Timestamp::micros),
+            d.at,
+            d.at_us,
             d.phase,
-            d.menu.catalogue,
-            policy,
-            controls,
-            retrieval,
-            json_opt(&d.exposed),
-            visible,
+            d.catalogue,
+            d.policy,
+            d.controls,
+            d.retrieval,
+            d.exposed,
+            d.visible,
             d.selected,
             d.call_id,
-            outcome.map(|o| o.status.as_str()),
-            outcome.and_then(|o| o.stage).map(|s| s.as_str()),
-            outcome.and_then(|o| o.reason.as_deref()),
-            outcome.map(|o| text(&o.to_json())),
+            d.status,
+            d.stage,
+            d.reason,
+            d.outcome,
             d.latency_ms,
-            d.progress.map(|p| p.as_str()),
-            d.expected.as_ref().map(|l| text(&l.to_json())),
-            extra_text(&d.extra),
+            d.progress,
+            d.expected,
+            d.extra,
             hash,
             source,
             self.import_id,
@@ -562,14 +670,16 @@ impl<'a> Batch<'a> {
                 .map_err(Self::db)?;
             id
         };
-        let mut d = d;
-        if d.arguments.is_some() || d.result.is_some() || d.raw.is_some() {
-            let arguments = d.arguments.take().map(|v| text(&v));
-            let raw = d.raw.take().map(|v| text(&v));
-            // Serialise the result last and drop the parsed value first, so a
-            // huge result is held at most twice.
-            d.extra = Value::Null;
-            let result = d.result.take().map(|v| text(&v));
+        let PreparedDecision {
+            run_id,
+            step,
+            arguments,
+            result,
+            raw,
+            mut stored,
+            ..
+        } = d;
+        if arguments.is_some() || result.is_some() || raw.is_some() {
             self.conn
                 .prepare_cached(
                     "INSERT INTO payloads (decision_id, arguments, result, raw) VALUES (?1, ?2, ?3, ?4)",
@@ -578,14 +688,15 @@ impl<'a> Batch<'a> {
                 .map_err(Self::db)?;
         }
         if !self.run_touched {
-            self.touch("runs", &d.run_id)?;
+            self.touch("runs", &run_id)?;
             self.run_touched = true;
         }
-        if let Some((run_id, list)) = &mut self.pending
-            && *run_id == d.run_id
+        if let Some((pending_run, list)) = &mut self.pending
+            && *pending_run == run_id
         {
-            list.retain(|x| x.step() != d.step);
-            list.push(StoredDecision::from_model(id, d));
+            list.retain(|x| x.step() != step);
+            stored.set_id(id);
+            list.push(stored);
         }
         Ok(())
     }

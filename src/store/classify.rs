@@ -135,6 +135,10 @@ impl StoredDecision {
         self.step
     }
 
+    pub(crate) fn set_id(&mut self, id: i64) {
+        self.id = id;
+    }
+
     /// A decision just written with row id `id`, kept for classification
     /// without reading it back.
     pub(crate) fn from_model(id: i64, d: Decision) -> StoredDecision {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-pub use batch::{Batch, Counts, ImportOptions, ImportSummary};
+pub use batch::{Batch, Counts, ImportOptions, ImportSummary, Prepared};
 pub use classify::{Explained, WalkStep, explain};
 
 use crate::config::Config;
