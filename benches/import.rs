@@ -166,8 +166,14 @@ fn run_measured(cmd: &mut Command) -> (f64, f64) {
     // SAFETY: waits for our own child and fills a zeroed rusage.
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(r, pid);
-    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "command failed: {cmd:?}");
-    (start.elapsed().as_secs_f64(), usage.ru_maxrss as f64 / 1024.0)
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "command failed: {cmd:?}"
+    );
+    (
+        start.elapsed().as_secs_f64(),
+        usage.ru_maxrss as f64 / 1024.0,
+    )
 }
 
 fn main() {
@@ -227,8 +233,14 @@ fn main() {
             .arg(&trace),
     );
 
-    println!("== import ({decisions} decisions, {:.1} MB)", bytes as f64 / 1e6);
-    println!("bare parse (serde_json, typed): {parse_s:.2} s  ({:.0} decisions/s)", decisions as f64 / parse_s);
+    println!(
+        "== import ({decisions} decisions, {:.1} MB)",
+        bytes as f64 / 1e6
+    );
+    println!(
+        "bare parse (serde_json, typed): {parse_s:.2} s  ({:.0} decisions/s)",
+        decisions as f64 / parse_s
+    );
     println!(
         "rung import end to end:         {import_s:.2} s  ({:.0} decisions/s; {:.2}x the bare parse)",
         decisions as f64 / import_s,
@@ -238,13 +250,26 @@ fn main() {
 
     // 3. re-import of the same file: a no-op
     let (again_s, _) = run_measured(
-        Command::new(rung).arg("--db").arg(&db).arg("-q").arg("import").arg(&trace),
+        Command::new(rung)
+            .arg("--db")
+            .arg(&db)
+            .arg("-q")
+            .arg("import")
+            .arg(&trace),
     );
     println!("re-import (no-op):              {again_s:.2} s");
 
     // 4. every report
     println!("== reports on that database");
-    for kind in ["ladder", "metrics", "refusals", "confusions", "tools", "runs", "findings"] {
+    for kind in [
+        "ladder",
+        "metrics",
+        "refusals",
+        "confusions",
+        "tools",
+        "runs",
+        "findings",
+    ] {
         let (s, mb) = run_measured(
             Command::new(rung)
                 .arg("--db")
@@ -253,7 +278,10 @@ fn main() {
                 .env("RUNG_NOW", "2026-07-01T00:00:00Z")
                 .stdout(std::process::Stdio::null()),
         );
-        println!("rung report {kind:<10} {:>7.0} ms  {mb:>5.0} MB", s * 1000.0);
+        println!(
+            "rung report {kind:<10} {:>7.0} ms  {mb:>5.0} MB",
+            s * 1000.0
+        );
     }
 
     // 5. one 100 MB line
@@ -273,7 +301,17 @@ fn main() {
     for ext in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{ext}", big_db.display()));
     }
-    let (s, mb) = run_measured(Command::new(rung).arg("--db").arg(&big_db).arg("-q").arg("import").arg(&big));
+    let (s, mb) = run_measured(
+        Command::new(rung)
+            .arg("--db")
+            .arg(&big_db)
+            .arg("-q")
+            .arg("import")
+            .arg(&big),
+    );
     println!("== one line of {line_mb:.0} MB");
-    println!("import: {s:.2} s, peak RSS {mb:.0} MB ({:.1}x the line)", mb * 1.048576 / line_mb);
+    println!(
+        "import: {s:.2} s, peak RSS {mb:.0} MB ({:.1}x the line)",
+        mb * 1.048576 / line_mb
+    );
 }

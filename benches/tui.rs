@@ -54,8 +54,8 @@ fn ensure_db() -> PathBuf {
     let t = Instant::now();
     {
         let file = std::fs::File::create(&jsonl).expect("create the trace file");
-        let stats = rung_samplegen::synthetic(n, 42, &mut std::io::BufWriter::new(file))
-            .expect("generate");
+        let stats =
+            rung_samplegen::synthetic(n, 42, &mut std::io::BufWriter::new(file)).expect("generate");
         eprintln!(
             "  {} decisions, {} runs, {:.0} MB in {:.1} s",
             stats.decisions,
@@ -78,6 +78,60 @@ fn ensure_db() -> PathBuf {
         .expect("run rung import");
     assert!(status.success(), "import failed");
     eprintln!("  imported in {:.1} s", t.elapsed().as_secs_f64());
+    std::fs::rename(&partial, &db).expect("move the database into place");
+    let _ = std::fs::remove_file(&jsonl);
+    db
+}
+
+/// A database with one decision whose result is a 100 MB JSON document (a
+/// list of records, then one 20 MB string), built once.
+fn ensure_big_result_db() -> PathBuf {
+    let db = target_dir().join("bench-100mb-result.db");
+    if db.exists() {
+        return db;
+    }
+    let jsonl = target_dir().join("bench-100mb-result.jsonl");
+    {
+        use std::io::Write;
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&jsonl).expect("create"));
+        write!(
+            w,
+            r#"{{"type":"decision","run_id":"huge-result","step":1,"selected":"export_logs","outcome":{{"status":"ok"}},"result":{{"rows":["#
+        )
+        .unwrap();
+        let mut written = 0usize;
+        let mut i = 0u64;
+        while written < 80_000_000 {
+            let rec = format!(
+                r#"{}{{"row":{i},"level":"info","message":"request {i} served in {} ms","token":"sk-test-{i:016x}"}}"#,
+                if i == 0 { "" } else { "," },
+                i % 997
+            );
+            written += rec.len();
+            w.write_all(rec.as_bytes()).unwrap();
+            i += 1;
+        }
+        write!(
+            w,
+            r#"],"blob":"{}"#,
+            "0123456789abcdef".repeat(20_000_000 / 16)
+        )
+        .unwrap();
+        // An escape sequence at the very end, escaped as JSON requires.
+        w.write_all(br#"\u001b[2J"}}"#).unwrap();
+        writeln!(w).unwrap();
+    }
+    let partial = db.with_extension("partial.db");
+    let _ = std::fs::remove_file(&partial);
+    let status = Command::new(env!("CARGO_BIN_EXE_rung"))
+        .arg("--db")
+        .arg(&partial)
+        .arg("-q")
+        .arg("import")
+        .arg(&jsonl)
+        .status()
+        .expect("run rung import");
+    assert!(status.success(), "import failed");
     std::fs::rename(&partial, &db).expect("move the database into place");
     let _ = std::fs::remove_file(&jsonl);
     db
@@ -174,11 +228,7 @@ impl Bench {
         if !done {
             eprintln!("warning: {name}: still loading after 120 s");
         }
-        self.t
-            .data
-            .entry(name.to_string())
-            .or_default()
-            .push(took);
+        self.t.data.entry(name.to_string()).or_default().push(took);
         self.t.note(name);
     }
 }
@@ -336,6 +386,38 @@ fn child(db: &Path) {
     b.key("F (clear filter)", "F");
     b.settle("Runs, filter cleared");
 
+    // A 100 MB result: opened, scrolled, jumped to its end and back.
+    let big = ensure_big_result_db();
+    let mut h = Harness::open(&big, now, false, 120, 40).expect("open the database");
+    h.draw();
+    h.start();
+    let mut b2 = Bench {
+        h,
+        t: std::mem::take(&mut b.t),
+    };
+    b2.settle("100 MB result: ladder");
+    b2.key("2 (Runs)", "2");
+    b2.settle("100 MB result: runs");
+    b2.key("Enter (open run)", "Enter");
+    b2.settle("100 MB result: run");
+    b2.key("r (100 MB result)", "r");
+    b2.settle("100 MB result: first chunk");
+    for _ in 0..200 {
+        b2.key("j in a 100 MB result", "j");
+    }
+    for _ in 0..50 {
+        b2.key("C-d in a 100 MB result", "C-d");
+    }
+    b2.settle("100 MB result: next chunks");
+    b2.key("G in a 100 MB result", "G");
+    b2.settle("100 MB result: seek to the end");
+    for _ in 0..50 {
+        b2.key("C-u in a 100 MB result", "C-u");
+    }
+    b2.key("g in a 100 MB result", "g");
+    b2.settle("100 MB result: back to the start");
+    let mut b = b2;
+
     let hwm = status_kb("VmHWM:");
     let rss = status_kb("VmRSS:");
 
@@ -344,9 +426,16 @@ fn child(db: &Path) {
     println!(
         "first frame        {:8.1} ms   (target ≤ 300 ms)  {}",
         ms(first),
-        if first <= Duration::from_millis(300) { "ok" } else { "OVER" }
+        if first <= Duration::from_millis(300) {
+            "ok"
+        } else {
+            "OVER"
+        }
     );
-    println!("ladder data in     {:8.1} ms   (worker; loading shown until then)", ms(ladder_data));
+    println!(
+        "ladder data in     {:8.1} ms   (worker; loading shown until then)",
+        ms(ladder_data)
+    );
     println!();
     println!("key → next frame (ms)                         n      p50      p99      max");
     let mut worst = Duration::ZERO;
@@ -379,13 +468,23 @@ fn child(db: &Path) {
         };
         let p50 = pct(v, 50.0);
         let max = *v.iter().max().unwrap();
-        println!("  {:<40} {:>6} {:>8.1} {:>8.1}", name, v.len(), ms(p50), ms(max));
+        println!(
+            "  {:<40} {:>6} {:>8.1} {:>8.1}",
+            name,
+            v.len(),
+            ms(p50),
+            ms(max)
+        );
     }
     println!();
     println!(
         "worst key p99      {:8.2} ms   (target ≤ 50 ms)   {}",
         ms(worst),
-        if worst <= Duration::from_millis(50) { "ok" } else { "OVER" }
+        if worst <= Duration::from_millis(50) {
+            "ok"
+        } else {
+            "OVER"
+        }
     );
     println!(
         "memory             VmHWM {:.1} MB, VmRSS {:.1} MB   (target < 200 MB)  {}",
@@ -402,6 +501,7 @@ fn main() {
         return;
     }
     let db = ensure_db();
+    ensure_big_result_db();
     let status = Command::new(std::env::current_exe().expect("own path"))
         .env("RUNG_TUI_BENCH_CHILD", "1")
         .status()

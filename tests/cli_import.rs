@@ -31,8 +31,15 @@ fn rejects(bad: &str, expected: &str) {
     assert_eq!(r.code, 2, "stderr: {}", r.stderr);
     let want = format!("{}/{expected}", dir.path().display());
     assert_eq!(r.stderr.trim_end(), want);
-    assert_eq!(counts(&db), before, "the failed import changed the database");
-    assert_eq!(rung(&db, &["report", "ladder", "--format", "json"]).stdout, ladder_before);
+    assert_eq!(
+        counts(&db),
+        before,
+        "the failed import changed the database"
+    );
+    assert_eq!(
+        rung(&db, &["report", "ladder", "--format", "json"]).stdout,
+        ladder_before
+    );
 }
 
 const D1: &str = r#"{"type":"decision","run_id":"r-9","step":1,"selected":"find_customer"}"#;
@@ -48,7 +55,10 @@ fn invalid_json() {
 #[test]
 fn missing_required_field() {
     rejects(
-        &format!("{D1}\n{}\n", r#"{"type":"decision","run_id":"r-9","step":2}"#),
+        &format!(
+            "{D1}\n{}\n",
+            r#"{"type":"decision","run_id":"r-9","step":2}"#
+        ),
         "a.jsonl:2: decision r-9 step 2: missing required field \"selected\" (use null when no tool was called)",
     );
 }
@@ -72,7 +82,10 @@ fn unknown_enum_value() {
 #[test]
 fn bad_timestamp() {
     rejects(
-        &format!("\n\n{}\n", r#"{"type":"decision","run_id":"r-9","step":3,"at":"2026-09-15T10:00:04","selected":null}"#),
+        &format!(
+            "\n\n{}\n",
+            r#"{"type":"decision","run_id":"r-9","step":3,"at":"2026-09-15T10:00:04","selected":null}"#
+        ),
         "a.jsonl:3: decision r-9 step 3: field \"at\": \"2026-09-15T10:00:04\" is not an RFC 3339 timestamp with an offset (e.g. 2026-09-15T10:00:04Z)",
     );
 }
@@ -81,7 +94,9 @@ fn bad_timestamp() {
 fn acceptable_and_forbidden_overlap() {
     let mut lines = vec![D1.to_string(); 1];
     for step in 2..=16 {
-        lines.push(format!(r#"{{"type":"decision","run_id":"r-9","step":{step},"selected":null,"turn":{step}}}"#));
+        lines.push(format!(
+            r#"{{"type":"decision","run_id":"r-9","step":{step},"selected":null,"turn":{step}}}"#
+        ));
     }
     let _ = lines.pop();
     while lines.len() < 16 {
@@ -101,14 +116,19 @@ fn duplicate_key_with_different_content() {
     let path = write(
         dir.path(),
         "a.jsonl",
-        &format!("{D1}\n{}\n", r#"{"type":"decision","run_id":"r-9","step":1,"selected":"void_invoice"}"#),
+        &format!(
+            "{D1}\n{}\n",
+            r#"{"type":"decision","run_id":"r-9","step":1,"selected":"void_invoice"}"#
+        ),
     );
     let r = rung(&db, &["import", path.to_str().unwrap()]);
     assert_eq!(r.code, 2);
     let p = path.display();
     assert_eq!(
         r.stderr.trim_end(),
-        format!("{p}:2: decision r-9 step 1: a different decision with this key was already imported (from {p}:1); pass --replace to overwrite it")
+        format!(
+            "{p}:2: decision r-9 step 1: a different decision with this key was already imported (from {p}:1); pass --replace to overwrite it"
+        )
     );
     assert_eq!(counts(&db).iter().map(|c| c.1).sum::<i64>(), 0);
 }
@@ -116,7 +136,10 @@ fn duplicate_key_with_different_content() {
 #[test]
 fn reference_that_resolves_nowhere() {
     rejects(
-        &format!("{D1}\n{}\n", r#"{"type":"run","run_id":"r-9","catalogue":"billing-Z"}"#),
+        &format!(
+            "{D1}\n{}\n",
+            r#"{"type":"run","run_id":"r-9","catalogue":"billing-Z"}"#
+        ),
         "a.jsonl:2: run r-9: catalogue \"billing-Z\" is not defined in this import or in the database; import the catalogue record with that version (or fix the name)",
     );
 }
@@ -127,7 +150,8 @@ fn invalid_utf8() {
     let path = dir.path().join("a.jsonl");
     let mut f = std::fs::File::create(&path).unwrap();
     f.write_all(D1.as_bytes()).unwrap();
-    f.write_all(b"\n{\"type\":\"run\",\"run_id\":\"r\xff\"}\n").unwrap();
+    f.write_all(b"\n{\"type\":\"run\",\"run_id\":\"r\xff\"}\n")
+        .unwrap();
     let r = rung(&db, &["import", path.to_str().unwrap()]);
     assert_eq!(r.code, 2);
     assert_eq!(
@@ -145,7 +169,11 @@ fn corrupt_gzip() {
     let (dir, db) = setup();
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     for step in 1..=2000 {
-        writeln!(enc, r#"{{"type":"decision","run_id":"r-1","step":{step},"selected":null}}"#).unwrap();
+        writeln!(
+            enc,
+            r#"{{"type":"decision","run_id":"r-1","step":{step},"selected":null}}"#
+        )
+        .unwrap();
     }
     let bytes = enc.finish().unwrap();
     let mut flipped = bytes.clone();
@@ -154,15 +182,26 @@ fn corrupt_gzip() {
         *b ^= 0x5a;
     }
     let truncated = &bytes[..bytes.len() - 100];
-    for (name, data) in [("flipped.jsonl.gz", &flipped[..]), ("truncated.jsonl.gz", truncated)] {
+    for (name, data) in [
+        ("flipped.jsonl.gz", &flipped[..]),
+        ("truncated.jsonl.gz", truncated),
+    ] {
         let path = dir.path().join(name);
         std::fs::write(&path, data).unwrap();
         let r = rung(&db, &["import", path.to_str().unwrap()]);
         assert_eq!(r.code, 2, "{}", r.stderr);
         let prefix = format!("{}:", path.display());
         assert!(r.stderr.starts_with(&prefix), "{}", r.stderr);
-        assert!(r.stderr.contains("gzip stream is corrupt or truncated"), "{}", r.stderr);
-        assert_eq!(counts(&db).iter().map(|c| c.1).sum::<i64>(), 0, "nothing of the batch is stored");
+        assert!(
+            r.stderr.contains("gzip stream is corrupt or truncated"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(
+            counts(&db).iter().map(|c| c.1).sum::<i64>(),
+            0,
+            "nothing of the batch is stored"
+        );
     }
 }
 
@@ -179,9 +218,17 @@ fn gzip_folders_and_stdin() {
         r#"{"type":"run","run_id":"r-1","catalogue":"billing-C","task_id":"t"}"#,
     );
     write(dir.path(), "traces/notes.txt", "not a trace");
-    let r = rung(&db, &["import", dir.path().join("traces").to_str().unwrap()]);
+    let r = rung(
+        &db,
+        &["import", dir.path().join("traces").to_str().unwrap()],
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stderr.contains("imported 1 catalogue, 1 run, 0 decisions, 0 cases from 2 files"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("imported 1 catalogue, 1 run, 0 decisions, 0 cases from 2 files"),
+        "{}",
+        r.stderr
+    );
     let r = rung_stdin(
         &db,
         &["import", "-"],
@@ -224,9 +271,16 @@ fn reimport_is_a_no_op_and_changes_are_errors_unless_replaced() {
         "same.jsonl",
         r#"{ "step": 1, "run_id": "r-1", "type": "decision", "expected": {"acceptable": ["find_customer"]}, "selected": "void_invoice" }"#,
     );
-    let r = rung(&db, &["import", a.to_str().unwrap(), same.to_str().unwrap()]);
+    let r = rung(
+        &db,
+        &["import", a.to_str().unwrap(), same.to_str().unwrap()],
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stderr.contains("4 records were already stored unchanged"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("4 records were already stored unchanged"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(counts(&db), before);
 
     // A different run under the same run_id.
@@ -257,7 +311,10 @@ fn reimport_is_a_no_op_and_changes_are_errors_unless_replaced() {
         r#"{"type":"decision","run_id":"r-1","step":1,"selected":"find_customer","expected":{"acceptable":["find_customer"]}}"#,
     );
     assert_eq!(rung(&db, &["import", fixed.to_str().unwrap()]).code, 2);
-    assert_eq!(rung(&db, &["import", "--replace", fixed.to_str().unwrap()]).code, 0);
+    assert_eq!(
+        rung(&db, &["import", "--replace", fixed.to_str().unwrap()]).code,
+        0
+    );
     let l = json(&rung(&db, &["report", "ladder", "--format", "json"]));
     assert_eq!(l["rungs"]["passed"], 1);
     assert_eq!(l["rungs"]["selection"], 0);
@@ -283,17 +340,30 @@ fn keep_going_skips_and_lists_bad_records() {
     let r = rung(&db, &["import", "--keep-going", a.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let p = a.display();
-    let lines: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("skipped")).collect();
+    let lines: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("skipped"))
+        .collect();
     assert_eq!(
         lines,
         vec![
-            format!("skipped: {p}:3: decision r-1 step 2: field \"outcome.status\": \"failed\" is not one of ok, refused, error, unknown, not_run"),
+            format!(
+                "skipped: {p}:3: decision r-1 step 2: field \"outcome.status\": \"failed\" is not one of ok, refused, error, unknown, not_run"
+            ),
             format!("skipped: {p}:4: invalid JSON at column 2: expected ident"),
-            format!("skipped: {p}:5: decision r-1 step 3: catalogue \"nope\" is not defined in this import or in the database; import the catalogue record with that version (or fix the name)"),
+            format!(
+                "skipped: {p}:5: decision r-1 step 3: catalogue \"nope\" is not defined in this import or in the database; import the catalogue record with that version (or fix the name)"
+            ),
             "skipped 3 bad records".to_string(),
         ]
     );
-    assert!(r.stderr.contains("note: ignored 1 record of unknown type \"span\""), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("note: ignored 1 record of unknown type \"span\""),
+        "{}",
+        r.stderr
+    );
     let runs = json(&rung(&db, &["report", "runs", "--format", "json"]));
     assert_eq!(runs["runs"][0]["decisions"], 2);
 }
@@ -310,17 +380,35 @@ fn catalogue_drift_is_kept_apart_and_reported() {
     let b = write(dir.path(), "b.jsonl", &format!("{changed}\n"));
     let r = rung(&db, &["import", b.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let f = json(&rung(&db, &["report", "findings", "--format", "json", "--catalogue", "billing-C"]));
+    let f = json(&rung(
+        &db,
+        &[
+            "report",
+            "findings",
+            "--format",
+            "json",
+            "--catalogue",
+            "billing-C",
+        ],
+    ));
     let kinds: Vec<(String, String)> = f["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|x| (x["kind"].as_str().unwrap().to_string(), x["tool"].as_str().unwrap().to_string()))
+        .map(|x| {
+            (
+                x["kind"].as_str().unwrap().to_string(),
+                x["tool"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     assert_eq!(
         kinds,
         vec![
-            ("catalogue_conflict".to_string(), "refund_invoice".to_string()),
+            (
+                "catalogue_conflict".to_string(),
+                "refund_invoice".to_string()
+            ),
             ("control_impostor".to_string(), "ask_user".to_string()),
             ("description_drift".to_string(), "void_invoice".to_string()),
         ]
@@ -339,8 +427,13 @@ fn catalogue_drift_is_kept_apart_and_reported() {
     let (desc, effect): (String, String) = conn
         .query_row("SELECT t.description, (SELECT effect FROM tools WHERE name='refund_invoice') FROM tools t WHERE name = 'void_invoice'", [], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap();
-    assert_eq!((desc.as_str(), effect.as_str()), ("Void an invoice.", "mutating"));
-    let n: i64 = conn.query_row("SELECT count(*) FROM tools", [], |r| r.get(0)).unwrap();
+    assert_eq!(
+        (desc.as_str(), effect.as_str()),
+        ("Void an invoice.", "mutating")
+    );
+    let n: i64 = conn
+        .query_row("SELECT count(*) FROM tools", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(n, 5);
     // Importing the changed catalogue again adds no findings.
     assert_eq!(rung(&db, &["import", b.to_str().unwrap()]).code, 0);
@@ -352,7 +445,8 @@ fn catalogue_drift_is_kept_apart_and_reported() {
 fn newer_database_is_refused() {
     let (_dir, db) = setup();
     let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.execute_batch("PRAGMA user_version = 99; CREATE TABLE x (a);").unwrap();
+    conn.execute_batch("PRAGMA user_version = 99; CREATE TABLE x (a);")
+        .unwrap();
     drop(conn);
     let r = rung(&db, &["report", "ladder"]);
     assert_eq!(r.code, 2);

@@ -61,19 +61,28 @@ fn the_first_frame_is_drawn_before_any_query() {
     let db = import(dir.path(), &[fixture()]);
     let mut h = Harness::open(&db, now(), false, 120, 40).unwrap();
     h.draw();
-    assert!(h.app.outbox.is_empty(), "nothing asked before the first frame");
+    assert!(
+        h.app.outbox.is_empty(),
+        "nothing asked before the first frame"
+    );
     assert!(h.text().contains("loading…"));
     h.start();
     assert!(h.app.pending() > 0);
     h.settle_draw();
     let text = h.text();
-    assert!(text.contains("Ladder · 12 decisions, 12 labelled"), "{text}");
+    assert!(
+        text.contains("Ladder · 12 decisions, 12 labelled"),
+        "{text}"
+    );
     let (c, _) = h.app.ladder.counts.value.as_ref().unwrap();
     assert_eq!(c.count(rung::model::Rung::Selection), 4);
     assert_eq!(c.count(rung::model::Rung::Authorization), 1);
     assert_eq!(c.count(rung::model::Rung::Passed), 7);
     assert!(text.contains("│selection              4 "), "{text}");
-    assert!(text.contains("selection accuracy     66.7%  8/12"), "{text}");
+    assert!(
+        text.contains("selection accuracy     66.7%  8/12"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -111,8 +120,18 @@ fn a_rung_lists_its_decisions_and_each_opens_the_run_there() {
     assert_eq!(selected_step(&h), Some(("r-102".into(), 4)));
     let text = h.text();
     assert!(text.contains("selected  delete_customer"), "{text}");
-    assert!(text.contains("hidden_proposal"), "{text}");
-    // Esc walks back the way the user came.
+    let d = h.app.selected_detail().unwrap();
+    assert_eq!(d.detail.explained.findings[0].kind, "hidden_proposal");
+    h.keys("l G");
+    h.draw();
+    assert!(
+        h.text()
+            .contains("hidden_proposal: selected delete_customer")
+    );
+    // Esc walks back the way the user came: pane, list, ladder.
+    h.keys("Esc");
+    assert_eq!(h.app.screen, Screen::Run);
+    assert!(!h.app.run.focus_detail);
     h.keys("Esc");
     assert_eq!(h.app.screen, Screen::Decisions);
     h.keys("Esc");
@@ -189,7 +208,10 @@ fn the_menu_is_shown_in_recorded_order_with_rules_ranks_and_hidden_tools() {
         ]
     );
     let text = h.text();
-    assert!(!text.contains("Hidden tools ·"), "hidden tools are toggled off");
+    assert!(
+        !text.contains("Hidden tools ·"),
+        "hidden tools are toggled off"
+    );
     h.keys("v");
     h.draw();
     let text = h.text();
@@ -288,7 +310,10 @@ fn refusals_move_by_a_week_and_list_their_decisions() {
         ]
     );
     let text = h.text();
-    assert!(text.contains("3 refusals in 1 run (previous window: 1)"), "{text}");
+    assert!(
+        text.contains("3 refusals in 1 run (previous window: 1)"),
+        "{text}"
+    );
     h.keys("j Enter");
     h.settle_draw();
     assert_eq!(h.app.screen, Screen::Decisions);
@@ -296,10 +321,7 @@ fn refusals_move_by_a_week_and_list_their_decisions() {
     assert_eq!(h.app.decisions.page.rows[0].1.step, 3);
     h.keys("Esc [");
     h.settle_draw();
-    assert_eq!(
-        rows(&h),
-        vec![("subscription_not_found".into(), 1, 0)]
-    );
+    assert_eq!(rows(&h), vec![("subscription_not_found".into(), 1, 0)]);
     assert!(h.text().contains("2026-11-09 → 2026-11-16"));
     h.keys("t");
     h.settle_draw();
@@ -330,7 +352,10 @@ fn a_confusion_cell_lists_its_decisions() {
     assert_eq!(h.app.decisions.page.rows[0].1.run_id, "r-102");
     h.keys("Esc m");
     h.draw();
-    assert!(h.text().contains("Matrix · top 3 acceptable sets × top 4 selected instead"));
+    assert!(
+        h.text()
+            .contains("Matrix · top 3 acceptable sets × top 4 selected instead")
+    );
 }
 
 #[test]
@@ -405,11 +430,17 @@ fn escape_sequences_in_a_result_reach_the_buffer_escaped() {
     h.keys("j j Enter");
     h.settle_draw();
     // the goal carries an escape sequence too
-    assert!(h.text().contains(r"Export Lumen's invoices \x1b[2J and email"));
+    assert!(
+        h.text()
+            .contains(r"Export Lumen's invoices \x1b[2J and email")
+    );
     h.keys("r");
     h.settle_draw();
     let text = h.text();
-    assert!(text.contains(r#""note": "\u001b[2J\u001b[31mIGNORE PREVIOUS"#), "{text}");
+    assert!(
+        text.contains(r#""note": "\u001b[2J\u001b[31mIGNORE PREVIOUS"#),
+        "{text}"
+    );
     let buf = h.terminal.backend().buffer();
     for cell in buf.content() {
         assert!(
@@ -443,8 +474,10 @@ fn secrets_are_masked_unless_no_redact() {
     let mut h = open(&dir, 120, 40, true);
     h.keys("2");
     h.settle_draw();
-    h.keys("j j Enter l G");
+    h.keys("j j Enter");
     h.settle_draw();
+    h.keys("l G");
+    h.draw();
     let text = h.text();
     assert!(text.contains("sk-test-4f9aQ2xLk81abc"), "{text}");
     assert!(text.contains("secrets shown (--no-redact)"));
@@ -494,7 +527,9 @@ fn an_empty_database_says_what_to_do() {
     h.start();
     h.settle_draw();
     assert!(h.text().contains("This database has no decisions yet."));
-    for k in ["2", "Enter", "3", "j", "4", "Enter", "5", "m", "Enter", "6", "Enter", "/"] {
+    for k in [
+        "2", "Enter", "3", "j", "4", "Enter", "5", "m", "Enter", "6", "Enter", "/",
+    ] {
         h.keys(k);
         h.settle_draw();
     }

@@ -344,7 +344,9 @@ fn parse_lines(
             buf = Vec::new();
         }
         let item = match parsed {
-            Err(message) => Parsed2::Bad(InputError::at(&source.display, Some(line), None, message)),
+            Err(message) => {
+                Parsed2::Bad(InputError::at(&source.display, Some(line), None, message))
+            }
             Ok(value) => {
                 let hash = record_hash(&value);
                 match native::parse(value) {

@@ -2,7 +2,9 @@
 //! from `ladder.md`.
 
 use super::*;
-use crate::model::{Candidate, Effect, FindingKind, Label, Policy, Progress, Retrieval, Rule, Rung, Stage, Status};
+use crate::model::{
+    Candidate, Effect, FindingKind, Label, Policy, Progress, Retrieval, Rule, Rung, Stage, Status,
+};
 
 fn tool(family: &str, effect: Effect, open_world: bool) -> ToolInfo {
     ToolInfo {
@@ -21,14 +23,29 @@ fn tool(family: &str, effect: Effect, open_world: bool) -> ToolInfo {
 /// ask_user, no_applicable_tool (control, none).
 fn catalogue() -> CatalogueView {
     let mut tools = BTreeMap::new();
-    tools.insert("read_file".into(), tool("repository", Effect::ReadOnly, false));
-    tools.insert("search_code".into(), tool("repository", Effect::ReadOnly, false));
-    tools.insert("edit_file".into(), tool("repository", Effect::Mutating, false));
+    tools.insert(
+        "read_file".into(),
+        tool("repository", Effect::ReadOnly, false),
+    );
+    tools.insert(
+        "search_code".into(),
+        tool("repository", Effect::ReadOnly, false),
+    );
+    tools.insert(
+        "edit_file".into(),
+        tool("repository", Effect::Mutating, false),
+    );
     tools.insert("run_tests".into(), tool("ci", Effect::ReadOnly, false));
-    tools.insert("deploy_release".into(), tool("deploy", Effect::Destructive, true));
+    tools.insert(
+        "deploy_release".into(),
+        tool("deploy", Effect::Destructive, true),
+    );
     tools.insert("web_fetch".into(), tool("web", Effect::ReadOnly, true));
     tools.insert("ask_user".into(), tool("control", Effect::None, false));
-    tools.insert("no_applicable_tool".into(), tool("control", Effect::None, false));
+    tools.insert(
+        "no_applicable_tool".into(),
+        tool("control", Effect::None, false),
+    );
     CatalogueView {
         version: "repo-1".into(),
         abstain: None,
@@ -132,13 +149,27 @@ fn every_rung_of_the_walk() {
     let search = label(&["search_code"], &[]);
 
     // COVERAGE: nothing anywhere can open a pull request.
-    assert_eq!(Case::new(menu, Some("read_file"), Some(&pr)).run().rung, Rung::Coverage);
+    assert_eq!(
+        Case::new(menu, Some("read_file"), Some(&pr)).run().rung,
+        Rung::Coverage
+    );
     // EXPOSURE: edit_file is mutating, above the read_only ceiling.
-    assert_eq!(Case::new(menu, Some("read_file"), Some(&edit)).run().rung, Rung::Exposure);
+    assert_eq!(
+        Case::new(menu, Some("read_file"), Some(&edit)).run().rung,
+        Rung::Exposure
+    );
     // DISCOVERY: read_file ranks 2nd with k=1.
-    assert_eq!(Case::new(with_retrieval, Some("search_code"), Some(&read)).run().rung, Rung::Discovery);
+    assert_eq!(
+        Case::new(with_retrieval, Some("search_code"), Some(&read))
+            .run()
+            .rung,
+        Rung::Discovery
+    );
     // SELECTION: read_file was visible, search_code chosen.
-    assert_eq!(Case::new(menu, Some("search_code"), Some(&read)).run().rung, Rung::Selection);
+    assert_eq!(
+        Case::new(menu, Some("search_code"), Some(&read)).run().rung,
+        Rung::Selection
+    );
 
     // The boundary, after a passed routing walk.
     let boundary = |status, stage, reason| {
@@ -148,18 +179,56 @@ fn every_rung_of_the_walk() {
         c.reason = reason;
         c.run()
     };
-    assert_eq!(boundary(Some(Status::Refused), None, Some("call_in_text")).rung, Rung::Representation);
-    assert_eq!(boundary(Some(Status::Refused), Some(Stage::Schema), Some("whatever")).rung, Rung::Schema);
-    assert_eq!(boundary(Some(Status::Refused), None, Some("target_not_from_lookup")).rung, Rung::Semantics);
-    assert_eq!(boundary(Some(Status::Refused), None, Some("outside_intent")).rung, Rung::Authorization);
-    assert_eq!(boundary(Some(Status::Refused), None, Some("existing_ticket")).rung, Rung::Precondition);
-    assert_eq!(boundary(Some(Status::Refused), None, Some("budget_exceeded")).rung, Rung::Unclassified);
-    assert_eq!(boundary(Some(Status::Refused), None, None).rung, Rung::Unclassified);
+    assert_eq!(
+        boundary(Some(Status::Refused), None, Some("call_in_text")).rung,
+        Rung::Representation
+    );
+    assert_eq!(
+        boundary(Some(Status::Refused), Some(Stage::Schema), Some("whatever")).rung,
+        Rung::Schema
+    );
+    assert_eq!(
+        boundary(Some(Status::Refused), None, Some("target_not_from_lookup")).rung,
+        Rung::Semantics
+    );
+    assert_eq!(
+        boundary(Some(Status::Refused), None, Some("outside_intent")).rung,
+        Rung::Authorization
+    );
+    assert_eq!(
+        boundary(Some(Status::Refused), None, Some("existing_ticket")).rung,
+        Rung::Precondition
+    );
+    assert_eq!(
+        boundary(Some(Status::Refused), None, Some("budget_exceeded")).rung,
+        Rung::Unclassified
+    );
+    assert_eq!(
+        boundary(Some(Status::Refused), None, None).rung,
+        Rung::Unclassified
+    );
     // A recorded stage wins over the reason's.
-    assert_eq!(boundary(Some(Status::Refused), Some(Stage::Precondition), Some("outside_intent")).rung, Rung::Precondition);
-    assert_eq!(boundary(Some(Status::Error), None, Some("rate_limited")).rung, Rung::Execution);
-    assert_eq!(boundary(Some(Status::Unknown), None, None).rung, Rung::Execution);
-    assert_eq!(boundary(Some(Status::NotRun), None, None).rung, Rung::Passed);
+    assert_eq!(
+        boundary(
+            Some(Status::Refused),
+            Some(Stage::Precondition),
+            Some("outside_intent")
+        )
+        .rung,
+        Rung::Precondition
+    );
+    assert_eq!(
+        boundary(Some(Status::Error), None, Some("rate_limited")).rung,
+        Rung::Execution
+    );
+    assert_eq!(
+        boundary(Some(Status::Unknown), None, None).rung,
+        Rung::Execution
+    );
+    assert_eq!(
+        boundary(Some(Status::NotRun), None, None).rung,
+        Rung::Passed
+    );
     assert_eq!(boundary(None, None, None).rung, Rung::Passed);
 
     // PROGRESS after a passed boundary.
@@ -209,15 +278,24 @@ fn unlabelled_no_call_and_abstain() {
     let mut c = Case::new(menu, Some("edit_file"), None);
     c.status = Some(Status::Unknown);
     let r = c.run();
-    assert_eq!((r.rung, r.routing, r.labelled), (Rung::Execution, Some(Routing::Unlabelled), false));
-    assert_eq!(Case::new(menu, Some("edit_file"), None).run().rung, Rung::Passed);
+    assert_eq!(
+        (r.rung, r.routing, r.labelled),
+        (Rung::Execution, Some(Routing::Unlabelled), false)
+    );
+    assert_eq!(
+        Case::new(menu, Some("edit_file"), None).run().rung,
+        Rung::Passed
+    );
 
     // @no_call: a null selection matches it; a tool call does not.
     let no_call = label(&["@no_call"], &[]);
     let mut c = Case::new(menu, None, Some(&no_call));
     c.status = Some(Status::NotRun);
     let r = c.run();
-    assert_eq!((r.rung, r.no_call_expected, r.selected_ok), (Rung::Passed, true, Some(true)));
+    assert_eq!(
+        (r.rung, r.no_call_expected, r.selected_ok),
+        (Rung::Passed, true, Some(true))
+    );
     let r = Case::new(menu, Some("read_file"), Some(&no_call)).run();
     assert_eq!(r.rung, Rung::Selection);
 
@@ -230,9 +308,15 @@ fn unlabelled_no_call_and_abstain() {
     // Abstain.
     let abstain = label(&["no_applicable_tool", "ask_user"], &[]);
     let r = Case::new(menu, Some("no_applicable_tool"), Some(&abstain)).run();
-    assert_eq!((r.rung, r.abstain_expected, r.abstained), (Rung::Passed, true, true));
+    assert_eq!(
+        (r.rung, r.abstain_expected, r.abstained),
+        (Rung::Passed, true, true)
+    );
     let r = Case::new(menu, Some("ask_user"), Some(&abstain)).run();
-    assert_eq!((r.rung, r.abstain_expected, r.abstained), (Rung::Passed, true, false));
+    assert_eq!(
+        (r.rung, r.abstain_expected, r.abstained),
+        (Rung::Passed, true, false)
+    );
 }
 
 #[test]
@@ -242,7 +326,11 @@ fn exposure_rules_apply_in_order() {
     let controls = s(&["ask_user"]);
     // deploy_release: family deploy not allowed (rule 2) although also above the
     // ceiling (3) and open world (4); edit_file: effect (3); web_fetch: open world (4).
-    let p = policy(Some(&["repository", "ci", "web"]), Some(Effect::ReadOnly), false);
+    let p = policy(
+        Some(&["repository", "ci", "web"]),
+        Some(Effect::ReadOnly),
+        false,
+    );
     let menu = Menu {
         catalogue: Some(&cat),
         policy: Some(&p),
@@ -271,7 +359,11 @@ fn exposure_rules_apply_in_order() {
         catalogue: Some(&cat),
         ..Menu::default()
     };
-    assert!(explain_tools(flat, None, None).iter().all(|t| t.visible && t.rule == Rule::Flat));
+    assert!(
+        explain_tools(flat, None, None)
+            .iter()
+            .all(|t| t.visible && t.rule == Rule::Flat)
+    );
 }
 
 #[test]
@@ -304,17 +396,29 @@ fn retrieval_rank_skips_controls_hidden_tools_and_repeats() {
     assert_eq!(sets.rank("read_file"), Some((2, Some(0.6))));
     assert_eq!(sets.rank("run_tests"), Some((3, Some(0.5))));
     assert_eq!(sets.rank("edit_file"), None);
-    assert_eq!(sets.retrieved_names(), s(&["ask_user", "read_file", "search_code"]));
+    assert_eq!(
+        sets.retrieved_names(),
+        s(&["ask_user", "read_file", "search_code"])
+    );
     let tools = explain_tools(menu, None, None);
     let run_tests = tools.iter().find(|t| t.name == "run_tests").unwrap();
-    assert_eq!((run_tests.visible, run_tests.rule), (false, Rule::NotRetrieved));
-    assert_eq!(run_tests.why, "eligible, not retrieved: rank 3 (score 0.5) > k=2");
+    assert_eq!(
+        (run_tests.visible, run_tests.rule),
+        (false, Rule::NotRetrieved)
+    );
+    assert_eq!(
+        run_tests.why,
+        "eligible, not retrieved: rank 3 (score 0.5) > k=2"
+    );
     let web = tools.iter().find(|t| t.name == "web_fetch").unwrap();
     assert_eq!((web.visible, web.rule), (false, Rule::Family));
     // The label's tool ranked 3rd: DISCOVERY, and recall@2 counts it.
     let rt = label(&["run_tests"], &[]);
     let r = Case::new(menu, Some("search_code"), Some(&rt)).run();
-    assert_eq!((r.rung, r.retrieval_k, r.in_exposed, r.in_retrieved), (Rung::Discovery, Some(2), Some(true), Some(false)));
+    assert_eq!(
+        (r.rung, r.retrieval_k, r.in_exposed, r.in_retrieved),
+        (Rung::Discovery, Some(2), Some(true), Some(false))
+    );
 }
 
 #[test]
@@ -334,15 +438,27 @@ fn recorded_menu_is_the_truth() {
     };
     let tools = explain_tools(menu, None, None);
     let get = |n: &str| tools.iter().find(|t| t.name == n).unwrap().clone();
-    assert_eq!((get("deploy_release").visible, get("deploy_release").rule), (true, Rule::Recorded));
+    assert_eq!(
+        (get("deploy_release").visible, get("deploy_release").rule),
+        (true, Rule::Recorded)
+    );
     assert_eq!(
         get("deploy_release").why,
         "in the recorded visible menu though rule family hides it: family deploy is not allowed (allowed: repository)"
     );
-    assert_eq!((get("search_code").visible, get("search_code").rule), (false, Rule::NotRecorded));
-    assert_eq!((get("read_file").visible, get("read_file").rule), (true, Rule::Eligible));
+    assert_eq!(
+        (get("search_code").visible, get("search_code").rule),
+        (false, Rule::NotRecorded)
+    );
+    assert_eq!(
+        (get("read_file").visible, get("read_file").rule),
+        (true, Rule::Eligible)
+    );
     // The control: rule 1 shows it, the menu lacks it.
-    assert_eq!((get("ask_user").visible, get("ask_user").rule), (false, Rule::NotRecorded));
+    assert_eq!(
+        (get("ask_user").visible, get("ask_user").rule),
+        (false, Rule::NotRecorded)
+    );
 
     // The ladder follows the recorded menu: search_code was not in front of the model.
     let search = label(&["search_code"], &[]);
@@ -350,11 +466,20 @@ fn recorded_menu_is_the_truth() {
     assert_eq!(r.rung, Rung::Discovery);
     // deploy_release is in registry/exposed/retrieved because it was recorded.
     let deploy = label(&["deploy_release"], &[]);
-    assert_eq!(Case::new(menu, Some("deploy_release"), Some(&deploy)).run().rung, Rung::Passed);
+    assert_eq!(
+        Case::new(menu, Some("deploy_release"), Some(&deploy))
+            .run()
+            .rung,
+        Rung::Passed
+    );
 
     // Findings: deploy_release hidden by the policy yet shown; the control missing.
     // (search_code missing is a narrower menu with no retrieval: not a mismatch.)
-    let f: Vec<(FindingKind, Option<String>)> = r.findings.iter().map(|f| (f.kind, f.tool.clone())).collect();
+    let f: Vec<(FindingKind, Option<String>)> = r
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.tool.clone()))
+        .collect();
     assert_eq!(
         f,
         vec![
@@ -380,7 +505,11 @@ fn exposure_mismatch_against_retrieval_and_unknown_names() {
         ..Menu::default()
     };
     let c = Case::new(menu, Some("read_file"), None).run();
-    let f: Vec<(Option<String>, String)> = c.findings.iter().map(|f| (f.tool.clone(), f.detail.clone())).collect();
+    let f: Vec<(Option<String>, String)> = c
+        .findings
+        .iter()
+        .map(|f| (f.tool.clone(), f.detail.clone()))
+        .collect();
     assert_eq!(
         f,
         vec![
@@ -405,7 +534,11 @@ fn hidden_proposal_and_unclassified_reason() {
     c.reason = Some("budget_exceeded");
     let r = c.run();
     assert_eq!(r.rung, Rung::Unclassified);
-    let f: Vec<(FindingKind, String)> = r.findings.iter().map(|f| (f.kind, f.detail.clone())).collect();
+    let f: Vec<(FindingKind, String)> = r
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.detail.clone()))
+        .collect();
     assert_eq!(
         f,
         vec![
@@ -421,7 +554,10 @@ fn hidden_proposal_and_unclassified_reason() {
     );
     // Executed while hidden: the detail says so.
     let r = Case::new(menu, Some("edit_file"), None).run();
-    assert_eq!(r.findings[0].detail, "selected edit_file, which was not in the visible menu; executed (ok)");
+    assert_eq!(
+        r.findings[0].detail,
+        "selected edit_file, which was not in the visible menu; executed (ok)"
+    );
 }
 
 #[test]
@@ -429,7 +565,10 @@ fn no_evidence_reduces_to_selection() {
     // No catalogue and no recorded menu: only the selection check applies.
     let menu = Menu::default();
     let l = label(&["lookup_order"], &[]);
-    assert_eq!(Case::new(menu, Some("lookup_order"), Some(&l)).run().rung, Rung::Passed);
+    assert_eq!(
+        Case::new(menu, Some("lookup_order"), Some(&l)).run().rung,
+        Rung::Passed
+    );
     let r = Case::new(menu, Some("cancel_order"), Some(&l)).run();
     assert_eq!(r.rung, Rung::Selection);
     assert!(r.findings.is_empty());
@@ -441,13 +580,21 @@ fn no_evidence_reduces_to_selection() {
         ..Menu::default()
     };
     let other = label(&["refund_order"], &[]);
-    assert_eq!(Case::new(menu, Some("lookup_order"), Some(&other)).run().rung, Rung::Coverage);
+    assert_eq!(
+        Case::new(menu, Some("lookup_order"), Some(&other))
+            .run()
+            .rung,
+        Rung::Coverage
+    );
     // ...and a call outside that menu is a hidden proposal.
     let r = Case::new(menu, Some("refund_order"), None).run();
     assert_eq!(r.findings[0].kind, FindingKind::HiddenProposal);
     let tools = explain_tools(menu, None, None);
     assert_eq!(tools.len(), 1);
-    assert_eq!((tools[0].name.as_str(), tools[0].rule), ("lookup_order", Rule::Recorded));
+    assert_eq!(
+        (tools[0].name.as_str(), tools[0].rule),
+        ("lookup_order", Rule::Recorded)
+    );
 }
 
 #[test]
@@ -457,12 +604,30 @@ fn label_resolution_prefers_the_most_specific_case() {
     let c = label(&["c"], &[]);
     let d = label(&["d"], &[]);
     let cases = [
-        CaseRef { step: None, catalogue: None, label: &a },
-        CaseRef { step: None, catalogue: Some("menu-C"), label: &b },
-        CaseRef { step: Some(2), catalogue: None, label: &c },
-        CaseRef { step: Some(2), catalogue: Some("menu-C"), label: &d },
+        CaseRef {
+            step: None,
+            catalogue: None,
+            label: &a,
+        },
+        CaseRef {
+            step: None,
+            catalogue: Some("menu-C"),
+            label: &b,
+        },
+        CaseRef {
+            step: Some(2),
+            catalogue: None,
+            label: &c,
+        },
+        CaseRef {
+            step: Some(2),
+            catalogue: Some("menu-C"),
+            label: &d,
+        },
     ];
-    let got = |step, cat, first| matching_case(&cases, step, cat, first).map(|c| c.label.acceptable[0].clone());
+    let got = |step, cat, first| {
+        matching_case(&cases, step, cat, first).map(|c| c.label.acceptable[0].clone())
+    };
     assert_eq!(got(2, Some("menu-C"), false), Some("d".into()));
     assert_eq!(got(2, Some("menu-A"), false), Some("c".into()));
     assert_eq!(got(2, None, false), Some("c".into()));
@@ -476,7 +641,10 @@ fn label_resolution_prefers_the_most_specific_case() {
     // Inline replaces the case as a whole; a difference is a label_conflict.
     let inline = label(&["x"], &["a"]);
     let (l, conflict) = resolve_label(Some(&inline), &cases, 2, Some("menu-C"), false);
-    assert_eq!(l.map(|(l, s)| (l.acceptable.clone(), s)), Some((s(&["x"]), LabelSource::Inline)));
+    assert_eq!(
+        l.map(|(l, s)| (l.acceptable.clone(), s)),
+        Some((s(&["x"]), LabelSource::Inline))
+    );
     assert_eq!(
         conflict.unwrap().detail,
         "inline expected acceptable [x], forbidden [a] differs from the case (step 2, catalogue menu-C) acceptable [d]; the inline label wins"
@@ -492,20 +660,48 @@ fn label_resolution_prefers_the_most_specific_case() {
 fn recovery_within_three_turns() {
     let l = label(&["read_file"], &[]);
     let steps = [
-        RunStep { step: 1, turn: 1, selected: Some("search_code") },
-        RunStep { step: 2, turn: 1, selected: Some("read_file") }, // same turn: parallel, not a recovery
-        RunStep { step: 3, turn: 5, selected: Some("read_file") }, // turn 5 > 1 + 3
+        RunStep {
+            step: 1,
+            turn: 1,
+            selected: Some("search_code"),
+        },
+        RunStep {
+            step: 2,
+            turn: 1,
+            selected: Some("read_file"),
+        }, // same turn: parallel, not a recovery
+        RunStep {
+            step: 3,
+            turn: 5,
+            selected: Some("read_file"),
+        }, // turn 5 > 1 + 3
     ];
     assert!(!recovered_within_3(&steps[0], &l, &steps));
     let steps = [
-        RunStep { step: 1, turn: 1, selected: Some("search_code") },
-        RunStep { step: 4, turn: 4, selected: Some("read_file") },
+        RunStep {
+            step: 1,
+            turn: 1,
+            selected: Some("search_code"),
+        },
+        RunStep {
+            step: 4,
+            turn: 4,
+            selected: Some("read_file"),
+        },
     ];
     assert!(recovered_within_3(&steps[0], &l, &steps));
     let nc = label(&["@no_call"], &[]);
     let steps = [
-        RunStep { step: 1, turn: 1, selected: Some("search_code") },
-        RunStep { step: 2, turn: 2, selected: None },
+        RunStep {
+            step: 1,
+            turn: 1,
+            selected: Some("search_code"),
+        },
+        RunStep {
+            step: 2,
+            turn: 2,
+            selected: None,
+        },
     ];
     assert!(recovered_within_3(&steps[0], &nc, &steps));
 }
@@ -520,5 +716,10 @@ fn definition_tokens_sum_over_the_menu() {
         ..Menu::default()
     };
     // two catalogue tools of 10 tokens each; the unknown name adds nothing
-    assert_eq!(Case::new(menu, Some("read_file"), None).run().definition_tokens, Some(20));
+    assert_eq!(
+        Case::new(menu, Some("read_file"), None)
+            .run()
+            .definition_tokens,
+        Some(20)
+    );
 }

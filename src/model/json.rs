@@ -47,7 +47,9 @@ impl Serialize for Policy {
 
 impl Serialize for Candidate {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(1 + self.score.is_some() as usize + extra_len(&self.extra)))?;
+        let mut m = s.serialize_map(Some(
+            1 + self.score.is_some() as usize + extra_len(&self.extra),
+        ))?;
         m.serialize_entry("name", &self.name)?;
         if let Some(score) = self.score {
             m.serialize_entry("score", &score)?;
@@ -68,7 +70,11 @@ impl Serialize for Retrieval {
             m.serialize_entry("query", q)?;
         }
         m.serialize_entry("candidates", &self.candidates)?;
-        extras(&mut m, &self.extra, &["k", "selector", "query", "candidates"])?;
+        extras(
+            &mut m,
+            &self.extra,
+            &["k", "selector", "query", "candidates"],
+        )?;
         m.end()
     }
 }
@@ -122,7 +128,7 @@ to_json!(Policy, Retrieval, Outcome, Label);
 
 #[cfg(test)]
 mod tests {
-    use crate::ingest::native::{parse, Parsed};
+    use crate::ingest::native::{Parsed, parse};
     use crate::model::Record;
     use serde_json::json;
 
@@ -132,7 +138,9 @@ mod tests {
             "policy": {"max_effect": "read_only", "tier": 2},
             "retrieval": {"k": 2, "candidates": [{"name": "a", "score": 0.5, "why": "kw"}], "model": "bm25"},
             "outcome": {"status": "refused", "reason": "x", "trace": "t-1"}});
-        let Ok(Parsed::Record(Record::Decision(d))) = parse(v) else { panic!() };
+        let Ok(Parsed::Record(Record::Decision(d))) = parse(v) else {
+            panic!()
+        };
         assert_eq!(
             serde_json::to_string(d.menu.policy.as_ref().unwrap()).unwrap(),
             r#"{"max_effect":"read_only","allow_open_world":false,"tier":2}"#

@@ -10,7 +10,7 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use super::classify::load_catalogue;
-use super::query::{FindingRow, Filter, RunRow};
+use super::query::{Filter, FindingRow, RunRow};
 use super::{Explained, explain};
 use crate::config::Config;
 use crate::error::Result;
@@ -218,8 +218,7 @@ impl Spec<'_> {
                 let (mut rows, more_before) = self.fetch(conn, Some(k), false, false, half, map)?;
                 rows.reverse();
                 let focus = rows.len();
-                let (after, more_after) =
-                    self.fetch(conn, Some(k), true, true, n - half, map)?;
+                let (after, more_after) = self.fetch(conn, Some(k), true, true, n - half, map)?;
                 rows.extend(after);
                 let before = if more_before {
                     self.count(conn, rows.first().map(|r| &r.0))?
@@ -532,8 +531,7 @@ pub enum DecisionSet {
 
 fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Spec<'a> {
     let (clause, mut args) = f.decision_clause();
-    let mut from_where =
-        format!("FROM ladder l JOIN runs r ON r.run_id = l.run_id WHERE {clause}");
+    let mut from_where = format!("FROM ladder l JOIN runs r ON r.run_id = l.run_id WHERE {clause}");
     let (key, id) = match set {
         DecisionSet::Rung(rung) => {
             from_where.push_str(" AND l.rung = ?");
@@ -544,7 +542,8 @@ fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Spec<'a> {
             acceptable,
             selected,
         } => {
-            from_where.push_str(" AND l.rung = 'selection' AND l.acceptable = ? AND l.selected IS ?");
+            from_where
+                .push_str(" AND l.rung = 'selection' AND l.acceptable = ? AND l.selected IS ?");
             args.push(Sql::Text(
                 serde_json::to_string(acceptable).expect("serialises"),
             ));
@@ -778,9 +777,53 @@ fn menu_row(r: &Row<'_>, at: usize) -> rusqlite::Result<MenuRow> {
 
 /// Byte length of a stored payload without reading it.
 pub fn payload_bytes(conn: &Connection, decision_id: i64, col: PayloadColumn) -> Option<u64> {
-    conn.blob_open(rusqlite::MAIN_DB, c"payloads", col.column(), decision_id, true)
-        .ok()
-        .map(|b| b.len() as u64)
+    conn.blob_open(
+        rusqlite::MAIN_DB,
+        c"payloads",
+        col.column(),
+        decision_id,
+        true,
+    )
+    .ok()
+    .map(|b| b.len() as u64)
+}
+
+/// An open payload for reading piece by piece. Keep one open while reading
+/// a payload in sequence: SQLite remembers where it is in the value's
+/// overflow pages, while a fresh handle walks them from the start.
+pub struct PayloadReader<'c> {
+    blob: rusqlite::blob::Blob<'c>,
+}
+
+impl<'c> PayloadReader<'c> {
+    pub fn open(conn: &'c Connection, decision_id: i64, col: PayloadColumn) -> Result<Self> {
+        let blob = conn.blob_open(
+            rusqlite::MAIN_DB,
+            c"payloads",
+            col.column(),
+            decision_id,
+            true,
+        )?;
+        Ok(PayloadReader { blob })
+    }
+
+    pub fn len(&self) -> u64 {
+        self.blob.len() as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Up to `len` bytes from byte `offset`.
+    pub fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        let size = self.len();
+        let start = offset.min(size);
+        let n = (len as u64).min(size - start) as usize;
+        let mut buf = vec![0u8; n];
+        self.blob.read_at_exact(&mut buf, start as usize)?;
+        Ok(buf)
+    }
 }
 
 /// Up to `len` bytes of a stored payload from byte `offset` (incremental
@@ -792,7 +835,13 @@ pub fn payload_read(
     offset: u64,
     len: usize,
 ) -> Result<Vec<u8>> {
-    let blob = conn.blob_open(rusqlite::MAIN_DB, c"payloads", col.column(), decision_id, true)?;
+    let blob = conn.blob_open(
+        rusqlite::MAIN_DB,
+        c"payloads",
+        col.column(),
+        decision_id,
+        true,
+    )?;
     let size = blob.len() as u64;
     let start = offset.min(size);
     let n = (len as u64).min(size - start) as usize;
@@ -878,7 +927,10 @@ pub fn decision_detail(conn: &Connection, config: &Config, decision_id: i64) -> 
     let names: Vec<String> = match &m.visible {
         Some(v) => {
             let mut seen = std::collections::HashSet::new();
-            v.iter().filter(|n| seen.insert(n.as_str())).cloned().collect()
+            v.iter()
+                .filter(|n| seen.insert(n.as_str()))
+                .cloned()
+                .collect()
         }
         None => m.retrieved.clone(),
     };

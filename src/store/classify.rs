@@ -12,8 +12,8 @@ use crate::ladder::{
     self, CaseRef, CatalogueView, DecisionInput, Menu, ReasonTable, RunStep, ToolInfo,
 };
 use crate::model::{
-    Decision, Effect, FindingKind, Label, MenuFields, Policy, Progress, Retrieval, Run, Rung, Stage,
-    Status,
+    Decision, Effect, FindingKind, Label, MenuFields, Policy, Progress, Retrieval, Run, Rung,
+    Stage, Status,
 };
 
 /// Finding kinds derived per decision (replaced whenever its run is reclassified).
@@ -465,7 +465,11 @@ pub(crate) fn catalogues_known(
     decisions: &[StoredDecision],
 ) -> Result<bool> {
     for d in decisions {
-        if let Some(c) = d.menu.catalogue.as_deref().or(run.menu.catalogue.as_deref())
+        if let Some(c) = d
+            .menu
+            .catalogue
+            .as_deref()
+            .or(run.menu.catalogue.as_deref())
             && ctx.catalogue(c)?.is_none()
         {
             return Ok(false);
@@ -922,7 +926,11 @@ fn walk(
             }
             Some(false) => "passed",
         };
-        let note = if state == "not reached" { String::new() } else { note };
+        let note = if state == "not reached" {
+            String::new()
+        } else {
+            note
+        };
         out.push(WalkStep { rung, state, note });
     };
     let why_of = |names: &[String]| -> String {

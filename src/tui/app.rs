@@ -253,6 +253,8 @@ pub struct RefusalsState {
 #[derive(Debug, Default)]
 pub struct ConfusionsState {
     pub matrix: bool,
+    /// Built when the cells arrive (not on every key or frame).
+    pub grid: Option<Matrix>,
     pub cursor: Cursor,
     /// (row, column) in the matrix.
     pub cell: (usize, usize),
@@ -489,7 +491,9 @@ impl App {
                 }
             }
             Screen::Run => {
-                if self.run.run_id.is_some() && !self.run.timeline.loaded && !self.run.timeline.loading
+                if self.run.run_id.is_some()
+                    && !self.run.timeline.loaded
+                    && !self.run.timeline.loading
                 {
                     let anchor = match self.run.want_step {
                         Some(s) => Anchor::Around(step_key(s)),
@@ -574,6 +578,7 @@ impl App {
         self.ladder.metrics = Load::default();
         self.ladder.trend = Load::default();
         self.confusions = Load::default();
+        self.confusion.grid = None;
         self.runs.page = Paged::default();
         self.runs.fuzzy.result = None;
         self.runs.fuzzy.rows.clear();
@@ -594,14 +599,14 @@ impl App {
         self.ensure();
     }
 
-    fn go(&mut self, screen: Screen, push: bool) {
+    /// Shows `screen`; Esc returns to the one before (a bounded history).
+    fn go(&mut self, screen: Screen) {
         if screen == self.screen {
             return;
         }
-        if push {
-            self.back.push(self.screen);
-        } else {
-            self.back.clear();
+        self.back.push(self.screen);
+        if self.back.len() > 64 {
+            self.back.remove(0);
         }
         self.screen = screen;
         self.help = false;
@@ -620,26 +625,27 @@ impl App {
         }
         self.run.want_step = step;
         match step {
-            Some(s)
-                if same
-                    && self
-                        .run
-                        .timeline
-                        .rows
-                        .iter()
-                        .any(|(_, r)| r.step == s) =>
-            {
+            Some(s) if same && self.run.timeline.rows.iter().any(|(_, r)| r.step == s) => {
                 self.select_step(s);
             }
             _ => self.run.timeline = Paged::default(),
         }
-        self.go(Screen::Run, true);
+        self.go(Screen::Run);
     }
 
     fn select_step(&mut self, step: i64) {
         let h = self.height(layout::List::Timeline);
-        if let Some(i) = self.run.timeline.rows.iter().position(|(_, r)| r.step == step) {
-            self.run.timeline.cursor.to(i, self.run.timeline.rows.len(), h);
+        if let Some(i) = self
+            .run
+            .timeline
+            .rows
+            .iter()
+            .position(|(_, r)| r.step == step)
+        {
+            self.run
+                .timeline
+                .cursor
+                .to(i, self.run.timeline.rows.len(), h);
             self.run.want_step = None;
             self.detail_moved();
         }
@@ -680,7 +686,7 @@ impl App {
             title,
             page: Paged::default(),
         };
-        self.go(Screen::Decisions, true);
+        self.go(Screen::Decisions);
     }
 
     fn run_fuzzy(&mut self) {
@@ -846,13 +852,17 @@ impl App {
             .back()
             .filter(|c| c.end < c.total && v.scroll + 2 * h >= len)
             .map(|c| (c.end, c.end_state));
-        let prev = v.chunks.front().filter(|c| c.start > 0 && v.scroll < h).and_then(|c| {
-            v.checkpoints
-                .iter()
-                .rev()
-                .find(|(at, _)| *at < c.start)
-                .copied()
-        });
+        let prev = v
+            .chunks
+            .front()
+            .filter(|c| c.start > 0 && v.scroll < h)
+            .and_then(|c| {
+                v.checkpoints
+                    .iter()
+                    .rev()
+                    .find(|(at, _)| *at < c.start)
+                    .copied()
+            });
         if let Some((s, st)) = next {
             self.viewer_request(s, st);
         } else if let Some((s, st)) = prev {
@@ -920,9 +930,13 @@ impl App {
             v.chunks.push_back(c);
             v.scroll = 0;
         }
-        if v.want_bottom && v.at_end() {
-            v.want_bottom = false;
-            v.scroll = (v.len() + 1).saturating_sub(h);
+        if v.want_bottom {
+            if v.at_end() {
+                v.want_bottom = false;
+                v.scroll = (v.len() + 1).saturating_sub(h);
+            } else if let Some((s, st)) = v.chunks.back().map(|c| (c.end, c.end_state)) {
+                self.viewer_request(s, st);
+            }
         }
     }
 
@@ -963,6 +977,7 @@ impl App {
             Response::Metrics(m) => self.ladder.metrics.set(m),
             Response::Confusions(c) => {
                 let n = c.cells.len();
+                self.confusion.grid = Some(Matrix::of(&c, MATRIX));
                 self.confusions.set(c);
                 let h = self.height(layout::List::Cells);
                 self.confusion.cursor.fit(n, h);
@@ -1027,7 +1042,10 @@ impl App {
                     for (at, st) in points.iter().copied() {
                         v.add_checkpoint(at, st);
                     }
-                    if let Some((s, st)) = points.last().copied() {
+                    // Start one chunk before the last, so that a short last
+                    // chunk still ends a full screen; the last is appended.
+                    let i = points.len().saturating_sub(2);
+                    if let Some((s, st)) = points.get(i).copied() {
                         self.viewer_request(s, st);
                     }
                 }
@@ -1145,6 +1163,31 @@ fn next_sort(s: RunSort) -> RunSort {
     RunSort::ALL[(i + 1) % RunSort::ALL.len()]
 }
 
+/// The confusion matrix: the most confused acceptable sets (rows) against
+/// the tools most often selected instead (columns), with the counts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Matrix {
+    pub rows: Vec<Vec<String>>,
+    pub cols: Vec<Option<String>>,
+    /// `counts[row][col]`.
+    pub counts: Vec<Vec<u64>>,
+}
+
+impl Matrix {
+    pub fn of(c: &Confusions, n: usize) -> Matrix {
+        let (rows, cols) = matrix(c, n);
+        let mut counts = vec![vec![0u64; cols.len()]; rows.len()];
+        for cell in &c.cells {
+            let r = rows.iter().position(|a| *a == cell.acceptable);
+            let k = cols.iter().position(|s| *s == cell.selected);
+            if let (Some(r), Some(k)) = (r, k) {
+                counts[r][k] = cell.count;
+            }
+        }
+        Matrix { rows, cols, counts }
+    }
+}
+
 /// Rows of the confusion matrix: the most confused acceptable sets (by
 /// failures) and the tools most often selected instead, at most `n` each.
 pub fn matrix(c: &Confusions, n: usize) -> (Vec<Vec<String>>, Vec<Option<String>>) {
@@ -1203,16 +1246,19 @@ pub fn update(app: &mut App, action: Action) {
     app.status = None;
     match action {
         Action::Help => app.help = true,
-        Action::Go(s) => app.go(s, false),
+        Action::Go(s) => app.go(s),
         Action::NextTab | Action::PrevTab => {
             let tabs = Screen::TABS;
-            let i = tabs.iter().position(|s| *s == app.screen.tab()).unwrap_or(0);
+            let i = tabs
+                .iter()
+                .position(|s| *s == app.screen.tab())
+                .unwrap_or(0);
             let j = if action == Action::NextTab {
                 (i + 1) % tabs.len()
             } else {
                 (i + tabs.len() - 1) % tabs.len()
             };
-            app.go(tabs[j], false);
+            app.go(tabs[j]);
         }
         Action::EditFilter => {
             app.editing_filter = true;
@@ -1404,7 +1450,7 @@ fn screen_action(app: &mut App, action: Action) {
                         name: u.name.clone(),
                         ..Default::default()
                     };
-                    app.go(Screen::Tool, true);
+                    app.go(Screen::Tool);
                 }
             }
         }
@@ -1601,6 +1647,7 @@ fn run_action(app: &mut App, action: Action) {
                 return;
             }
             let page = dh.saturating_sub(1) as u16;
+            let max = super::views::run::detail_len(app).saturating_sub(dh) as u16;
             let s = &mut app.run.scroll;
             match a {
                 Action::Down => *s = s.saturating_add(1),
@@ -1608,8 +1655,10 @@ fn run_action(app: &mut App, action: Action) {
                 Action::PageDown => *s = s.saturating_add(page),
                 Action::PageUp => *s = s.saturating_sub(page),
                 Action::Top => *s = 0,
+                Action::Bottom => *s = max,
                 _ => {}
             }
+            *s = (*s).min(max);
         }
         Action::Top | Action::Bottom => {
             let anchor = if action == Action::Top {
@@ -1717,7 +1766,10 @@ fn confusions_action(app: &mut App, action: Action) {
         return;
     }
     if app.confusion.matrix {
-        let (rows, cols) = matrix(c, MATRIX);
+        let Some(grid) = &app.confusion.grid else {
+            return;
+        };
+        let (rows, cols) = (&grid.rows, &grid.cols);
         let (r, k) = &mut app.confusion.cell;
         match action {
             Action::Up => *r = r.saturating_sub(1),
@@ -1728,11 +1780,7 @@ fn confusions_action(app: &mut App, action: Action) {
             Action::Bottom => *r = rows.len().saturating_sub(1),
             Action::Enter => {
                 if let (Some(acc), Some(sel)) = (rows.get(*r), cols.get(*k)) {
-                    let hit = c
-                        .cells
-                        .iter()
-                        .any(|x| x.acceptable == *acc && x.selected == *sel);
-                    if hit {
+                    if grid.counts[*r][*k] > 0 {
                         let (acc, sel) = (acc.clone(), sel.clone());
                         open_cell(app, acc, sel);
                     } else {

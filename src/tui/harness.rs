@@ -36,8 +36,7 @@ impl Harness {
         let store = Store::open_ro(db)?;
         let config = store.config()?;
         drop(store);
-        let redactor =
-            Redactor::new(&config.redact.patterns, no_redact).map_err(Error::usage)?;
+        let redactor = Redactor::new(&config.redact.patterns, no_redact).map_err(Error::usage)?;
         let (tx, rx) = channel();
         let workers = Workers::start(
             Shared {

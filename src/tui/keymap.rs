@@ -39,7 +39,12 @@ use K::{C, Code, Ctrl};
 const MOVE: &[Binding] = &[
     b("j/k", "move", &[C('j'), Code(KeyCode::Down)], Action::Down),
     b("", "", &[C('k'), Code(KeyCode::Up)], Action::Up),
-    b("g/G", "top/bottom", &[C('g'), Code(KeyCode::Home)], Action::Top),
+    b(
+        "g/G",
+        "top/bottom",
+        &[C('g'), Code(KeyCode::Home)],
+        Action::Top,
+    ),
     b("", "", &[C('G'), Code(KeyCode::End)], Action::Bottom),
     b(
         "C-d/C-u",
@@ -81,12 +86,7 @@ const RUNS: &[Binding] = &[
 ];
 
 const RUN: &[Binding] = &[
-    b(
-        "n/N",
-        "next/prev failing",
-        &[C('n')],
-        Action::NextFailing,
-    ),
+    b("n/N", "next/prev failing", &[C('n')], Action::NextFailing),
     b("", "", &[C('N')], Action::PrevFailing),
     b(
         "Enter/l",
@@ -94,7 +94,12 @@ const RUN: &[Binding] = &[
         &[Code(KeyCode::Enter), C('l'), Code(KeyCode::Right)],
         Action::Right,
     ),
-    b("h", "timeline", &[C('h'), Code(KeyCode::Left)], Action::Left),
+    b(
+        "h",
+        "timeline",
+        &[C('h'), Code(KeyCode::Left)],
+        Action::Left,
+    ),
     b("v", "hidden tools", &[C('v')], Action::ToggleHidden),
     b("a", "arguments", &[C('a')], Action::ShowArguments),
     b("r", "result", &[C('r')], Action::ShowResult),
@@ -114,7 +119,12 @@ const REFUSALS: &[Binding] = &[
         &[C('['), Code(KeyCode::Left), C('h')],
         Action::WeekBack,
     ),
-    b("", "", &[C(']'), Code(KeyCode::Right), C('l')], Action::WeekForward),
+    b(
+        "",
+        "",
+        &[C(']'), Code(KeyCode::Right), C('l')],
+        Action::WeekForward,
+    ),
     b("t", "this week", &[C('t')], Action::ThisWeek),
     b("L", "latest refusals", &[C('L')], Action::LatestWeek),
 ];
@@ -137,11 +147,21 @@ const CONFUSIONS: &[Binding] = &[
 ];
 
 const TOOLS: &[Binding] = &[
-    b("Enter", "why visible?", &[Code(KeyCode::Enter)], Action::Enter),
+    b(
+        "Enter",
+        "why visible?",
+        &[Code(KeyCode::Enter)],
+        Action::Enter,
+    ),
     b("/", "find", &[C('/')], Action::Find),
 ];
 
-const TOOL: &[Binding] = &[b("j/k", "scroll", &[C('j'), Code(KeyCode::Down)], Action::Down)];
+const TOOL: &[Binding] = &[b(
+    "j/k",
+    "scroll",
+    &[C('j'), Code(KeyCode::Down)],
+    Action::Down,
+)];
 
 const DECISIONS: &[Binding] = &[b(
     "Enter",
@@ -152,7 +172,12 @@ const DECISIONS: &[Binding] = &[b(
 
 /// Keys while typing a fuzzy filter or a find.
 pub const TYPING: &[Binding] = &[
-    b("Enter", "keep filter", &[Code(KeyCode::Enter)], Action::Submit),
+    b(
+        "Enter",
+        "keep filter",
+        &[Code(KeyCode::Enter)],
+        Action::Submit,
+    ),
     b("Esc", "clear filter", &[Code(KeyCode::Esc)], Action::Cancel),
     b("↑/↓", "move", &[Code(KeyCode::Down)], Action::Down),
     b("", "", &[Code(KeyCode::Up)], Action::Up),

@@ -33,8 +33,10 @@ pub fn frame(area: Rect) -> Frame {
 /// Run screen: header, timeline (left), detail (right). Below 100 columns
 /// a focused detail pane takes the whole width.
 pub fn run(body: Rect, focus_detail: bool) -> (Rect, Rect, Rect) {
-    let [header, rest] =
-        body.layout(&Layout::vertical([Constraint::Length(2), Constraint::Fill(1)]));
+    let [header, rest] = body.layout(&Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Fill(1),
+    ]));
     let left = if rest.width >= 120 {
         rest.width * 9 / 20
     } else if rest.width >= 100 {
@@ -53,15 +55,19 @@ pub fn run(body: Rect, focus_detail: bool) -> (Rect, Rect, Rect) {
 
 /// Refusals screen: summary with the per-day sparkline, then the table.
 pub fn refusals(body: Rect) -> (Rect, Rect) {
-    let [top, table] =
-        body.layout(&Layout::vertical([Constraint::Length(5), Constraint::Fill(1)]));
+    let [top, table] = body.layout(&Layout::vertical([
+        Constraint::Length(5),
+        Constraint::Fill(1),
+    ]));
     (top, table)
 }
 
 /// Confusions screen: a summary line, then the cells or the matrix.
 pub fn confusions(body: Rect) -> (Rect, Rect) {
-    let [top, table] =
-        body.layout(&Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]));
+    let [top, table] = body.layout(&Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+    ]));
     (top, table)
 }
 

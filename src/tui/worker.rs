@@ -286,7 +286,12 @@ impl Workers {
                 .expect("spawn worker");
         }
         for i in 0..2 {
-            let (s, o, l, rx) = (shared.clone(), out.clone(), latest.clone(), heavy_rx.clone());
+            let (s, o, l, rx) = (
+                shared.clone(),
+                out.clone(),
+                latest.clone(),
+                heavy_rx.clone(),
+            );
             std::thread::Builder::new()
                 .name(format!("rung-heavy-{i}"))
                 .spawn(move || serve(s, Source::Shared(rx), o, wrap, l))
@@ -325,7 +330,13 @@ impl Source {
     }
 }
 
-fn serve<M>(shared: Shared, jobs: Source, out: Sender<M>, wrap: fn(Done) -> M, latest: Arc<Latest>) {
+fn serve<M>(
+    shared: Shared,
+    jobs: Source,
+    out: Sender<M>,
+    wrap: fn(Done) -> M,
+    latest: Arc<Latest>,
+) {
     let store = match Store::open_ro(&shared.db) {
         Ok(s) => s,
         Err(e) => {
@@ -375,10 +386,9 @@ pub fn answer(
     let conn = &store.conn;
     Ok(Some(match request {
         Request::Empty => Response::Empty(browse::is_empty(conn)?),
-        Request::Ladder(f) => Response::Ladder(
-            query::ladder(conn, &f)?,
-            query::boundary_profile(conn, &f)?,
-        ),
+        Request::Ladder(f) => {
+            Response::Ladder(query::ladder(conn, &f)?, query::boundary_profile(conn, &f)?)
+        }
         Request::Metrics(f) => Response::Metrics(Box::new(query::metrics(conn, &f)?)),
         Request::Confusions(f) => Response::Confusions(query::confusions(conn, &f)?),
         Request::Trend {
@@ -445,7 +455,8 @@ pub fn answer(
             let detail = browse::decision_detail(conn, &shared.config, id)?;
             let arguments = match detail.arguments_bytes {
                 Some(n) if n <= INLINE_ARGS => {
-                    let bytes = browse::payload_read(conn, id, PayloadColumn::Arguments, 0, n as usize)?;
+                    let bytes =
+                        browse::payload_read(conn, id, PayloadColumn::Arguments, 0, n as usize)?;
                     Some(payload::render(&bytes, Indent::default(), &shared.redactor))
                 }
                 _ => None,
@@ -483,7 +494,12 @@ pub fn answer(
 
 const DAY: i64 = 86_400_000_000;
 
-fn refusals(conn: &rusqlite::Connection, f: &Filter, since: i64, until: i64) -> Result<RefusalData> {
+fn refusals(
+    conn: &rusqlite::Connection,
+    f: &Filter,
+    since: i64,
+    until: i64,
+) -> Result<RefusalData> {
     let (items, undated) = browse::refusal_items(conn, f, since, until)?;
     let days = ((until - since + DAY - 1) / DAY).clamp(1, 366) as usize;
     let prev = since - (until - since);
@@ -566,14 +582,15 @@ fn seek(
     from: (u64, Indent),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Option<Vec<(u64, Indent)>>> {
-    let total = browse::payload_bytes(conn, id, column).unwrap_or(0);
+    let reader = browse::PayloadReader::open(conn, id, column)?;
+    let total = reader.len();
     let (mut start, mut state) = from;
     let mut out = vec![from];
     loop {
         if cancelled() {
             return Ok(None);
         }
-        let buf = browse::payload_read(conn, id, column, start, payload::CHUNK + payload::EXTRA)?;
+        let buf = reader.read(start, payload::CHUNK + payload::EXTRA)?;
         let (len, end) = payload::chunk_len(&buf, state);
         if len == 0 || start + len as u64 >= total {
             return Ok(Some(out));

@@ -10,7 +10,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table};
 use super::{block, esc, loading, n, percent};
 use crate::metrics::top_share;
 use crate::text::truncate;
-use crate::tui::app::{App, MATRIX, matrix};
+use crate::tui::app::App;
 use crate::tui::layout::{self, List};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
@@ -28,7 +28,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             n(c.cells.len() as u64),
             percent(Some(s))
         ),
-        Some(_) => format!(" {} selection failures in one cell.", n(c.selection_failures)),
+        Some(_) => format!(
+            " {} selection failure{} in one cell.",
+            n(c.selection_failures),
+            if c.selection_failures == 1 { "" } else { "s" }
+        ),
         None => " No selection failures in this filter.".to_string(),
     };
     f.render_widget(Line::styled(summary, t.header()), top);
@@ -37,7 +41,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         return;
     }
     if app.confusion.matrix {
-        return draw_matrix(f, app, c, body);
+        return draw_matrix(f, app, body);
     }
     let h = layout::list_height(List::Cells, app.size);
     let cur = &app.confusion.cursor;
@@ -92,9 +96,12 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     f.render_widget(Table::new(rows, widths).header(head).block(b), body);
 }
 
-fn draw_matrix(f: &mut Frame, app: &App, c: &crate::metrics::Confusions, area: Rect) {
+fn draw_matrix(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
-    let (rows, cols) = matrix(c, MATRIX);
+    let Some(grid) = &app.confusion.grid else {
+        return;
+    };
+    let (rows, cols) = (&grid.rows, &grid.cols);
     let b = block(
         format!(
             " Matrix · top {} acceptable sets × top {} selected instead · m: list ",
@@ -115,7 +122,11 @@ fn draw_matrix(f: &mut Frame, app: &App, c: &crate::metrics::Confusions, area: R
     )];
     for (j, s) in cols.iter().enumerate() {
         let name = super::opt(s, "(no call)");
-        let style = if j == sc { t.header() } else { t.rung("selection") };
+        let style = if j == sc {
+            t.header()
+        } else {
+            t.rung("selection")
+        };
         head.push(Span::styled(
             format!(" {:>w$}", truncate(&name, col_w - 1), w = col_w - 1),
             style,
@@ -128,13 +139,7 @@ fn draw_matrix(f: &mut Frame, app: &App, c: &crate::metrics::Confusions, area: R
             format!("{:<label_w$}", truncate(&label, label_w - 1)),
             if i == sr { t.header() } else { Style::new() },
         )];
-        for (j, s) in cols.iter().enumerate() {
-            let count = c
-                .cells
-                .iter()
-                .find(|x| x.acceptable == *acc && x.selected == *s)
-                .map(|x| x.count)
-                .unwrap_or(0);
+        for (j, count) in grid.counts[i].iter().copied().enumerate() {
             let text = if count == 0 {
                 "·".to_string()
             } else {
@@ -147,10 +152,7 @@ fn draw_matrix(f: &mut Frame, app: &App, c: &crate::metrics::Confusions, area: R
             } else {
                 Style::new()
             };
-            spans.push(Span::styled(
-                format!(" {:>w$}", text, w = col_w - 1),
-                style,
-            ));
+            spans.push(Span::styled(format!(" {:>w$}", text, w = col_w - 1), style));
         }
         lines.push(Line::from(spans));
     }

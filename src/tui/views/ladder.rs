@@ -15,8 +15,10 @@ use crate::tui::app::{App, TREND_DAYS};
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let left_w = if area.width >= 120 { 58 } else { 42 };
     let (left, right) = super::columns(area, left_w);
-    let [funnel, cells] =
-        left.layout(&Layout::vertical([Constraint::Length(16), Constraint::Fill(1)]));
+    let [funnel, cells] = left.layout(&Layout::vertical([
+        Constraint::Length(16),
+        Constraint::Fill(1),
+    ]));
     let rates_h = if area.height >= 30 { 15 } else { 12 };
     let [rates, trend] = right.layout(&Layout::vertical([
         Constraint::Length(rates_h),
@@ -46,7 +48,15 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
     // name(15) count(9) share(7) boundary(6) spaces: the bar takes the rest
     let show_b = inner_w >= 52;
     let bar_w = inner_w.saturating_sub(15 + 9 + 7 + 3 + if show_b { 8 } else { 0 });
-    let max = Rung::ALL.iter().map(|r| c.count(*r)).max().unwrap_or(0);
+    // Bars are scaled to the largest failing rung, so that a mostly passing
+    // set still shows where it fails; passed is drawn dim and capped.
+    let max = Rung::ALL
+        .iter()
+        .filter(|r| **r != Rung::Passed)
+        .map(|r| c.count(*r))
+        .max()
+        .filter(|m| *m > 0)
+        .unwrap_or_else(|| c.count(Rung::Passed));
     let mut lines = vec![Line::styled(
         format!(
             "{:<15}{:>9} {:<bar_w$} {:>6}{}",
@@ -77,7 +87,14 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
         let mut spans = vec![
             Span::styled(format!("{:<15}", r.as_str()), t.rung(r.as_str())),
             Span::raw(format!("{:>9} ", n(count))),
-            Span::styled(bar, t.rung(r.as_str())),
+            Span::styled(
+                bar,
+                if *r == Rung::Passed {
+                    t.dim()
+                } else {
+                    t.rung(r.as_str())
+                },
+            ),
             Span::raw(format!(" {:>6}", percent(share))),
         ];
         if show_b {
@@ -96,7 +113,10 @@ fn rate_line<'a>(name: &str, r: &Rate, t: &crate::tui::theme::Theme) -> Line<'a>
     Line::from(vec![
         Span::raw(format!("{name:<21}")),
         Span::styled(format!("{:>7}", percent(r.value)), t.header()),
-        Span::styled(format!("  {}/{}", n(r.numerator), n(r.denominator)), t.dim()),
+        Span::styled(
+            format!("  {}/{}", n(r.numerator), n(r.denominator)),
+            t.dim(),
+        ),
     ])
 }
 
@@ -115,7 +135,10 @@ fn draw_rates(f: &mut Frame, app: &App, area: Rect) {
         lines.push(rate_line(&format!("tool recall@{k}"), r, t));
     }
     if m.tool_recall_at_k.is_empty() {
-        lines.push(Line::styled("tool recall@k        (no retrieval recorded)", t.dim()));
+        lines.push(Line::styled(
+            "tool recall@k        (no retrieval recorded)",
+            t.dim(),
+        ));
     }
     lines.extend([
         rate_line("selection accuracy", &m.selection_accuracy, t),
@@ -213,7 +236,11 @@ fn draw_trend(f: &mut Frame, app: &App, area: Rect) {
     f.render_widget(
         Line::from(vec![
             Span::styled(format!("{} ", n(total)), t.header()),
-            Span::raw(format!("refused · {} in the last 7 days · to {}", n(week), super::day(until))),
+            Span::raw(format!(
+                "refused · {} in the last 7 days · to {}",
+                n(week),
+                super::day(until)
+            )),
         ]),
         line,
     );

@@ -5,7 +5,7 @@
 mod confusions;
 mod ladder;
 mod refusals;
-mod run;
+pub mod run;
 mod runs;
 mod tools;
 
@@ -236,9 +236,7 @@ pub fn hang<'a>(
 
 /// A bordered block with a title in the title style.
 pub fn block<'a>(title: impl Into<Line<'a>>, theme: &Theme, focused: bool) -> Block<'a> {
-    let b = Block::bordered()
-        .title(title)
-        .title_style(theme.title());
+    let b = Block::bordered().title(title).title_style(theme.title());
     if focused {
         b.border_style(theme.focus_border())
     } else {
@@ -262,7 +260,10 @@ fn tabs(f: &mut Frame, app: &App, area: Rect) {
         ));
     }
     if matches!(app.screen, Screen::Tool | Screen::Decisions) {
-        spans.push(Span::styled(format!("  › {}", app.screen.title()), t.header()));
+        spans.push(Span::styled(
+            format!("  › {}", app.screen.title()),
+            t.header(),
+        ));
     }
     f.render_widget(Line::from(spans), area);
 }
@@ -313,7 +314,22 @@ fn key_bar(f: &mut Frame, app: &App, area: Rect) {
     if let Some(s) = &app.status {
         spans.push(Span::styled(format!(" {} ", esc(s)), t.warn()));
     }
-    for (k, what) in keymap::bar_pairs(app) {
+    // The screen's keys as far as they fit, then always `? help` and `q quit`.
+    let pairs = keymap::bar_pairs(app);
+    let (mut own, tail): (Vec<_>, Vec<_>) = pairs
+        .into_iter()
+        .partition(|(k, _)| !matches!(*k, "?" | "q"));
+    let width = |p: &[(&str, &str)]| -> usize {
+        p.iter()
+            .map(|(k, w)| k.chars().count() + w.chars().count() + 3)
+            .sum()
+    };
+    let used: usize = spans.iter().map(|s| s.width()).sum();
+    let room = (area.width as usize).saturating_sub(used + width(&tail));
+    while !own.is_empty() && width(&own) > room {
+        own.pop();
+    }
+    for (k, what) in own.into_iter().chain(tail) {
         spans.push(Span::styled(format!(" {k}"), t.key()));
         spans.push(Span::raw(format!(" {what} ")));
     }
@@ -327,15 +343,18 @@ fn empty(f: &mut Frame, app: &App, area: Rect) {
         Line::styled("This database has no decisions yet.", t.header()),
         Line::raw(""),
         Line::raw("Import traces, then open rung again:"),
-        Line::styled("  rung import PATH...      (files or folders of .jsonl)", t.key()),
-        Line::styled("  rung PATH...             (import, then open this view)", t.key()),
+        Line::styled(
+            "  rung import PATH...      (files or folders of .jsonl)",
+            t.key(),
+        ),
+        Line::styled(
+            "  rung PATH...             (import, then open this view)",
+            t.key(),
+        ),
         Line::raw(""),
         Line::raw("The trace format is described in docs and in `rung --help`."),
     ];
-    f.render_widget(
-        Paragraph::new(lines).block(block(" rung ", t, false)),
-        area,
-    );
+    f.render_widget(Paragraph::new(lines).block(block(" rung ", t, false)), area);
 }
 
 /// A rectangle of `w` x `h` centred in `area` (clamped to it).
@@ -430,10 +449,7 @@ fn filter_form(f: &mut Frame, app: &App, area: Rect) {
             ),
         ];
         if active {
-            spans.push(Span::styled(
-                format!("  {}", FilterForm::HELP[i]),
-                t.dim(),
-            ));
+            spans.push(Span::styled(format!("  {}", FilterForm::HELP[i]), t.dim()));
         }
         lines.push(Line::from(spans));
         if active && let Some(k) = known(i) {

@@ -66,10 +66,15 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         .unwrap_or_default();
     let inner = tb.inner(top);
     f.render_widget(tb, top);
-    let [summary, sparkline] =
-        inner.layout(&Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]));
+    let [summary, sparkline] = inner.layout(&Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+    ]));
     let mut spans = vec![
-        Span::styled(format!("{} refusals", n(total)), t.header()),
+        Span::styled(
+            format!("{} refusal{}", n(total), if total == 1 { "" } else { "s" }),
+            t.header(),
+        ),
         Span::raw(format!(
             " in {} run{} (previous window: {}){mover}",
             n(d.runs_affected),
@@ -117,7 +122,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let h = layout::list_height(List::Refusals, app.size);
     let tbl = block(" reasons (Enter: the decisions behind one) ", t, true);
     if r.rows.is_empty() {
-        let mut lines = vec![Line::styled("No refusals in this window or the one before.", t.dim())];
+        let mut lines = vec![Line::styled(
+            "No refusals in this window or the one before.",
+            t.dim(),
+        )];
         if let Some(latest) = d.latest {
             lines.push(Line::raw(""));
             lines.push(Line::raw(format!(

@@ -8,10 +8,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::{badge, block, esc, hang, loading, n, opt, short_badge, yes_no};
-use crate::text::truncate;
 use crate::ladder::label_text;
 use crate::model::Rung;
 use crate::store::browse::{MenuItem, PayloadColumn};
+use crate::text::truncate;
 use crate::tui::app::{App, Viewer};
 use crate::tui::layout::{self, List};
 use crate::tui::payload::human_bytes;
@@ -26,7 +26,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             Line::raw("No run is open."),
             Line::raw(""),
             Line::raw("Open one from Runs (2, then Enter), or from any decision list:"),
-            Line::raw("Enter on a rung of the Ladder (1), a reason in Refusals (4), a cell in Confusions (5)."),
+            Line::raw(
+                "Enter on a rung of the Ladder (1), a reason in Refusals (4), a cell in Confusions (5).",
+            ),
         ];
         f.render_widget(Paragraph::new(lines).block(block(" Run ", t, true)), area);
         return;
@@ -112,8 +114,11 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
     }
     if tl.rows.is_empty() {
         f.render_widget(
-            Paragraph::new(Line::styled("no decisions of this run in the filter", t.dim()))
-                .block(b),
+            Paragraph::new(Line::styled(
+                "no decisions of this run in the filter",
+                t.dim(),
+            ))
+            .block(b),
             area,
         );
         return;
@@ -138,7 +143,7 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
             }
             cells.push(Cell::from(opt(&d.selected, "(no call)").into_owned()));
             cells.push(Cell::from(Line::from(short_badge(&d.rung, t))));
-            cells.push(Cell::from(super::runs::outcome(d)));
+            cells.push(Cell::from(super::runs::short_outcome(d)));
             if wide {
                 cells.push(Cell::from(opt(&d.progress, "-").into_owned()));
             }
@@ -156,21 +161,23 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
                 Constraint::Length(4),
                 Constraint::Length(4),
                 Constraint::Length(8),
-                Constraint::Fill(2),
+                Constraint::Fill(3),
                 Constraint::Length(9),
                 Constraint::Fill(2),
-                Constraint::Length(9),
+                Constraint::Length(8),
             ],
-            vec!["step", "turn", "phase", "selected", "rung", "outcome", "progress"],
+            vec![
+                "step", "turn", "phase", "selected", "rung", "outcome", "progress",
+            ],
         )
     } else if phase {
         (
             vec![
                 Constraint::Length(4),
-                Constraint::Length(7),
+                Constraint::Length(8),
                 Constraint::Fill(2),
                 Constraint::Length(9),
-                Constraint::Fill(1),
+                Constraint::Fill(2),
             ],
             vec!["step", "phase", "selected", "rung", "outcome"],
         )
@@ -199,19 +206,26 @@ fn state_span<'a>(state: &str, failed_here: bool, t: &Theme) -> Span<'a> {
     }
 }
 
-/// Column widths of the menu table in a pane `width` wide.
-fn menu_name_width(width: usize) -> usize {
-    width.saturating_sub(4 + 1 + 16 + 11).clamp(10, 26)
+/// The tool column of the menu table: as wide as the longest name, within
+/// what the pane allows.
+fn menu_name_width(width: usize, longest: usize) -> usize {
+    width
+        .saturating_sub(4 + 1 + 16 + 12)
+        .clamp(10, 32)
+        .min(longest.max(4))
 }
 
-fn menu_line<'a>(
+/// One menu entry: a table line, and the why on the lines below when it
+/// does not fit beside it.
+fn menu_lines<'a>(
     i: Option<usize>,
     m: &MenuItem,
+    same_why: bool,
     selected: Option<&str>,
+    name_w: usize,
     width: usize,
     t: &Theme,
-) -> Line<'a> {
-    let name_w = menu_name_width(width);
+) -> Vec<Line<'a>> {
     let rank = m.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into());
     let score = m
         .score
@@ -226,7 +240,10 @@ fn menu_line<'a>(
         t.dim()
     };
     let name = truncate(&esc(&m.name), name_w).into_owned();
-    Line::from(vec![
+    let why = esc(&m.why).into_owned();
+    let fixed = 4 + 1 + name_w + 16 + 12;
+    let beside = fixed + why.chars().count() <= width;
+    let mut line = Line::from(vec![
         Span::styled(
             match i {
                 Some(i) => format!("{:>3} ", i + 1),
@@ -243,8 +260,20 @@ fn menu_line<'a>(
             if m.visible { t.good() } else { t.warn() },
         ),
         Span::raw(format!(" {rank:>4} {score:>5} ")),
-        Span::styled(esc(&m.why).into_owned(), t.dim()),
-    ])
+    ]);
+    if beside {
+        line.push_span(Span::styled(why, t.dim()));
+        return vec![line];
+    }
+    let mut out = vec![line];
+    if same_why {
+        // The entry above gave the same reason: say it once.
+        return out;
+    }
+    for l in super::wrap(&why, width.saturating_sub(6)) {
+        out.push(Line::styled(format!("      {l}"), t.dim()));
+    }
+    out
 }
 
 /// The detail document of one decision, laid out for a pane `width` wide
@@ -289,7 +318,10 @@ pub fn detail_lines<'a>(
     let mut verdict = key("rung");
     verdict.push(badge(e.rung.as_str(), t));
     if e.violated {
-        verdict.push(Span::styled("  violated: selected a forbidden tool", t.bad()));
+        verdict.push(Span::styled(
+            "  violated: selected a forbidden tool",
+            t.bad(),
+        ));
     }
     lines.push(Line::from(verdict));
     let outcome = match &e.status {
@@ -337,16 +369,19 @@ pub fn detail_lines<'a>(
     } else {
         "no menu recorded: the classifier's retrieved set"
     };
-    let menu_title = format!("Menu the model saw · {} tools ", d.menu.len());
-    let title_w = menu_title.chars().count();
-    lines.extend(hang(
-        vec![Span::styled(menu_title, t.title())],
-        title_w,
-        &format!("({source})"),
-        t.dim(),
-        width,
+    lines.push(Line::styled(
+        format!("Menu the model saw · {} tools", d.menu.len()),
+        t.title(),
     ));
-    let name_w = menu_name_width(width);
+    lines.extend(hang(vec![Span::raw("  ")], 2, source, t.dim(), width));
+    let longest = d
+        .menu
+        .iter()
+        .chain(d.hidden.iter())
+        .map(|m| esc(&m.name).chars().count())
+        .max()
+        .unwrap_or(4);
+    let name_w = menu_name_width(width, longest);
     lines.push(Line::styled(
         format!(
             "{:<4} {:<name_w$} {:<15} {:>4} {:>5} why",
@@ -356,10 +391,14 @@ pub fn detail_lines<'a>(
     ));
     let selected = e.selected.as_deref();
     for (i, m) in d.menu.iter().enumerate() {
-        lines.push(menu_line(Some(i), m, selected, width, t));
+        let same = i > 0 && d.menu[i - 1].why == m.why;
+        lines.extend(menu_lines(Some(i), m, same, selected, name_w, width, t));
     }
     if d.menu.is_empty() {
-        lines.push(Line::styled("  (nothing is known about this menu)", t.dim()));
+        lines.push(Line::styled(
+            "  (nothing is known about this menu)",
+            t.dim(),
+        ));
     }
     if show_hidden {
         lines.push(Line::raw(""));
@@ -367,8 +406,9 @@ pub fn detail_lines<'a>(
             Span::styled(format!("Hidden tools · {} ", d.hidden.len()), t.title()),
             Span::styled("(v hides) · the rule that hid each", t.dim()),
         ]));
-        for m in &d.hidden {
-            lines.push(menu_line(None, m, selected, width, t));
+        for (i, m) in d.hidden.iter().enumerate() {
+            let same = i > 0 && d.hidden[i - 1].why == m.why;
+            lines.extend(menu_lines(None, m, same, selected, name_w, width, t));
         }
     } else if !d.hidden.is_empty() {
         lines.extend(hang(
@@ -384,7 +424,10 @@ pub fn detail_lines<'a>(
     }
 
     lines.push(Line::raw(""));
-    lines.push(Line::styled(format!("Findings · {}", e.findings.len()), t.title()));
+    lines.push(Line::styled(
+        format!("Findings · {}", e.findings.len()),
+        t.title(),
+    ));
     for fi in &e.findings {
         lines.extend(hang(
             vec![Span::styled(format!("  {}: ", fi.kind), t.warn())],
@@ -413,7 +456,10 @@ pub fn detail_lines<'a>(
         ])),
     }
     let payload = |name: &str, bytes: Option<u64>, key: char| match bytes {
-        None => Line::from(vec![Span::styled(format!("{name} · none recorded"), t.title())]),
+        None => Line::from(vec![Span::styled(
+            format!("{name} · none recorded"),
+            t.title(),
+        )]),
         Some(b) => Line::from(vec![
             Span::styled(name.to_string(), t.title()),
             Span::styled(
@@ -427,6 +473,23 @@ pub fn detail_lines<'a>(
         lines.push(payload("Raw output", d.raw_bytes, 'o'));
     }
     lines
+}
+
+/// Lines of the selected decision's detail as drawn now (for scrolling to
+/// the end), 0 when it has not arrived.
+pub fn detail_len(app: &App) -> usize {
+    let Some(dv) = app.selected_detail() else {
+        return 0;
+    };
+    let area = Rect::new(
+        0,
+        0,
+        app.size.0.max(layout::MIN.0),
+        app.size.1.max(layout::MIN.1),
+    );
+    let detail = layout::run(layout::frame(area).body, app.run.focus_detail).2;
+    let width = detail.width.saturating_sub(2) as usize;
+    detail_lines(dv, app.run.show_hidden, width, &app.opts.theme).len()
 }
 
 fn draw_detail(f: &mut Frame, app: &App, area: Rect) {
@@ -448,7 +511,9 @@ fn draw_detail(f: &mut Frame, app: &App, area: Rect) {
     };
     let width = area.width.saturating_sub(2) as usize;
     let lines = detail_lines(dv, app.run.show_hidden, width, t);
-    let max = lines.len().saturating_sub(1) as u16;
+    let max = lines
+        .len()
+        .saturating_sub(area.height.saturating_sub(2) as usize) as u16;
     f.render_widget(
         Paragraph::new(lines)
             .block(b)
@@ -494,5 +559,8 @@ fn draw_viewer(f: &mut Frame, app: &App, v: &Viewer, area: Rect) {
             lines.push(loading(t));
         }
     }
-    f.render_widget(Paragraph::new(lines).block(b).wrap(Wrap { trim: false }), area);
+    f.render_widget(
+        Paragraph::new(lines).block(b).wrap(Wrap { trim: false }),
+        area,
+    );
 }

@@ -33,9 +33,10 @@ fn run_cells<'a>(r: &'a RunRow, t: &Theme) -> Vec<Cell<'a>> {
     vec![
         Cell::from(esc(&r.run_id).into_owned()),
         Cell::from(opt(&r.task_id, "-").into_owned()),
-        Cell::from(Line::from(
-            r.trial.map(|x| x.to_string()).unwrap_or_else(|| "-".into()),
-        ).right_aligned()),
+        Cell::from(
+            Line::from(r.trial.map(|x| x.to_string()).unwrap_or_else(|| "-".into()))
+                .right_aligned(),
+        ),
         Cell::from(opt(&r.model, "-").into_owned()),
         Cell::from(Line::from(n(r.decisions)).right_aligned()),
         Cell::from(if rung.is_empty() {
@@ -53,7 +54,11 @@ fn run_cells<'a>(r: &'a RunRow, t: &Theme) -> Vec<Cell<'a>> {
         )),
         Cell::from(Span::styled(
             yes_no(r.harm),
-            if r.harm == Some(true) { t.bad() } else { t.dim() },
+            if r.harm == Some(true) {
+                t.bad()
+            } else {
+                t.dim()
+            },
         )),
     ]
 }
@@ -155,14 +160,16 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             (None, false) => " · type to match run id, task, goal or model ".to_string(),
         };
         title.push(Span::styled(status, t.title()));
-        let b = block(Line::from(title), t, true)
-            .title_bottom(Line::from(
+        let b = block(Line::from(title), t, true).title_bottom(
+            Line::from(
                 fz.result
                     .as_ref()
                     .filter(|r| !r.rows.is_empty())
                     .map(|r| format!(" {} of {} ", fz.cursor.sel + 1, r.rows.len()))
                     .unwrap_or_default(),
-            ).right_aligned());
+            )
+            .right_aligned(),
+        );
         if fz.result.as_ref().is_some_and(|r| r.rows.is_empty()) && !fz.loading {
             f.render_widget(
                 Paragraph::new(Line::styled("no run matches", t.dim())).block(b),
@@ -207,8 +214,24 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     );
 }
 
-/// Cells of a decision in a list: run, step, phase, selected, rung, outcome.
-fn decision_cells<'a>(d: &'a DecisionRow, t: &Theme) -> Vec<Cell<'a>> {
+/// Cells of a decision in a list: run, step, phase, selected, rung, outcome
+/// (narrow: without the label, with short badges and times).
+fn decision_cells<'a>(d: &'a DecisionRow, narrow: bool, t: &Theme) -> Vec<Cell<'a>> {
+    if narrow {
+        return vec![
+            Cell::from(esc(&d.run_id).into_owned()),
+            Cell::from(Line::from(d.step.to_string()).right_aligned()),
+            Cell::from(opt(&d.phase, "-").into_owned()),
+            Cell::from(opt(&d.selected, "(no call)").into_owned()),
+            Cell::from(Line::from(super::short_badge(&d.rung, t))),
+            Cell::from(short_outcome(d)),
+            Cell::from(
+                d.time_us
+                    .map(|us| minute(us)[5..].to_string())
+                    .unwrap_or_default(),
+            ),
+        ];
+    }
     vec![
         Cell::from(esc(&d.run_id).into_owned()),
         Cell::from(Line::from(d.step.to_string()).right_aligned()),
@@ -223,6 +246,20 @@ fn decision_cells<'a>(d: &'a DecisionRow, t: &Theme) -> Vec<Cell<'a>> {
         }),
         Cell::from(d.time_us.map(minute).unwrap_or_default()),
     ]
+}
+
+/// The outcome in a few words: the reason of a refusal (the rung badge
+/// beside it names the stage), `error: reason`, `ok`, `not run`.
+pub fn short_outcome(d: &DecisionRow) -> String {
+    let reason = d.reason.as_deref().map(|r| esc(r).into_owned());
+    match d.status.as_deref() {
+        Some("refused") => reason.unwrap_or_else(|| "refused".into()),
+        Some("error") => format!("error: {}", reason.unwrap_or_default()),
+        Some("unknown") => format!("unknown: {}", reason.unwrap_or_default()),
+        Some("not_run") => "not run".into(),
+        Some(s) => esc(s).into_owned(),
+        None => "-".into(),
+    }
 }
 
 /// `refused: reason`, `ok`, `-`.
@@ -256,27 +293,33 @@ pub fn draw_decisions(f: &mut Frame, app: &App, area: Rect) {
         );
         return;
     }
-    let rows = window(&p.rows, &p.cursor, h, t, |(_, d)| decision_cells(d, t));
-    let widths = [
-        Constraint::Fill(2),
+    let narrow = area.width < 110;
+    let rows = window(&p.rows, &p.cursor, h, t, |(_, d)| {
+        decision_cells(d, narrow, t)
+    });
+    let mut widths = vec![
+        Constraint::Fill(if narrow { 1 } else { 2 }),
         Constraint::Length(5),
         Constraint::Length(9),
         Constraint::Fill(2),
-        Constraint::Length(14),
+        Constraint::Length(if narrow { 9 } else { 14 }),
         Constraint::Fill(2),
-        Constraint::Fill(2),
-        Constraint::Length(16),
     ];
-    let head = Row::new(vec![
+    let mut head = vec![
         Cell::from("run"),
         Cell::from(Line::from("step").right_aligned()),
         Cell::from("phase"),
         Cell::from("selected"),
         Cell::from("rung"),
         Cell::from("outcome"),
-        Cell::from("acceptable"),
-        Cell::from("time (UTC)"),
-    ])
-    .style(t.header());
+    ];
+    if narrow {
+        widths.push(Constraint::Length(11));
+        head.push(Cell::from("time (UTC)"));
+    } else {
+        widths.extend([Constraint::Fill(2), Constraint::Length(16)]);
+        head.extend([Cell::from("acceptable"), Cell::from("time (UTC)")]);
+    }
+    let head = Row::new(head).style(t.header());
     f.render_widget(Table::new(rows, widths).header(head).block(b), area);
 }

@@ -64,6 +64,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     }
     let h = layout::list_height(List::Tools, app.size);
     let top = ts.cursor.visible_top(h);
+    // Narrow: no catalogue column (when there is one), no family, short marks.
+    let narrow = area.width < 110;
+    let show_cat = !narrow || cats.len() > 1;
     let rows: Vec<Row> = order
         .iter()
         .enumerate()
@@ -73,25 +76,42 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             let x = &data[k];
             let u = &x.usage;
             let mut marks = Vec::new();
+            if narrow && x.flags.open_world {
+                marks.push(Span::styled("open ", t.dim()));
+            }
             if u.never_selected {
-                marks.push(Span::styled("never selected ", t.warn()));
+                marks.push(Span::styled(
+                    if narrow { "never " } else { "never selected " },
+                    t.warn(),
+                ));
             }
             if x.flags.drifted {
-                marks.push(Span::styled("drifted", t.bad()));
+                marks.push(Span::styled(
+                    if narrow { "drift" } else { "drifted" },
+                    t.bad(),
+                ));
             }
             let num = |v: u64| Cell::from(Line::from(n(v)).right_aligned());
-            let row = Row::new(vec![
-                Cell::from(esc(&u.catalogue).into_owned()),
-                Cell::from(esc(&u.name).into_owned()),
-                Cell::from(esc(&u.family).into_owned()),
-                Cell::from(esc(&u.effect).into_owned()),
-                Cell::from(if x.flags.open_world { "yes" } else { "" }),
+            let mut cells = Vec::new();
+            if show_cat {
+                cells.push(Cell::from(esc(&u.catalogue).into_owned()));
+            }
+            cells.push(Cell::from(esc(&u.name).into_owned()));
+            if !narrow {
+                cells.push(Cell::from(esc(&u.family).into_owned()));
+            }
+            cells.push(Cell::from(esc(&u.effect).into_owned()));
+            if !narrow {
+                cells.push(Cell::from(if x.flags.open_world { "yes" } else { "" }));
+            }
+            cells.extend([
                 num(u.visible),
                 num(u.selected),
                 num(u.selected_wrongly),
                 num(u.refused),
                 Cell::from(Line::from(marks)),
             ]);
+            let row = Row::new(cells);
             if i == ts.cursor.sel {
                 row.style(t.selected())
             } else {
@@ -100,31 +120,39 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         })
         .collect();
     let right = |s: &'static str| Cell::from(Line::from(s).right_aligned());
-    let head = Row::new(vec![
-        Cell::from("catalogue"),
-        Cell::from("tool"),
-        Cell::from("family"),
-        Cell::from("effect"),
-        Cell::from("open"),
+    let mut head = Vec::new();
+    let mut widths = Vec::new();
+    if show_cat {
+        head.push(Cell::from("catalogue"));
+        widths.push(Constraint::Fill(2));
+    }
+    head.push(Cell::from("tool"));
+    widths.push(Constraint::Fill(3));
+    if !narrow {
+        head.push(Cell::from("family"));
+        widths.push(Constraint::Fill(2));
+    }
+    head.push(Cell::from("effect"));
+    widths.push(Constraint::Length(11));
+    if !narrow {
+        head.push(Cell::from("open"));
+        widths.push(Constraint::Length(4));
+    }
+    head.extend([
         right("visible"),
         right("selected"),
         right("wrongly"),
         right("refused"),
         Cell::from("marks"),
-    ])
-    .style(t.header());
-    let widths = [
-        Constraint::Fill(2),
-        Constraint::Fill(3),
-        Constraint::Fill(2),
-        Constraint::Length(11),
-        Constraint::Length(4),
+    ]);
+    widths.extend([
         Constraint::Length(8),
         Constraint::Length(8),
         Constraint::Length(7),
         Constraint::Length(7),
         Constraint::Fill(2),
-    ];
+    ]);
+    let head = Row::new(head).style(t.header());
     f.render_widget(Table::new(rows, widths).header(head).block(b), area);
 }
 
@@ -141,104 +169,48 @@ fn list_of(v: &serde_json::Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-pub fn draw_tool(f: &mut Frame, app: &App, area: Rect) {
+/// The visibility audit: rule by rule, how often the tool was visible or
+/// hidden over the decisions on its catalogue.
+fn audit_lines<'a>(app: &'a App, width: usize) -> Vec<Line<'a>> {
     let t = &app.opts.theme;
-    let ts = &app.tool;
-    let title = format!(
-        " {} · catalogue {} · j/k scroll · Esc back ",
-        esc(&ts.name),
-        esc(&ts.catalogue)
-    );
-    let b = block(title, t, true);
-    let mut lines: Vec<Line> = Vec::new();
-    match &ts.def.value {
-        None => lines.push(loading(t)),
-        Some(None) => lines.push(Line::styled("this tool is not in the catalogue", t.dim())),
-        Some(Some(d)) => {
-            let r = &d.record;
-            let s = |k: &str| r.get(k).and_then(|v| v.as_str()).map(|s| esc(s).into_owned());
-            let mut facts = format!(
-                "family {} · effect {} · {} · {}",
-                esc(&d.family),
-                esc(&d.effect),
-                if d.open_world { "open-world" } else { "closed-world" },
-                if d.idempotent { "idempotent" } else { "not idempotent" }
-            );
-            for k in ["owner", "provenance", "approval"] {
-                if let Some(v) = s(k) {
-                    facts.push_str(&format!(" · {k} {v}"));
-                }
-            }
-            lines.push(Line::styled(facts, t.dim()));
-            lines.push(Line::raw(""));
-            lines.push(Line::styled("Description (what the model sees)", t.title()));
-            let description = r.get("description").and_then(|v| v.as_str()).unwrap_or("");
-            for l in description.split('\n') {
-                lines.push(Line::raw(format!("  {}", esc(l))));
-            }
-            for (key, name) in [("use_when", "Use when"), ("avoid_when", "Avoid when"), ("keywords", "Keywords")] {
-                let items = r.get(key).map(list_of).unwrap_or_default();
-                if !items.is_empty() {
-                    lines.push(Line::raw(""));
-                    lines.push(Line::styled(name, t.title()));
-                    for i in items {
-                        lines.push(Line::raw(format!("  • {i}")));
-                    }
-                }
-            }
-            lines.push(Line::raw(""));
-            lines.push(Line::styled("Input schema", t.title()));
-            match r.get("input_schema") {
-                Some(v) if !v.is_null() => {
-                    let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
-                    for l in crate::text::safe_json(pretty).lines() {
-                        lines.push(Line::raw(format!("  {}", esc(l))));
-                    }
-                }
-                _ => lines.push(Line::styled("  none recorded", t.dim())),
-            }
-            if !d.drift.is_empty() {
-                lines.push(Line::raw(""));
-                lines.push(Line::styled("Definition changes under this version", t.bad()));
-                for fi in &d.drift {
-                    lines.push(Line::raw(format!("  {}: {}", fi.kind, esc(&fi.detail))));
-                }
-            }
-        }
-    }
-    lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        "Why was this tool visible? Rule by rule, over the decisions on this catalogue",
+    let mut lines = vec![Line::styled(
+        "Why was this tool visible? Rule by rule, over the decisions on its catalogue",
         t.title(),
-    ));
-    match &ts.audit.value {
+    )];
+    match &app.tool.audit.value {
         None => lines.push(Line::styled(
             "  walking the exposure rules over the decisions… (other keys still work)",
             t.dim(),
         )),
         Some(a) => {
-            let capped = if a.examined < a.total {
+            let scope = if a.examined < a.total {
                 format!(
-                    " · the first {} of {} decisions (capped at {})",
+                    "  the first {} of {} decisions in the filter (capped at {})",
                     n(a.examined),
                     n(a.total),
                     n(AUDIT_CAP)
                 )
             } else {
-                format!(" · all {} decisions in the filter", n(a.total))
+                format!("  all {} decisions in the filter", n(a.total))
             };
-            lines.push(Line::styled(format!("  {}{capped}", "examined"), t.dim()));
+            lines.push(Line::styled(scope, t.dim()));
             if a.rules.is_empty() {
-                lines.push(Line::styled("  no decisions on this catalogue in the filter", t.dim()));
+                lines.push(Line::styled(
+                    "  no decisions on this catalogue in the filter",
+                    t.dim(),
+                ));
             } else {
                 lines.push(Line::styled(
-                    format!("  {:<8} {:<16} {:>9} {:>7}  example reason", "", "rule", "decisions", "share"),
+                    format!(
+                        "  {:<8} {:<16} {:>9} {:>7}  example reason",
+                        "", "rule", "decisions", "share"
+                    ),
                     t.header(),
                 ));
             }
             for rc in &a.rules {
                 let share = (a.examined > 0).then(|| rc.decisions as f64 / a.examined as f64);
-                lines.push(Line::from(vec![
+                let lead = vec![
                     Span::styled(
                         format!("  {:<8}", if rc.visible { "visible" } else { "hidden" }),
                         if rc.visible { t.good() } else { t.warn() },
@@ -249,8 +221,126 @@ pub fn draw_tool(f: &mut Frame, app: &App, area: Rect) {
                         n(rc.decisions),
                         percent(share)
                     )),
-                    Span::styled(esc(&rc.example).into_owned(), t.dim()),
-                ]));
+                ];
+                lines.extend(super::hang(lead, 47, &esc(&rc.example), t.dim(), width));
+            }
+        }
+    }
+    lines
+}
+
+pub fn draw_tool(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let ts = &app.tool;
+    let title = format!(
+        " {} · catalogue {} · j/k scroll · Esc back ",
+        esc(&ts.name),
+        esc(&ts.catalogue)
+    );
+    let b = block(title, t, true);
+    let width = area.width.saturating_sub(2) as usize;
+    let mut lines: Vec<Line> = Vec::new();
+    let def = match &ts.def.value {
+        None => {
+            lines.push(loading(t));
+            None
+        }
+        Some(None) => {
+            lines.push(Line::styled("this tool is not in the catalogue", t.dim()));
+            None
+        }
+        Some(Some(d)) => Some(d),
+    };
+    if let Some(d) = def {
+        let r = &d.record;
+        let s = |k: &str| {
+            r.get(k)
+                .and_then(|v| v.as_str())
+                .map(|s| esc(s).into_owned())
+        };
+        let mut facts = format!(
+            "family {} · effect {} · {} · {}",
+            esc(&d.family),
+            esc(&d.effect),
+            if d.open_world {
+                "open-world"
+            } else {
+                "closed-world"
+            },
+            if d.idempotent {
+                "idempotent"
+            } else {
+                "not idempotent"
+            }
+        );
+        for k in ["owner", "provenance", "approval"] {
+            if let Some(v) = s(k) {
+                facts.push_str(&format!(" · {k} {v}"));
+            }
+        }
+        lines.extend(super::hang(vec![], 0, &facts, t.dim(), width));
+        if !d.drift.is_empty() {
+            let note = format!(
+                "{} later definition change{} under this version: the first definition stays in use (below)",
+                d.drift.len(),
+                if d.drift.len() == 1 { "" } else { "s" }
+            );
+            lines.extend(super::hang(vec![], 0, &note, t.bad(), width));
+        }
+        lines.push(Line::raw(""));
+        lines.push(Line::styled("Description (what the model sees)", t.title()));
+        let description = r.get("description").and_then(|v| v.as_str()).unwrap_or("");
+        for l in description.split('\n') {
+            lines.extend(super::hang(
+                vec![Span::raw("  ")],
+                2,
+                &esc(l),
+                ratatui::style::Style::new(),
+                width,
+            ));
+        }
+    }
+    lines.push(Line::raw(""));
+    lines.extend(audit_lines(app, width));
+    if let Some(d) = def {
+        let r = &d.record;
+        for (key, name) in [("use_when", "Use when"), ("avoid_when", "Avoid when")] {
+            let items = r.get(key).map(list_of).unwrap_or_default();
+            if !items.is_empty() {
+                lines.push(Line::raw(""));
+                lines.push(Line::styled(name, t.title()));
+                for i in items {
+                    lines.push(Line::raw(format!("  • {i}")));
+                }
+            }
+        }
+        let keywords = r.get("keywords").map(list_of).unwrap_or_default();
+        if !keywords.is_empty() {
+            lines.push(Line::raw(""));
+            lines.push(Line::from(vec![
+                Span::styled("Keywords  ", t.title()),
+                Span::raw(keywords.join(", ")),
+            ]));
+        }
+        lines.push(Line::raw(""));
+        lines.push(Line::styled("Input schema", t.title()));
+        match r.get("input_schema") {
+            Some(v) if !v.is_null() => {
+                let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
+                for l in crate::text::safe_json(pretty).lines() {
+                    lines.push(Line::raw(format!("  {}", esc(l))));
+                }
+            }
+            _ => lines.push(Line::styled("  none recorded", t.dim())),
+        }
+        if !d.drift.is_empty() {
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "Definition changes under this version",
+                t.bad(),
+            ));
+            for fi in &d.drift {
+                lines.push(Line::raw(format!("  {}: {}", fi.kind, esc(&fi.detail))));
             }
         }
     }
