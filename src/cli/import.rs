@@ -64,8 +64,15 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
         .sum();
     progress.total_bytes.store(total, Ordering::Relaxed);
     let stop = Arc::new(AtomicBool::new(false));
-    let show = !g.quiet && std::io::stderr().is_terminal();
-    let bar = show.then(|| spawn_progress(progress.clone(), stop.clone()));
+    // A live bar on a terminal; with -v and no terminal, a line a second
+    // (logs, and scripts that want to know the import is under way).
+    let terminal = std::io::stderr().is_terminal();
+    let mode = match (g.quiet, terminal, g.verbose > 0) {
+        (true, _, _) | (false, false, false) => None,
+        (false, true, _) => Some(ProgressMode::Bar),
+        (false, false, true) => Some(ProgressMode::Lines),
+    };
+    let bar = mode.map(|m| spawn_progress(progress.clone(), stop.clone(), m));
 
     let opts = ImportOptions {
         keep_going: args.keep_going,
@@ -195,13 +202,35 @@ fn human_bytes(n: u64) -> String {
 
 /// Draws `bytes · decisions · rate` on stderr every 100 ms once the import
 /// has taken more than half a second; clears the line at the end.
-fn spawn_progress(p: Arc<Progress>, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
+#[derive(Clone, Copy, PartialEq)]
+enum ProgressMode {
+    Bar,
+    Lines,
+}
+
+fn spawn_progress(
+    p: Arc<Progress>,
+    stop: Arc<AtomicBool>,
+    mode: ProgressMode,
+) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let start = Instant::now();
         let mut drawn = false;
+        let mut last_line = Instant::now();
         while !stop.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(100));
             if start.elapsed() < Duration::from_millis(500) {
+                continue;
+            }
+            if mode == ProgressMode::Lines {
+                if last_line.elapsed() >= Duration::from_secs(1) {
+                    last_line = Instant::now();
+                    eprintln!(
+                        "importing: {} decisions written, {} read",
+                        p.decisions.load(Ordering::Relaxed),
+                        human_bytes(p.bytes.load(Ordering::Relaxed))
+                    );
+                }
                 continue;
             }
             let bytes = p.bytes.load(Ordering::Relaxed);
