@@ -250,10 +250,6 @@ pub fn tune_reader(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-fn has_decision_filter(f: &Filter) -> bool {
-    f.since.is_some() || f.until.is_some() || !f.phases.is_empty() || !f.catalogues.is_empty()
-}
-
 /// `WHERE` text over `runs r`: the run-level filters, and when decision-level
 /// ones are set, runs with at least one matching decision.
 fn runs_where(f: &Filter) -> (String, Vec<Sql>) {
@@ -263,7 +259,7 @@ fn runs_where(f: &Filter) -> (String, Vec<Sql>) {
     g.catalogues.clear();
     g.phases.clear();
     let (mut clause, mut args) = g.run_clause();
-    if has_decision_filter(f) {
+    if f.has_decision_filter() {
         let (dc, da) = f.decision_clause();
         clause.push_str(&format!(
             " AND EXISTS (SELECT 1 FROM ladder l WHERE l.run_id = r.run_id AND {dc})"

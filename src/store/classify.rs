@@ -16,10 +16,6 @@ use crate::model::{
     Stage, Status,
 };
 
-/// Finding kinds derived per decision (replaced whenever its run is reclassified).
-#[allow(dead_code)]
-const DECISION_KINDS: &str =
-    "'exposure_mismatch','hidden_proposal','unclassified_reason','label_conflict'";
 /// Finding kinds derived per catalogue.
 const CATALOGUE_KINDS: &str =
     "'description_drift','catalogue_conflict','control_impostor','invalid_control'";
@@ -365,40 +361,45 @@ pub(crate) fn load_run(conn: &Connection, run_id: &str) -> Result<Option<StoredR
         .optional()?)
 }
 
+const DECISION_COLUMNS: &str = "SELECT id, step, turn, at_us, phase, catalogue, policy,
+    trusted_controls, retrieval, exposed, visible, selected, status, stage, reason, progress,
+    expected FROM decisions";
+
+fn decision_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredDecision> {
+    let step: i64 = r.get(1)?;
+    let status: Option<String> = r.get(12)?;
+    let stage: Option<String> = r.get(13)?;
+    let progress: Option<String> = r.get(15)?;
+    Ok(StoredDecision {
+        id: r.get(0)?,
+        step,
+        turn: r.get::<_, Option<i64>>(2)?.unwrap_or(step),
+        at_us: r.get(3)?,
+        phase: r.get(4)?,
+        menu: StoredMenu {
+            catalogue: r.get(5)?,
+            policy: parse_policy(r.get(6)?),
+            controls: parse_list(r.get(7)?),
+            retrieval: parse_retrieval(r.get(8)?),
+            visible: parse_list(r.get(10)?),
+        },
+        exposed: parse_list(r.get(9)?),
+        selected: r.get(11)?,
+        status: status.as_deref().and_then(Status::parse),
+        stage: stage.as_deref().and_then(Stage::parse),
+        reason: r.get(14)?,
+        progress: progress.as_deref().and_then(Progress::parse),
+        expected: parse_label(r.get(16)?),
+    })
+}
+
+/// A run's decisions in step order.
 pub(crate) fn load_decisions(conn: &Connection, run_id: &str) -> Result<Vec<StoredDecision>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, step, turn, at_us, phase, catalogue, policy, trusted_controls, retrieval,
-                exposed, visible, selected, status, stage, reason, progress, expected
-         FROM decisions WHERE run_id = ?1 ORDER BY step",
-    )?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "{DECISION_COLUMNS} WHERE run_id = ?1 ORDER BY step"
+    ))?;
     let rows = stmt
-        .query_map([run_id], |r| {
-            let step: i64 = r.get(1)?;
-            let status: Option<String> = r.get(12)?;
-            let stage: Option<String> = r.get(13)?;
-            let progress: Option<String> = r.get(15)?;
-            Ok(StoredDecision {
-                id: r.get(0)?,
-                step,
-                turn: r.get::<_, Option<i64>>(2)?.unwrap_or(step),
-                at_us: r.get(3)?,
-                phase: r.get(4)?,
-                menu: StoredMenu {
-                    catalogue: r.get(5)?,
-                    policy: parse_policy(r.get(6)?),
-                    controls: parse_list(r.get(7)?),
-                    retrieval: parse_retrieval(r.get(8)?),
-                    visible: parse_list(r.get(10)?),
-                },
-                exposed: parse_list(r.get(9)?),
-                selected: r.get(11)?,
-                status: status.as_deref().and_then(Status::parse),
-                stage: stage.as_deref().and_then(Stage::parse),
-                reason: r.get(14)?,
-                progress: progress.as_deref().and_then(Progress::parse),
-                expected: parse_label(r.get(16)?),
-            })
-        })?
+        .query_map([run_id], decision_row)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }
@@ -818,9 +819,19 @@ pub fn explain(conn: &Connection, config: &Config, run_id: &str, step: i64) -> R
         started_us: None,
         menu: StoredMenu::default(),
     });
-    let decisions = load_decisions(conn, run_id)?;
-    let Some(pos) = decisions.iter().position(|d| d.step == step) else {
-        let steps: Vec<String> = decisions.iter().map(|d| d.step.to_string()).collect();
+    // One decision, and whether it is the run's first (for step-less cases).
+    let found = conn
+        .prepare_cached(&format!(
+            "{DECISION_COLUMNS} WHERE run_id = ?1 AND step = ?2"
+        ))?
+        .query_row(params![run_id, step], decision_row)
+        .optional()?;
+    let Some(d) = found else {
+        let steps: Vec<String> = crate::store::query::run_steps(conn, run_id)
+            .unwrap_or_default()
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         return Err(crate::error::Error::usage(if steps.is_empty() {
             format!("no run {run_id:?} with decisions in the database (see `rung report runs`)")
         } else {
@@ -830,7 +841,11 @@ pub fn explain(conn: &Connection, config: &Config, run_id: &str, step: i64) -> R
             )
         }));
     };
-    let d = &decisions[pos];
+    let d = &d;
+    let first: Option<i64> = conn
+        .prepare_cached("SELECT min(step) FROM decisions WHERE run_id = ?1")?
+        .query_row([run_id], |r| r.get(0))?;
+    let is_first = first == Some(step);
     let cases = match &run.task_id {
         Some(t) => ctx.cases(t)?,
         None => Rc::new(Vec::new()),
@@ -849,7 +864,7 @@ pub fn explain(conn: &Connection, config: &Config, run_id: &str, step: i64) -> R
         &case_refs,
         d.step,
         eff.catalogue_name,
-        pos == 0,
+        is_first,
     );
     let abstain = eff
         .catalogue

@@ -45,7 +45,7 @@ impl Filter {
     }
 
     /// Whether any filter constrains decisions rather than runs.
-    fn has_decision_filter(&self) -> bool {
+    pub fn has_decision_filter(&self) -> bool {
         self.since.is_some()
             || self.until.is_some()
             || !self.phases.is_empty()
@@ -117,7 +117,21 @@ impl Filter {
     }
 }
 
-const FROM: &str = "FROM ladder l JOIN runs r ON r.run_id = l.run_id";
+impl Filter {
+    /// The FROM clause the decision filters need: `runs` is joined only when
+    /// a run-level filter is set (it is a cost on every row otherwise).
+    pub fn from(&self) -> &'static str {
+        if self.models.is_empty()
+            && self.tasks.is_empty()
+            && self.runs.is_empty()
+            && self.tags.is_empty()
+        {
+            "FROM ladder l"
+        } else {
+            "FROM ladder l JOIN runs r ON r.run_id = l.run_id"
+        }
+    }
+}
 
 fn rung_of(s: &str) -> Rung {
     Rung::parse(s).unwrap_or(Rung::Unclassified)
@@ -126,8 +140,9 @@ fn rung_of(s: &str) -> Rung {
 /// Decisions by rung (`rung report ladder`).
 pub fn ladder(conn: &Connection, f: &Filter) -> Result<LadderCounts> {
     let (clause, args) = f.decision_clause();
+    let from = f.from();
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.rung, l.label_source IS NOT NULL, count(*) {FROM} WHERE {clause}
+        "SELECT l.rung, l.label_source IS NOT NULL, count(*) {from} WHERE {clause}
          GROUP BY l.rung, l.label_source IS NOT NULL"
     ))?;
     let mut counts = LadderCounts::default();
@@ -149,8 +164,9 @@ pub fn ladder(conn: &Connection, f: &Filter) -> Result<LadderCounts> {
 /// The failure profile: the ladder plus decisions counted by boundary alone.
 pub fn boundary_profile(conn: &Connection, f: &Filter) -> Result<Vec<(String, u64)>> {
     let (clause, args) = f.decision_clause();
+    let from = f.from();
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.boundary, count(*) {FROM} WHERE {clause} AND l.boundary IS NOT NULL
+        "SELECT l.boundary, count(*) {from} WHERE {clause} AND l.boundary IS NOT NULL
          GROUP BY l.boundary"
     ))?;
     let rows = stmt
@@ -164,12 +180,13 @@ pub fn boundary_profile(conn: &Connection, f: &Filter) -> Result<Vec<(String, u6
 /// Every metric of `ladder.md` (`rung report metrics`).
 pub fn metrics(conn: &Connection, f: &Filter) -> Result<Metrics> {
     let (clause, args) = f.decision_clause();
+    let from = f.from();
     let mut stmt = conn.prepare(&format!(
         "SELECT l.label_source IS NOT NULL, l.in_registry, l.in_exposed, l.in_retrieved,
                 l.selected_ok, l.retrieval_k, l.is_first, l.recovered, l.abstain_expected,
                 l.abstained, l.no_call_expected, l.selected IS NULL, l.violated,
                 l.definition_tokens
-         {FROM} WHERE {clause}"
+         {from} WHERE {clause}"
     ))?;
     let mut acc = MetricsAcc::default();
     let mut rows = stmt.query(params_from_iter(args))?;
@@ -219,8 +236,9 @@ pub fn pass_hat_k(conn: &Connection, f: &Filter) -> Result<BTreeMap<u32, metrics
 /// Confusion cells over SELECTION failures (`rung report confusions`).
 pub fn confusions(conn: &Connection, f: &Filter) -> Result<Confusions> {
     let (clause, args) = f.decision_clause();
+    let from = f.from();
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.acceptable, l.selected {FROM} WHERE {clause} AND l.rung = 'selection'"
+        "SELECT l.acceptable, l.selected {from} WHERE {clause} AND l.rung = 'selection'"
     ))?;
     let items = stmt
         .query_map(params_from_iter(args), |r| {
@@ -237,9 +255,10 @@ pub fn confusions(conn: &Connection, f: &Filter) -> Result<Confusions> {
 /// Refused decisions in the filter (any time), for the refusal report.
 pub fn refusals(conn: &Connection, f: &Filter) -> Result<Vec<Refusal>> {
     let (clause, args) = f.without_window().decision_clause();
+    let from = f.from();
     let mut stmt = conn.prepare(&format!(
         "SELECT l.reason, COALESCE(l.boundary, 'unclassified'), l.run_id, l.time_us
-         {FROM} WHERE {clause} AND l.status = 'refused'"
+         {from} WHERE {clause} AND l.status = 'refused'"
     ))?;
     let rows = stmt
         .query_map(params_from_iter(args), |r| {
@@ -285,10 +304,11 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
             .insert(t.name.clone(), i);
     }
     let (clause, args) = f.decision_clause();
+    let from = f.from();
     let mut stmt = conn.prepare(&format!(
         "SELECT l.catalogue, l.retrieved, l.selected, l.rung = 'selection', l.status = 'refused',
                 l.reason
-         {FROM} WHERE {clause} AND l.catalogue IS NOT NULL"
+         {from} WHERE {clause} AND l.catalogue IS NOT NULL"
     ))?;
     let mut rows = stmt.query(params_from_iter(args))?;
     // Pinned menus repeat the same text: parse each distinct one once.
@@ -385,8 +405,9 @@ pub fn runs(conn: &Connection, f: &Filter) -> Result<Vec<RunRow>> {
         return Ok(rows);
     }
     let (clause, args) = f.decision_clause();
+    let from = f.from();
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.run_id, l.rung {FROM} WHERE {clause} ORDER BY l.run_id, l.step"
+        "SELECT l.run_id, l.rung {from} WHERE {clause} ORDER BY l.run_id, l.step"
     ))?;
     let mut agg: HashMap<String, (u64, Option<String>)> = HashMap::new();
     let mut q = stmt.query(params_from_iter(args))?;
@@ -432,6 +453,7 @@ pub fn findings(conn: &Connection, f: &Filter) -> Result<Vec<FindingRow>> {
         (format!("SELECT {cols} FROM findings x {order}"), Vec::new())
     } else {
         let (clause, mut args) = f.decision_clause();
+        let from = f.from();
         let catalogue_only = Filter {
             catalogues: f.catalogues.clone(),
             ..Filter::default()
@@ -443,12 +465,12 @@ pub fn findings(conn: &Connection, f: &Filter) -> Result<Vec<FindingRow>> {
         } else {
             let (c2, a2) = f.decision_clause();
             args.extend(a2);
-            format!("x.catalogue IN (SELECT DISTINCT l.catalogue {FROM} WHERE {c2})")
+            format!("x.catalogue IN (SELECT DISTINCT l.catalogue {from} WHERE {c2})")
         };
         (
             format!(
                 "SELECT {cols} FROM findings x WHERE
-                   (x.step IS NOT NULL AND EXISTS (SELECT 1 {FROM}
+                   (x.step IS NOT NULL AND EXISTS (SELECT 1 {from}
                        WHERE l.run_id = x.run_id AND l.step = x.step AND {clause}))
                    OR (x.step IS NULL AND x.run_id IS NULL AND {cat_clause})
                  {order}"
