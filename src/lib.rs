@@ -6,6 +6,7 @@ pub mod config;
 pub mod error;
 pub mod ingest;
 pub mod ladder;
+mod memory;
 pub mod metrics;
 pub mod model;
 pub mod redact;

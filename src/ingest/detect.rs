@@ -94,9 +94,39 @@ pub fn rung_reason(v: &Value) -> Option<String> {
     }
 }
 
-/// Whether the first non-blank line of a file makes it a rung trace.
+/// Whether the first non-blank line of a file makes it a rung trace: a
+/// JSON object whose top-level "type" is a rung record type. Checked without
+/// building the value, so a 100 MB first line costs no extra copy.
 pub fn is_rung_line(line: &[u8]) -> bool {
-    serde_json::from_slice::<Value>(line).is_ok_and(|v| rung_reason(&v).is_none())
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+    struct TypeOf;
+    impl<'de> Visitor<'de> for TypeOf {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut ty = None;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "type" && ty.is_none() {
+                    ty = map
+                        .next_value::<Option<serde_json::Value>>()?
+                        .and_then(|v| match v {
+                            Value::String(s) => Some(s),
+                            _ => None,
+                        });
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(ty)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_slice(line);
+    match de.deserialize_map(TypeOf).and_then(|t| de.end().map(|_| t)) {
+        Ok(Some(t)) => RUNG_TYPES.contains(&t.as_str()),
+        _ => false,
+    }
 }
 
 /// The record auto-detection looks at: the value, or a list's first item.

@@ -15,7 +15,7 @@ pub mod swe_agent;
 pub mod tau_bench;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -289,7 +289,15 @@ pub fn read_native(
     skip: &mut dyn FnMut(&InputError),
 ) -> Result<()> {
     let Opened { mut reader, gzip } = open(source, progress.bytes.clone())?;
-    read_native_from(batch, source, reader.as_mut(), gzip, progress, skip)
+    read_native_from(
+        batch,
+        source,
+        reader.as_mut(),
+        Start::Fresh,
+        gzip,
+        progress,
+        skip,
+    )
 }
 
 /// One line of a rung-format source, parsed off the writing thread.
@@ -316,30 +324,42 @@ const CHUNK: usize = 64;
 fn parse_lines(
     reader: &mut (dyn BufRead + Send),
     source: &Source,
+    start: Start,
     gzip: bool,
     keep_going: bool,
     out: std::sync::mpsc::SyncSender<Vec<Parsed2>>,
 ) {
     let mut chunk = Vec::with_capacity(CHUNK);
     let mut bytes_in_chunk = 0usize;
-    let mut buf = Vec::new();
-    let mut line = 0u64;
+    // A first line already read (by format detection) is used as it is:
+    // JSON allows the blank lines before it as whitespace.
+    let (mut line, mut buf, mut have) = match start {
+        Start::Fresh => (0, Vec::new(), false),
+        Start::Read { line, bytes } => (line - 1, bytes, true),
+    };
     loop {
         line += 1;
-        match read_line(reader, &mut buf, source, line) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => {
-                chunk.push(Parsed2::Fatal(e));
-                break;
+        if !std::mem::take(&mut have) {
+            match read_line(reader, &mut buf, source, line) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    chunk.push(Parsed2::Fatal(e));
+                    break;
+                }
             }
         }
         if buf.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
+        let line_len = buf.len();
+        if line_len > crate::memory::HUGE {
+            // The buffer grew by doubling: let go of the smaller copies.
+            crate::memory::release();
+        }
         let parsed = parse_json_line(&buf);
-        bytes_in_chunk += buf.len();
-        if buf.capacity() > 1 << 24 {
+        bytes_in_chunk += line_len;
+        if buf.capacity() > crate::memory::HUGE {
             // A huge line: give its buffer back before the record is stored.
             buf = Vec::new();
         }
@@ -353,7 +373,7 @@ fn parse_lines(
                     Ok(Parsed::Record(record)) => Parsed2::Record {
                         line,
                         is_decision: matches!(record, Record::Decision(_)),
-                        record: Prepared::new(record),
+                        record: Prepared::with_size_hint(record, line_len),
                         hash,
                     },
                     Ok(Parsed::UnknownType(ty)) => Parsed2::Unknown { line, ty },
@@ -393,12 +413,22 @@ fn parse_lines(
     }
 }
 
-/// Imports rung-format lines from an open reader (positioned at line 1):
-/// one thread reads and parses, this one writes.
+/// Where a rung-format reader starts.
+enum Start {
+    /// At line 1.
+    Fresh,
+    /// Lines up to `line` were read already; `bytes` are them, blank ones
+    /// and then the first record.
+    Read { line: u64, bytes: Vec<u8> },
+}
+
+/// Imports rung-format lines from an open reader: one thread reads and
+/// parses, this one writes.
 fn read_native_from(
     batch: &mut Batch<'_>,
     source: &Source,
     reader: &mut (dyn BufRead + Send),
+    start: Start,
     gzip: bool,
     progress: &Progress,
     skip: &mut dyn FnMut(&InputError),
@@ -406,7 +436,7 @@ fn read_native_from(
     let keep_going = batch.options().keep_going;
     let (tx, rx) = std::sync::mpsc::sync_channel(8);
     std::thread::scope(|scope| {
-        scope.spawn(|| parse_lines(reader, source, gzip, keep_going, tx));
+        scope.spawn(|| parse_lines(reader, source, start, gzip, keep_going, tx));
         for item in rx.into_iter().flatten() {
             let result = match item {
                 Parsed2::Record {
@@ -536,7 +566,15 @@ pub fn read_source(
         dropped,
     };
     if opts.format == Some(Format::Rung) {
-        return read_native_from(ctx.batch, source, reader.as_mut(), gzip, progress, ctx.skip);
+        return read_native_from(
+            ctx.batch,
+            source,
+            reader.as_mut(),
+            Start::Fresh,
+            gzip,
+            progress,
+            ctx.skip,
+        );
     }
     if let Some(f) = opts.format {
         return ctx.documents(reader.as_mut(), Vec::new(), Some(f), "");
@@ -564,8 +602,19 @@ pub fn read_source(
             continue;
         }
         if detect::is_rung_line(text) {
-            let mut chained = BufReader::new(Cursor::new(prefix).chain(reader));
-            return read_native_from(ctx.batch, source, &mut chained, gzip, progress, ctx.skip);
+            let start = Start::Read {
+                line,
+                bytes: prefix,
+            };
+            return read_native_from(
+                ctx.batch,
+                source,
+                reader.as_mut(),
+                start,
+                gzip,
+                progress,
+                ctx.skip,
+            );
         }
         let why = match serde_json::from_slice::<Value>(text) {
             Ok(v) => format!(

@@ -76,8 +76,16 @@ pub enum Prepared {
 
 impl Prepared {
     pub fn new(record: Record) -> Prepared {
+        Prepared::with_size_hint(record, 0)
+    }
+
+    /// `line_len`: the size of the line the record came from, which bounds
+    /// its payload's serialised size.
+    pub fn with_size_hint(record: Record, line_len: usize) -> Prepared {
         match record {
-            Record::Decision(d) => Prepared::Decision(Box::new(PreparedDecision::new(*d))),
+            Record::Decision(d) => {
+                Prepared::Decision(Box::new(PreparedDecision::new(*d, line_len)))
+            }
             other => Prepared::Other(other),
         }
     }
@@ -122,7 +130,7 @@ pub struct PreparedDecision {
 }
 
 impl PreparedDecision {
-    pub fn new(mut d: Decision) -> PreparedDecision {
+    pub fn new(mut d: Decision, line_len: usize) -> PreparedDecision {
         let [policy, controls, retrieval, visible] = Batch::run_params(&d.menu);
         let outcome = d.outcome.as_ref();
         let arguments = d.arguments.take().map(|v| text(&v));
@@ -131,7 +139,16 @@ impl PreparedDecision {
         d.extra = Value::Null;
         // Serialise the result last and drop the parsed value at once, so a
         // huge result is held at most twice.
-        let result = d.result.take().map(|v| text(&v));
+        let result = d.result.take().map(|v| {
+            if line_len > crate::memory::HUGE {
+                let t = text_sized(&v, line_len);
+                drop(v);
+                crate::memory::release();
+                t
+            } else {
+                text(&v)
+            }
+        });
         PreparedDecision {
             run_id: d.run_id.clone(),
             step: d.step,
@@ -178,6 +195,13 @@ fn json_opt<T: serde::Serialize>(v: &Option<T>) -> Option<String> {
 
 fn text(v: &Value) -> String {
     serde_json::to_string(v).expect("serialises")
+}
+
+/// Serialises a value into a buffer sized up front (no doubling copies).
+fn text_sized(v: &Value, size_hint: usize) -> String {
+    let mut out = Vec::with_capacity(size_hint);
+    serde_json::to_writer(&mut out, v).expect("serialises");
+    String::from_utf8(out).expect("JSON is UTF-8")
 }
 
 fn extra_text(v: &Value) -> Option<String> {
@@ -270,7 +294,7 @@ impl<'a> Batch<'a> {
             Prepared::Other(Record::Catalogue(c)) => self.add_catalogue(source, c),
             Prepared::Other(Record::Run(r)) => self.add_run(source, *r, hash),
             Prepared::Other(Record::Decision(d)) => {
-                self.add_decision(source, PreparedDecision::new(*d), hash)
+                self.add_decision(source, PreparedDecision::new(*d, 0), hash)
             }
             Prepared::Other(Record::Case(c)) => self.add_case(source, c, hash),
         };
@@ -680,12 +704,32 @@ impl<'a> Batch<'a> {
             ..
         } = d;
         if arguments.is_some() || result.is_some() || raw.is_some() {
-            self.conn
+            let huge = result
+                .as_ref()
+                .is_some_and(|r| r.len() > crate::memory::HUGE);
+            let mut stmt = self
+                .conn
                 .prepare_cached(
                     "INSERT INTO payloads (decision_id, arguments, result, raw) VALUES (?1, ?2, ?3, ?4)",
                 )
-                .and_then(|mut s| s.execute(params![id, arguments, result, raw]))
                 .map_err(Self::db)?;
+            // SQLite copies what is bound: drop our copy before the row is
+            // written, so a huge result is not held twice.
+            (|| {
+                stmt.raw_bind_parameter(1, id)?;
+                stmt.raw_bind_parameter(2, arguments)?;
+                stmt.raw_bind_parameter(3, result)?;
+                stmt.raw_bind_parameter(4, raw)?;
+                if huge {
+                    crate::memory::release();
+                }
+                stmt.raw_execute()
+            })()
+            .map_err(Self::db)?;
+            drop(stmt);
+            if huge {
+                crate::memory::release();
+            }
         }
         if !self.run_touched {
             self.touch("runs", &run_id)?;
