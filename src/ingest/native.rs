@@ -417,6 +417,31 @@ fn retrieval(o: &mut Obj) -> Res<Option<Retrieval>> {
     o.opt_obj("retrieval")?.map(retrieval_obj).transpose()
 }
 
+/// A candidate taken directly when it is well formed (they are many);
+/// otherwise the value back, for the general path.
+fn well_formed_candidate(item: Value) -> Result<Candidate, Value> {
+    let Value::Object(mut m) = item else {
+        return Err(item);
+    };
+    let name_ok = matches!(m.get("name"), Some(Value::String(_)));
+    let score_ok = matches!(m.get("score"), None | Some(Value::Null | Value::Number(_)));
+    if !(name_ok && score_ok) {
+        return Err(Value::Object(m));
+    }
+    let Some(Value::String(name)) = m.remove("name") else {
+        return Err(Value::Object(m));
+    };
+    let score = match m.remove("score") {
+        Some(Value::Number(n)) => n.as_f64(),
+        _ => None,
+    };
+    Ok(Candidate {
+        name,
+        score,
+        extra: Value::Object(m),
+    })
+}
+
 fn retrieval_obj(mut r: Obj) -> Res<Retrieval> {
     let k = r.opt_int("k", 0)?.ok_or_else(|| {
         format!(
@@ -431,13 +456,20 @@ fn retrieval_obj(mut r: Obj) -> Res<Retrieval> {
         let Value::Array(items) = v else {
             return Err(r.wrong("candidates", "a list of {name, score} objects", &v));
         };
+        candidates.reserve(items.len());
         for (i, item) in items.into_iter().enumerate() {
-            let mut c = Obj::new(item, &format!("{}[{i}]", r.name("candidates")))?;
-            candidates.push(Candidate {
-                name: c.req_str("name")?,
-                score: c.opt_number("score")?,
-                extra: c.extra(),
-            });
+            match well_formed_candidate(item) {
+                Ok(c) => candidates.push(c),
+                Err(item) => {
+                    // The general path, for its precise error message.
+                    let mut c = Obj::new(item, &format!("{}[{i}]", r.name("candidates")))?;
+                    candidates.push(Candidate {
+                        name: c.req_str("name")?,
+                        score: c.opt_number("score")?,
+                        extra: c.extra(),
+                    });
+                }
+            }
         }
     }
     Ok(Retrieval {

@@ -6,6 +6,8 @@ pub mod reasons;
 
 use std::collections::BTreeMap;
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use crate::model::{
     Boundary, Effect, FindingKind, Label, NO_CALL, Policy, Progress, Retrieval, Routing, Rule,
     Rung, Stage, Status,
@@ -107,6 +109,16 @@ pub struct Sets<'a> {
     /// Retrieval candidates that are exposed and not controls, first
     /// occurrence only, in recorded order: index + 1 is the rank.
     ranked: Vec<(&'a str, Option<f64>)>,
+    /// name → index in `ranked`.
+    rank_of: FxHashMap<&'a str, usize>,
+    /// The recorded lists as sets: membership is asked many times per
+    /// decision.
+    visible: Option<FxHashSet<&'a str>>,
+    exposed: Option<FxHashSet<&'a str>>,
+}
+
+fn set_of(list: Option<&[String]>) -> Option<FxHashSet<&str>> {
+    list.map(|l| l.iter().map(String::as_str).collect())
 }
 
 impl<'a> Sets<'a> {
@@ -117,21 +129,31 @@ impl<'a> Sets<'a> {
             acceptable: label.map(|l| l.acceptable.as_slice()).unwrap_or(&[]),
             selected: selected.unwrap_or(NO_CALL),
             ranked: Vec::new(),
+            rank_of: FxHashMap::default(),
+            visible: set_of(menu.visible),
+            exposed: set_of(menu.exposed),
         };
         if let Some(r) = menu.retrieval {
-            let mut ranked: Vec<(&'a str, Option<f64>)> = Vec::new();
+            let mut ranked: Vec<(&'a str, Option<f64>)> = Vec::with_capacity(r.candidates.len());
+            let mut rank_of = FxHashMap::default();
             for c in &r.candidates {
                 let name = c.name.as_str();
-                if sets.in_exposed(name)
+                if !rank_of.contains_key(name)
+                    && sets.in_exposed(name)
                     && !contains(menu.controls, name)
-                    && !ranked.iter().any(|(n, _)| *n == name)
                 {
+                    rank_of.insert(name, ranked.len());
                     ranked.push((name, c.score));
                 }
             }
             sets.ranked = ranked;
+            sets.rank_of = rank_of;
         }
         sets
+    }
+
+    fn is_visible(&self, name: &str) -> bool {
+        self.visible.as_ref().is_some_and(|v| v.contains(name))
     }
 
     fn evidence_free_member(&self, name: &str) -> bool {
@@ -145,8 +167,7 @@ impl<'a> Sets<'a> {
     }
 
     fn recorded(&self, name: &str) -> bool {
-        self.menu.exposed.is_some_and(|e| contains(e, name))
-            || self.menu.visible.is_some_and(|v| contains(v, name))
+        self.exposed.as_ref().is_some_and(|e| e.contains(name)) || self.is_visible(name)
     }
 
     pub fn in_registry(&self, name: &str) -> bool {
@@ -160,13 +181,13 @@ impl<'a> Sets<'a> {
     pub fn in_exposed(&self, name: &str) -> bool {
         if name == NO_CALL
             || contains(self.menu.controls, name)
-            || self.menu.visible.is_some_and(|v| contains(v, name))
+            || self.is_visible(name)
             || self.evidence_free_member(name)
         {
             return true;
         }
-        if let Some(exposed) = self.menu.exposed {
-            return contains(exposed, name);
+        if let Some(exposed) = &self.exposed {
+            return exposed.contains(name);
         }
         match (self.menu.policy, self.menu.catalogue) {
             (Some(policy), Some(cat)) => cat
@@ -179,18 +200,15 @@ impl<'a> Sets<'a> {
 
     /// 1-based rank among the exposed, non-control candidates, with its score.
     pub fn rank(&self, name: &str) -> Option<(usize, Option<f64>)> {
-        self.ranked
-            .iter()
-            .position(|(n, _)| *n == name)
-            .map(|i| (i + 1, self.ranked[i].1))
+        self.rank_of.get(name).map(|&i| (i + 1, self.ranked[i].1))
     }
 
     pub fn in_retrieved(&self, name: &str) -> bool {
         if name == NO_CALL || self.evidence_free_member(name) {
             return true;
         }
-        if let Some(visible) = self.menu.visible {
-            return contains(visible, name);
+        if self.visible.is_some() {
+            return self.is_visible(name);
         }
         if let Some(r) = self.menu.retrieval {
             return contains(self.menu.controls, name)
@@ -475,7 +493,7 @@ fn exposure_mismatches(
     }
     if let Some(visible) = menu.visible {
         for control in menu.controls {
-            if !contains(visible, control) {
+            if !sets.is_visible(control) {
                 note(
                     control,
                     format!("trusted control {control} is missing from the recorded visible menu"),
@@ -499,7 +517,7 @@ fn exposure_mismatches(
                 }
                 let rank = sets.rank(name);
                 let retrieved = rank.is_some_and(|(rk, _)| rk <= r.k as usize);
-                let shown = contains(visible, name);
+                let shown = sets.is_visible(name);
                 if retrieved && !shown {
                     note(
                         name,

@@ -76,11 +76,12 @@ pub fn write_string<W: Write>(s: &str, out: &mut W) -> io::Result<()> {
 }
 
 fn write_number<W: Write>(n: &Number, out: &mut W) -> io::Result<()> {
-    if let Some(i) = n.as_i64() {
-        return write!(out, "{i}");
-    }
     if let Some(u) = n.as_u64() {
-        return write!(out, "{u}");
+        return write_u64(u, out);
+    }
+    if let Some(i) = n.as_i64() {
+        out.write_all(b"-")?;
+        return write_u64(i.unsigned_abs(), out);
     }
     let f = n.as_f64().unwrap_or(0.0);
     let a = f.abs();
@@ -93,6 +94,22 @@ fn write_number<W: Write>(n: &Number, out: &mut W) -> io::Result<()> {
         return write!(out, "{f}");
     }
     out.write_all(es_number(f).as_bytes())
+}
+
+/// Decimal digits without the formatting machinery (records are full of
+/// small integers).
+fn write_u64<W: Write>(mut u: u64, out: &mut W) -> io::Result<()> {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (u % 10) as u8;
+        u /= 10;
+        if u == 0 {
+            break;
+        }
+    }
+    out.write_all(&buf[i..])
 }
 
 /// ECMAScript number serialisation (JCS section 3.2.2.3).
@@ -213,12 +230,12 @@ mod tests {
     #[test]
     fn keys_sorted_and_numbers_in_es_form() {
         let v: Value = serde_json::from_str(
-            r#"{"b":1.0,"a":[1e21,1.5e-7,0.000001,100,-0.5,123456.789,-0.0,1e20,0.91,5e-324]}"#,
+            r#"{"b":1.0,"a":[1e21,1.5e-7,0.000001,100,-0.5,123456.789,-0.0,1e20,0.91,5e-324,-42,0,-9223372036854775808,18446744073709551615]}"#,
         )
         .unwrap();
         assert_eq!(
             to_string(&v),
-            r#"{"a":[1e+21,1.5e-7,0.000001,100,-0.5,123456.789,0,100000000000000000000,0.91,5e-324],"b":1}"#
+            r#"{"a":[1e+21,1.5e-7,0.000001,100,-0.5,123456.789,0,100000000000000000000,0.91,5e-324,-42,0,-9223372036854775808,18446744073709551615],"b":1}"#
         );
     }
 
