@@ -735,6 +735,18 @@ mod tests {
             ),
             "decision r1 step 1: missing required field \"retrieval.k\" (how many candidates the retriever kept)"
         );
+        assert_eq!(
+            err(
+                json!({"type":"decision","run_id":"r1","step":1,"selected":null,"retrieval":{"k":2,"candidates":[{"name":"a","score":0.5},{"name":5}]}})
+            ),
+            "decision r1 step 1: field \"retrieval.candidates[1].name\" must be a string, not a number (5)"
+        );
+        assert_eq!(
+            err(
+                json!({"type":"decision","run_id":"r1","step":1,"selected":null,"retrieval":{"k":2,"candidates":[{"name":"a","score":"high"}]}})
+            ),
+            "decision r1 step 1: field \"retrieval.candidates[0].score\" must be a number, not a string (\"high\")"
+        );
     }
 
     #[test]
