@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::convo::{self, Args, Assistant, Call, Item, Out, ToolResult};
-use super::openai::{keep_rest, kind, run_fields};
+use super::openai::{keep_rest, kind, transcript_run};
 
 const TRANSCRIPT_MAPPED: &[&str] = &[
     "messages", "tools", "run_id", "task_id", "trial", "success", "harm", "model",
@@ -101,20 +101,8 @@ pub fn map(
     message_lines: &[u64],
     out: &mut Out,
 ) -> Result<(), String> {
-    let why = check(v);
-    if !why.is_empty() {
-        return Err(format!("not an Anthropic transcript: {}", why.join("; ")));
-    }
-    let o = v.as_object().expect("checked");
+    let (o, mut run, run_id) = transcript_run(v, check(v), "an Anthropic transcript", "anthropic")?;
     let messages = o["messages"].as_array().expect("checked");
-    let mut run = Map::new();
-    run_fields(o, &mut run);
-    let run_id = match run.get("run_id").and_then(Value::as_str) {
-        Some(id) => id.to_string(),
-        None => format!("anthropic-{}", convo::short_hash(v)),
-    };
-    run.insert("type".into(), json!("run"));
-    run.insert("run_id".into(), json!(run_id));
     let record = Some(format!("run {run_id}"));
     let defs = o.get("tools").and_then(Value::as_array);
     let visible: Option<Vec<String>> = defs.map(|d| {

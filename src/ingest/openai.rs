@@ -267,6 +267,30 @@ const TRANSCRIPT_MAPPED: &[&str] = &[
 /// Run fields a transcript may carry beside the provider's own (a harness's
 /// additions): `run_id`, `task_id` (string or integer), `trial`, `success`,
 /// `harm`, and the provider's `model`.
+/// What every transcript mapper starts with: the shape checked (`why`, from
+/// its `check`), the run record's known fields, and the run id (recorded,
+/// else derived from the content under `prefix`).
+pub fn transcript_run<'v>(
+    v: &'v Value,
+    why: Vec<String>,
+    what: &str,
+    prefix: &str,
+) -> Result<(&'v Map<String, Value>, Map<String, Value>, String), String> {
+    if !why.is_empty() {
+        return Err(format!("not {what}: {}", why.join("; ")));
+    }
+    let o = v.as_object().expect("checked");
+    let mut run = Map::new();
+    run_fields(o, &mut run);
+    let run_id = match run.get("run_id").and_then(Value::as_str) {
+        Some(id) => id.to_string(),
+        None => format!("{prefix}-{}", convo::short_hash(v)),
+    };
+    run.insert("type".into(), json!("run"));
+    run.insert("run_id".into(), json!(run_id));
+    Ok((o, run, run_id))
+}
+
 pub fn run_fields(o: &Map<String, Value>, run: &mut Map<String, Value>) {
     for key in ["run_id", "model"] {
         if let Some(Value::String(s)) = o.get(key) {
@@ -312,20 +336,8 @@ pub fn map(
     message_lines: &[u64],
     out: &mut Out,
 ) -> Result<(), String> {
-    let why = check(v);
-    if !why.is_empty() {
-        return Err(format!("not an OpenAI transcript: {}", why.join("; ")));
-    }
-    let o = v.as_object().expect("checked");
+    let (o, mut run, run_id) = transcript_run(v, check(v), "an OpenAI transcript", "openai")?;
     let messages = o["messages"].as_array().expect("checked");
-    let mut run = Map::new();
-    run_fields(o, &mut run);
-    let run_id = match run.get("run_id").and_then(Value::as_str) {
-        Some(id) => id.to_string(),
-        None => format!("openai-{}", convo::short_hash(v)),
-    };
-    run.insert("type".into(), json!("run"));
-    run.insert("run_id".into(), json!(run_id));
     let record = Some(format!("run {run_id}"));
     let defs: Option<&Vec<Value>> = match (o.get("tools"), o.get("functions")) {
         (Some(Value::Array(t)), _) => Some(t),

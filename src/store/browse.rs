@@ -9,12 +9,11 @@ use std::ops::ControlFlow;
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
-use super::classify::load_catalogue;
+use super::classify::{load_catalogue, parse_list, parse_policy, parse_retrieval};
 use super::query::{Filter, FindingRow, RunRow};
 use super::{Explained, explain};
 use crate::config::Config;
 use crate::error::Result;
-use crate::ingest::native::{policy_from_json, retrieval_from_json};
 use crate::ladder::{self, Menu, Sets};
 use crate::model::{Label, Policy, Retrieval, Rung};
 
@@ -717,20 +716,6 @@ pub struct Detail {
     pub arguments_bytes: Option<u64>,
     pub result_bytes: Option<u64>,
     pub raw_bytes: Option<u64>,
-}
-
-fn parse_list(s: Option<String>) -> Option<Vec<String>> {
-    s.and_then(|s| serde_json::from_str(&s).ok())
-}
-
-fn parse_policy(s: Option<String>) -> Option<Policy> {
-    s.and_then(|s| serde_json::from_str(&s).ok())
-        .and_then(|v| policy_from_json(v).ok())
-}
-
-fn parse_retrieval(s: Option<String>) -> Option<Retrieval> {
-    s.and_then(|s| serde_json::from_str(&s).ok())
-        .and_then(|v| retrieval_from_json(v).ok())
 }
 
 /// A decision's menu fields with the run's inherited where it records none.

@@ -20,7 +20,7 @@ use crate::model::{
 const CATALOGUE_KINDS: &str =
     "'description_drift','catalogue_conflict','control_impostor','invalid_control'";
 
-fn parse_list(s: Option<String>) -> Option<Vec<String>> {
+pub(crate) fn parse_list(s: Option<String>) -> Option<Vec<String>> {
     s.and_then(|s| serde_json::from_str(&s).ok())
 }
 
@@ -54,7 +54,7 @@ struct LabelRow {
     forbidden: Vec<String>,
 }
 
-fn parse_policy(s: Option<String>) -> Option<Policy> {
+pub(crate) fn parse_policy(s: Option<String>) -> Option<Policy> {
     let p: PolicyRow = serde_json::from_str(&s?).ok()?;
     Some(Policy {
         allowed_families: p.allowed_families,
@@ -64,7 +64,7 @@ fn parse_policy(s: Option<String>) -> Option<Policy> {
     })
 }
 
-fn parse_retrieval(s: Option<String>) -> Option<Retrieval> {
+pub(crate) fn parse_retrieval(s: Option<String>) -> Option<Retrieval> {
     let r: RetrievalRow = serde_json::from_str(&s?).ok()?;
     Some(Retrieval {
         k: r.k,
@@ -166,6 +166,16 @@ struct StoredCase {
     label: Label,
 }
 
+impl StoredCase {
+    fn as_ref(&self) -> CaseRef<'_> {
+        CaseRef {
+            step: self.step,
+            catalogue: self.catalogue.as_deref(),
+            label: &self.label,
+        }
+    }
+}
+
 /// Caches of what classification reads besides the run itself.
 pub(crate) struct Context<'c> {
     conn: &'c Connection,
@@ -207,6 +217,14 @@ impl<'c> Context<'c> {
         let view = load_catalogue(self.conn, version)?.map(Rc::new);
         self.catalogues.insert(version.to_string(), view.clone());
         Ok(view)
+    }
+
+    /// The cases of a run's task (none without a task).
+    fn run_cases(&mut self, task_id: Option<&str>) -> Result<Rc<Vec<StoredCase>>> {
+        match task_id {
+            Some(t) => self.cases(t),
+            None => Ok(Rc::new(Vec::new())),
+        }
     }
 
     fn cases(&mut self, task_id: &str) -> Result<Rc<Vec<StoredCase>>> {
@@ -416,6 +434,14 @@ pub(crate) struct Effective<'a> {
 }
 
 impl<'a> Effective<'a> {
+    /// The abstain name in force: the catalogue's, else `default`.
+    fn abstain_or<'s>(&'s self, default: &'s str) -> &'s str {
+        self.catalogue
+            .as_deref()
+            .and_then(|c| c.abstain.as_deref())
+            .unwrap_or(default)
+    }
+
     fn menu<'m>(&'m self, exposed: Option<&'m [String]>) -> Menu<'m> {
         Menu {
             catalogue: self.catalogue.as_deref(),
@@ -497,18 +523,8 @@ pub(crate) fn classify_loaded(
             ctx.finding_catalogues.insert(r.get(0)?);
         }
     }
-    let cases = match &run.task_id {
-        Some(t) => ctx.cases(t)?,
-        None => Rc::new(Vec::new()),
-    };
-    let case_refs: Vec<CaseRef<'_>> = cases
-        .iter()
-        .map(|c| CaseRef {
-            step: c.step,
-            catalogue: c.catalogue.as_deref(),
-            label: &c.label,
-        })
-        .collect();
+    let cases = ctx.run_cases(run.task_id.as_deref())?;
+    let case_refs: Vec<CaseRef<'_>> = cases.iter().map(StoredCase::as_ref).collect();
 
     conn.prepare_cached("DELETE FROM ladder WHERE run_id = ?1")?
         .execute([run_id])?;
@@ -545,11 +561,7 @@ pub(crate) fn classify_loaded(
             eff.catalogue_name,
             is_first,
         );
-        let abstain = eff
-            .catalogue
-            .as_ref()
-            .and_then(|c| c.abstain.clone())
-            .unwrap_or_else(|| ctx.abstain.clone());
+        let abstain = eff.abstain_or(&ctx.abstain);
         let input = DecisionInput {
             menu: eff.menu(d.exposed.as_deref()),
             selected: d.selected.as_deref(),
@@ -558,7 +570,7 @@ pub(crate) fn classify_loaded(
             stage: d.stage,
             reason: d.reason.as_deref(),
             progress: d.progress,
-            abstain: &abstain,
+            abstain,
         };
         let mut c = ladder::classify(&input, &ctx.reasons);
         c.findings.extend(conflict);
@@ -846,18 +858,8 @@ pub fn explain(conn: &Connection, config: &Config, run_id: &str, step: i64) -> R
         .prepare_cached("SELECT min(step) FROM decisions WHERE run_id = ?1")?
         .query_row([run_id], |r| r.get(0))?;
     let is_first = first == Some(step);
-    let cases = match &run.task_id {
-        Some(t) => ctx.cases(t)?,
-        None => Rc::new(Vec::new()),
-    };
-    let case_refs: Vec<CaseRef<'_>> = cases
-        .iter()
-        .map(|c| CaseRef {
-            step: c.step,
-            catalogue: c.catalogue.as_deref(),
-            label: &c.label,
-        })
-        .collect();
+    let cases = ctx.run_cases(run.task_id.as_deref())?;
+    let case_refs: Vec<CaseRef<'_>> = cases.iter().map(StoredCase::as_ref).collect();
     let eff = effective(&mut ctx, &d.menu, &run.menu)?;
     let (label, _) = ladder::resolve_label(
         d.expected.as_ref(),
@@ -866,11 +868,7 @@ pub fn explain(conn: &Connection, config: &Config, run_id: &str, step: i64) -> R
         eff.catalogue_name,
         is_first,
     );
-    let abstain = eff
-        .catalogue
-        .as_ref()
-        .and_then(|c| c.abstain.clone())
-        .unwrap_or_else(|| ctx.abstain.clone());
+    let abstain = eff.abstain_or(&ctx.abstain);
     let menu = eff.menu(d.exposed.as_deref());
     let input = DecisionInput {
         menu,
@@ -880,7 +878,7 @@ pub fn explain(conn: &Connection, config: &Config, run_id: &str, step: i64) -> R
         stage: d.stage,
         reason: d.reason.as_deref(),
         progress: d.progress,
-        abstain: &abstain,
+        abstain,
     };
     let c = ladder::classify(&input, &ctx.reasons);
     let tools = ladder::explain_tools(menu, label.map(|(l, _)| l), d.selected.as_deref());
