@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::convo::{self, Args, Assistant, Call, Item, Out, ToolResult};
-use super::openai::{keep_rest, kind, transcript_run};
+use super::openai::{TranscriptRun, keep_rest, kind, transcript_run};
 
 const TRANSCRIPT_MAPPED: &[&str] = &[
     "messages", "tools", "run_id", "task_id", "trial", "success", "harm", "model",

@@ -275,7 +275,7 @@ pub fn transcript_run<'v>(
     why: Vec<String>,
     what: &str,
     prefix: &str,
-) -> Result<(&'v Map<String, Value>, Map<String, Value>, String), String> {
+) -> Result<TranscriptRun<'v>, String> {
     if !why.is_empty() {
         return Err(format!("not {what}: {}", why.join("; ")));
     }
@@ -288,7 +288,14 @@ pub fn transcript_run<'v>(
     };
     run.insert("type".into(), json!("run"));
     run.insert("run_id".into(), json!(run_id));
-    Ok((o, run, run_id))
+    Ok(TranscriptRun { o, run, run_id })
+}
+
+/// A transcript's object, its run record so far, and its run id.
+pub struct TranscriptRun<'v> {
+    pub o: &'v Map<String, Value>,
+    pub run: Map<String, Value>,
+    pub run_id: String,
 }
 
 pub fn run_fields(o: &Map<String, Value>, run: &mut Map<String, Value>) {
@@ -336,7 +343,8 @@ pub fn map(
     message_lines: &[u64],
     out: &mut Out,
 ) -> Result<(), String> {
-    let (o, mut run, run_id) = transcript_run(v, check(v), "an OpenAI transcript", "openai")?;
+    let TranscriptRun { o, mut run, run_id } =
+        transcript_run(v, check(v), "an OpenAI transcript", "openai")?;
     let messages = o["messages"].as_array().expect("checked");
     let record = Some(format!("run {run_id}"));
     let defs: Option<&Vec<Value>> = match (o.get("tools"), o.get("functions")) {
