@@ -470,3 +470,89 @@ fn reports_need_a_database() {
     assert!(r.stderr.contains("no database at"), "{}", r.stderr);
     assert!(!missing.exists(), "a report must not create a database");
 }
+
+#[test]
+fn labels_imported_later_reclassify_their_decisions() {
+    let (dir, db) = setup();
+    let a = write(
+        dir.path(),
+        "runs.jsonl",
+        &format!(
+            "{CATALOGUE}\n{}\n{}\n{}\n",
+            r#"{"type":"run","run_id":"r-1","task_id":"harbor","catalogue":"billing-C"}"#,
+            r#"{"type":"decision","run_id":"r-1","step":1,"selected":"void_invoice"}"#,
+            r#"{"type":"decision","run_id":"r-1","step":2,"selected":"find_customer"}"#
+        ),
+    );
+    assert_eq!(rung(&db, &["import", a.to_str().unwrap()]).code, 0);
+    let l = json(&rung(&db, &["report", "ladder", "--format", "json"]));
+    assert_eq!(
+        (l["labelled"].as_u64(), l["rungs"]["passed"].as_u64()),
+        (Some(0), Some(2))
+    );
+    // A step-less case labels the first decision of every run of the task.
+    let cases = write(
+        dir.path(),
+        "cases.jsonl",
+        r#"{"type":"case","task_id":"harbor","acceptable":["find_customer"],"forbidden":["void_invoice"]}"#,
+    );
+    assert_eq!(rung(&db, &["import", cases.to_str().unwrap()]).code, 0);
+    let l = json(&rung(&db, &["report", "ladder", "--format", "json"]));
+    assert_eq!(l["labelled"], 1);
+    assert_eq!(l["rungs"]["selection"], 1);
+    let m = json(&rung(&db, &["report", "metrics", "--format", "json"]));
+    assert_eq!(
+        m["violation_rate"],
+        serde_json::json!({"value": 1.0, "numerator": 1, "denominator": 1})
+    );
+    // step 2 chose find_customer on the next turn: recovered within 3.
+    assert_eq!(m["recovery_within_3"]["numerator"], 1);
+}
+
+#[test]
+fn config_reasons_apply_at_import_and_on_reclassify() {
+    let (dir, db) = setup();
+    let a = write(
+        dir.path(),
+        "a.jsonl",
+        r#"{"type":"decision","run_id":"r-1","step":1,"selected":"refund_invoice","outcome":{"status":"refused","reason":"budget_exceeded"}}"#,
+    );
+    assert_eq!(rung(&db, &["import", a.to_str().unwrap()]).code, 0);
+    let l = json(&rung(&db, &["report", "ladder", "--format", "json"]));
+    assert_eq!(l["rungs"]["unclassified"], 1);
+    let f = json(&rung(&db, &["report", "findings", "--format", "json"]));
+    assert_eq!(f["findings"][0]["kind"], "unclassified_reason");
+
+    let config = write(
+        dir.path(),
+        "rung.toml",
+        "[reasons]\nbudget_exceeded = \"authorization\"\n",
+    );
+    let r = rung(&db, &["--config", config.to_str().unwrap(), "reclassify"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let l = json(&rung(&db, &["report", "ladder", "--format", "json"]));
+    assert_eq!(
+        (
+            l["rungs"]["unclassified"].as_u64(),
+            l["rungs"]["authorization"].as_u64()
+        ),
+        (Some(0), Some(1))
+    );
+    let f = json(&rung(&db, &["report", "findings", "--format", "json"]));
+    assert_eq!(f["findings"].as_array().unwrap().len(), 0);
+
+    // A bad stage in the config is a usage error naming the file.
+    let bad = write(
+        dir.path(),
+        "bad.toml",
+        "[reasons]\nbudget_exceeded = \"money\"\n",
+    );
+    let r = rung(&db, &["--config", bad.to_str().unwrap(), "reclassify"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("bad.toml: [reasons] budget_exceeded = \"money\": the stage must be one of"),
+        "{}",
+        r.stderr
+    );
+}
