@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use rusqlite::{Connection, params};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use super::Store;
 use super::classify::{self, Context, StoredDecision, StoredRun};
@@ -127,6 +128,34 @@ pub struct PreparedDecision {
     result: Option<String>,
     raw: Option<String>,
     stored: StoredDecision,
+    /// The record's identity: SHA-256 over every stored column.
+    hash: [u8; 32],
+}
+
+/// Feeds stored columns to a hash, each framed so that no two different
+/// rows can share a byte stream.
+struct ColumnHash(Sha256);
+
+impl ColumnHash {
+    fn text(&mut self, s: Option<&str>) {
+        match s {
+            None => self.0.update([0u8]),
+            Some(s) => {
+                self.0.update([1u8]);
+                self.0.update((s.len() as u64).to_le_bytes());
+                self.0.update(s.as_bytes());
+            }
+        }
+    }
+    fn int(&mut self, i: Option<i64>) {
+        match i {
+            None => self.0.update([0u8]),
+            Some(i) => {
+                self.0.update([1u8]);
+                self.0.update(i.to_le_bytes());
+            }
+        }
+    }
 }
 
 impl PreparedDecision {
@@ -149,7 +178,7 @@ impl PreparedDecision {
                 text(&v)
             }
         });
-        PreparedDecision {
+        let mut p = PreparedDecision {
             run_id: d.run_id.clone(),
             step: d.step,
             turn: d.turn,
@@ -176,7 +205,34 @@ impl PreparedDecision {
             result,
             raw,
             stored: StoredDecision::from_model(0, d),
+            hash: [0; 32],
+        };
+        let mut h = ColumnHash(Sha256::new());
+        h.text(Some(&p.run_id));
+        h.int(Some(p.step));
+        h.int(p.turn);
+        h.int(p.at_us);
+        for t in [
+            &p.phase,
+            &p.catalogue,
+            &p.policy,
+            &p.controls,
+            &p.retrieval,
+            &p.exposed,
+            &p.visible,
+            &p.selected,
+            &p.call_id,
+            &p.outcome,
+        ] {
+            h.text(t.as_deref());
         }
+        h.int(p.latency_ms.map(|l| l.to_bits() as i64));
+        h.text(p.progress);
+        for t in [&p.expected, &p.extra, &p.arguments, &p.result, &p.raw] {
+            h.text(t.as_deref());
+        }
+        p.hash = h.0.finalize().into();
+        p
     }
 }
 
@@ -290,11 +346,11 @@ impl<'a> Batch<'a> {
     ) -> std::result::Result<(), RecordError> {
         let describe = record.describe();
         let r = match record {
-            Prepared::Decision(d) => self.add_decision(source, *d, hash),
+            Prepared::Decision(d) => self.add_decision(source, *d),
             Prepared::Other(Record::Catalogue(c)) => self.add_catalogue(source, c),
             Prepared::Other(Record::Run(r)) => self.add_run(source, *r, hash),
             Prepared::Other(Record::Decision(d)) => {
-                self.add_decision(source, PreparedDecision::new(*d, 0), hash)
+                self.add_decision(source, PreparedDecision::new(*d, 0))
             }
             Prepared::Other(Record::Case(c)) => self.add_case(source, c, hash),
         };
@@ -597,8 +653,8 @@ impl<'a> Batch<'a> {
         &mut self,
         source: &str,
         d: PreparedDecision,
-        hash: &[u8],
     ) -> std::result::Result<(), RecordError> {
+        let hash = &d.hash[..];
         if d.run_id != self.last_bare_run {
             self.flush_pending()
                 .map_err(|e| err(format!("while classifying the previous run: {e}")))?;
