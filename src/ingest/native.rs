@@ -391,16 +391,6 @@ fn policy(o: &mut Obj) -> Res<Option<Policy>> {
     o.opt_obj("policy")?.map(policy_obj).transpose()
 }
 
-/// A policy object as stored (the store re-reads what it wrote).
-pub fn policy_from_json(v: Value) -> Result<Policy, String> {
-    policy_obj(Obj::new(v, "policy")?)
-}
-
-/// A retrieval object as stored.
-pub fn retrieval_from_json(v: Value) -> Result<Retrieval, String> {
-    retrieval_obj(Obj::new(v, "retrieval")?)
-}
-
 fn policy_obj(mut p: Obj) -> Res<Policy> {
     let allowed_families = p.opt_str_list("allowed_families")?;
     let max_effect = p.opt_enum("max_effect", Effect::parse, Effect::spellings)?;

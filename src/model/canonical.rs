@@ -112,17 +112,8 @@ fn write_u64<W: Write>(mut u: u64, out: &mut W) -> io::Result<()> {
     out.write_all(&buf[i..])
 }
 
-/// ECMAScript number serialisation (JCS section 3.2.2.3).
-pub fn number(n: &Number) -> String {
-    if let Some(i) = n.as_i64() {
-        return i.to_string();
-    }
-    if let Some(u) = n.as_u64() {
-        return u.to_string();
-    }
-    es_number(n.as_f64().unwrap_or(0.0))
-}
-
+/// ECMAScript number serialisation (JCS section 3.2.2.3) of a float outside
+/// the range where Rust's shortest form already is it.
 fn es_number(f: f64) -> String {
     if f == 0.0 || !f.is_finite() {
         return "0".to_string();

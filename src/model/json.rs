@@ -113,19 +113,6 @@ impl Serialize for Label {
     }
 }
 
-macro_rules! to_json {
-    ($($t:ty),*) => {$(
-        impl $t {
-            /// The JSON form, unknown fields included.
-            pub fn to_json(&self) -> Value {
-                serde_json::to_value(self).expect("serialises")
-            }
-        }
-    )*};
-}
-
-to_json!(Policy, Retrieval, Outcome, Label);
-
 #[cfg(test)]
 mod tests {
     use crate::ingest::native::{Parsed, parse};
