@@ -556,3 +556,137 @@ fn config_reasons_apply_at_import_and_on_reclassify() {
         r.stderr
     );
 }
+
+#[test]
+fn config_given_to_an_import_classifies_that_import() {
+    let (dir, db) = setup();
+    let config = write(
+        dir.path(),
+        "rung.toml",
+        "abstain = \"skip\"\n[reasons]\nweird = \"semantics\"\n",
+    );
+    let a = write(
+        dir.path(),
+        "a.jsonl",
+        &[
+            r#"{"type":"decision","run_id":"r","step":1,"selected":"A","outcome":{"status":"refused","reason":"weird"}}"#,
+            r#"{"type":"decision","run_id":"r","step":2,"selected":"skip","expected":{"acceptable":["skip","other"]}}"#,
+        ]
+        .join("\n"),
+    );
+    let r = rung(
+        &db,
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "import",
+            a.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let l = json(&rung(&db, &["report", "ladder", "--format", "json"]));
+    assert_eq!(
+        (
+            l["rungs"]["semantics"].as_u64(),
+            l["rungs"]["unclassified"].as_u64()
+        ),
+        (Some(1), Some(0))
+    );
+    let m = json(&rung(&db, &["report", "metrics", "--format", "json"]));
+    assert_eq!(
+        m["abstention_accuracy"],
+        serde_json::json!({"value": 1.0, "numerator": 1, "denominator": 1})
+    );
+}
+
+#[test]
+fn a_folder_means_its_jsonl_files_and_unknown_first_lines_are_counted() {
+    let (dir, db) = setup();
+    write(
+        dir.path(),
+        "traces/worked.jsonl",
+        &format!(
+            "{}\n{}\n",
+            r#"{"type":"meta","written_by":"harness 2.1"}"#,
+            r#"{"type":"decision","run_id":"r","step":1,"step_note":"x","selected":"A"}"#
+        ),
+    );
+    write(
+        dir.path(),
+        "traces/expected-ladder.json",
+        r#"{"decisions": 1}"#,
+    );
+    write(dir.path(), "traces/notes.traj", "{}");
+    let r = rung(
+        &db,
+        &["import", dir.path().join("traces").to_str().unwrap()],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("imported 0 catalogues, 0 runs, 1 decision, 0 cases from 1 file"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("note: ignored 1 record of unknown type \"meta\""),
+        "{}",
+        r.stderr
+    );
+
+    // A first line that is not JSON in a .jsonl file is a line error, and
+    // --keep-going keeps the rest of the file.
+    let bad = write(
+        dir.path(),
+        "bad.jsonl",
+        "\u{feff}not json\n{\"type\":\"decision\",\"run_id\":\"s\",\"step\":1.0,\"selected\":null}\n",
+    );
+    let r = rung(&db, &["import", bad.to_str().unwrap()]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .starts_with(&format!("{}:1: invalid JSON", bad.display())),
+        "{}",
+        r.stderr
+    );
+    let r = rung(&db, &["import", "--keep-going", bad.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let runs = json(&rung(&db, &["report", "runs", "--format", "json"]));
+    assert_eq!(
+        runs["runs"].as_array().unwrap().len(),
+        2,
+        "step 1.0 is the integer 1"
+    );
+}
+
+#[test]
+fn identity_ignores_nulls_and_label_order() {
+    let (dir, db) = setup();
+    let a = write(
+        dir.path(),
+        "a.jsonl",
+        &format!(
+            "{}\n{}\n",
+            r#"{"type":"run","run_id":"r","model":null,"task_id":"t"}"#,
+            r#"{"type":"case","task_id":"t","acceptable":["b","a"],"forbidden":["c"]}"#
+        ),
+    );
+    let b = write(
+        dir.path(),
+        "b.jsonl",
+        &format!(
+            "{}\n{}\n",
+            r#"{"type":"run","task_id":"t","run_id":"r"}"#,
+            r#"{"type":"case","task_id":"t","forbidden":["c"],"acceptable":["a","b"]}"#
+        ),
+    );
+    assert_eq!(rung(&db, &["import", a.to_str().unwrap()]).code, 0);
+    let r = rung(&db, &["import", b.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("2 records were already stored unchanged"),
+        "{}",
+        r.stderr
+    );
+}

@@ -469,12 +469,30 @@ fn auto_detects_each_file_of_a_folder() {
     gz(oa.to_str().unwrap(), "nested/oa.json.gz");
     std::fs::write(folder.join("README.md"), "not a trace").unwrap();
 
+    // A folder means its *.jsonl and *.jsonl.gz files (trace-format.md),
+    // each detected: openai 2 + old OpenLLMetry 1 + rung 1, and the catalogue.
     let s = import(&db, &[folder.to_str().unwrap()]);
-    // openai 2 + anthropic 1 + otlp 2 + tau 4 + rung 1 + gz 1.
     assert!(
-        s.contains("imported 1 catalogue, 11 runs, 38 decisions, 0 cases from 8 files"),
+        s.contains("imported 1 catalogue, 4 runs, 17 decisions, 0 cases from 4 files"),
         "{s}"
     );
+    // Other formats' files are read when named: anthropic 1 + otlp 1 + tau 4 + gz 1.
+    let named: Vec<String> = [
+        "anthropic.json",
+        "nested/otlp.json",
+        "tau.json",
+        "nested/oa.json.gz",
+    ]
+    .iter()
+    .map(|f| folder.join(f).to_str().unwrap().to_string())
+    .collect();
+    let named: Vec<&str> = named.iter().map(String::as_str).collect();
+    let s = import(&db, &named);
+    assert!(
+        s.contains("imported 0 catalogues, 7 runs, 21 decisions, 0 cases from 4 files"),
+        "{s}"
+    );
+    assert_eq!(run_ids(&db).len(), 11);
     assert!(run_ids(&db).contains(&"gz-1".to_string()));
 }
 

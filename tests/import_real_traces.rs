@@ -201,7 +201,8 @@ fn swe_agent_trajectories() {
         return;
     };
     let (_tmp, db) = setup();
-    import(&db, &[dir.to_str().unwrap()]);
+    // A folder of *.traj files: named, since auto takes *.jsonl from folders.
+    import(&db, &["--format", "swe-agent", dir.to_str().unwrap()]);
     let mut total = 0u64;
     let mut text_actions = 0usize;
     for f in std::fs::read_dir(&dir).unwrap() {

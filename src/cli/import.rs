@@ -89,14 +89,10 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
         eprintln!("dropped: {}", escape_multiline(&e.to_string()));
     };
     let result = (|| -> Result<ImportSummary> {
-        let mut batch = Batch::begin(&store, opts, &described.join("\n"))?;
-        if let Some(c) = &config
-            && store.set_config(c)?
-        {
-            if !quiet {
-                eprintln!("the configuration changed: everything stored is classified again");
-            }
-            batch.touch_everything()?;
+        let (mut batch, changed) =
+            Batch::begin_with(&store, opts, &described.join("\n"), config.as_ref())?;
+        if changed && !quiet {
+            eprintln!("the configuration changed: everything stored is classified again");
         }
         for source in &sources {
             ingest::read_source(

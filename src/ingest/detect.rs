@@ -74,9 +74,12 @@ fn name_ends(p: &Path, ends: &[&str]) -> bool {
     ends.iter().any(|e| name.ends_with(e))
 }
 
-/// Files a folder holds for `--format auto`: rung's and every importer's.
+/// Files a folder holds for `--format auto`: `*.jsonl` and `*.jsonl.gz`, as
+/// trace-format.md defines a directory argument (each is then detected, so
+/// JSON Lines exports of other formats come along). Other importers' files
+/// (`*.json`, `*.traj`) are taken from a folder when their format is named.
 pub fn auto_accepts(p: &Path) -> bool {
-    name_ends(p, &[".json", ".jsonl", ".jsonl.gz", ".json.gz", ".traj"])
+    super::is_trace_file(p)
 }
 
 const RUNG_TYPES: &[&str] = &["catalogue", "run", "decision", "case"];
@@ -122,6 +125,7 @@ pub fn is_rung_line(line: &[u8]) -> bool {
             Ok(ty)
         }
     }
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     let mut de = serde_json::Deserializer::from_slice(line);
     match de.deserialize_map(TypeOf).and_then(|t| de.end().map(|_| t)) {
         Ok(Some(t)) => RUNG_TYPES.contains(&t.as_str()),

@@ -24,7 +24,7 @@ use flate2::read::MultiGzDecoder;
 use serde_json::Value;
 
 use crate::error::{Error, InputError, Result};
-use crate::model::{Record, canonical};
+use crate::model::Record;
 use crate::store::{Batch, Prepared};
 use convo::Out;
 pub use detect::Format;
@@ -207,6 +207,8 @@ pub fn read_line(
 
 /// Parses one line's bytes as a JSON value, with errors that say where.
 pub fn parse_json_line(bytes: &[u8]) -> std::result::Result<Value, String> {
+    // A byte-order mark (some editors write one) is not part of the JSON.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text = std::str::from_utf8(bytes).map_err(|e| {
         format!(
             "invalid UTF-8 at byte {} of the line; trace files must be UTF-8",
@@ -226,11 +228,6 @@ fn strip_position(msg: &str) -> &str {
     msg.find(" at line ").map(|i| &msg[..i]).unwrap_or(msg)
 }
 
-/// SHA-256 of a value's canonical JSON: a record's identity for re-import.
-pub fn record_hash(v: &Value) -> [u8; 32] {
-    canonical::digest(v)
-}
-
 /// Live counters an import exposes to its progress display.
 #[derive(Debug, Default)]
 pub struct Progress {
@@ -247,10 +244,9 @@ pub fn add_value(
     path: &str,
     line: u64,
 ) -> std::result::Result<(), InputError> {
-    let hash = record_hash(&value);
     let at = format!("{path}:{line}");
     match native::parse(value) {
-        Ok(Parsed::Record(record)) => batch.add(&at, record, &hash).map_err(|e| InputError {
+        Ok(Parsed::Record(record)) => batch.add(&at, record).map_err(|e| InputError {
             path: Some(path.to_string()),
             line: Some(line),
             record: e.record,
@@ -305,7 +301,6 @@ enum Parsed2 {
     Record {
         line: u64,
         record: Prepared,
-        hash: [u8; 32],
         is_decision: bool,
     },
     Unknown {
@@ -367,30 +362,20 @@ fn parse_lines(
             Err(message) => {
                 Parsed2::Bad(InputError::at(&source.display, Some(line), None, message))
             }
-            Ok(value) => {
-                // A decision's identity is hashed from its stored columns
-                // (on this thread, in `Prepared`); other records' here.
-                let hash = if value.get("type").and_then(Value::as_str) == Some("decision") {
-                    [0; 32]
-                } else {
-                    record_hash(&value)
-                };
-                match native::parse(value) {
-                    Ok(Parsed::Record(record)) => Parsed2::Record {
-                        line,
-                        is_decision: matches!(record, Record::Decision(_)),
-                        record: Prepared::with_size_hint(record, line_len),
-                        hash,
-                    },
-                    Ok(Parsed::UnknownType(ty)) => Parsed2::Unknown { line, ty },
-                    Err(e) => Parsed2::Bad(InputError {
-                        path: Some(source.display.clone()),
-                        line: Some(line),
-                        record: e.record,
-                        message: e.message,
-                    }),
-                }
-            }
+            Ok(value) => match native::parse(value) {
+                Ok(Parsed::Record(record)) => Parsed2::Record {
+                    line,
+                    is_decision: matches!(record, Record::Decision(_)),
+                    record: Prepared::with_size_hint(record, line_len),
+                },
+                Ok(Parsed::UnknownType(ty)) => Parsed2::Unknown { line, ty },
+                Err(e) => Parsed2::Bad(InputError {
+                    path: Some(source.display.clone()),
+                    line: Some(line),
+                    record: e.record,
+                    message: e.message,
+                }),
+            },
         };
         if let Parsed2::Bad(_) = &item
             && gzip
@@ -448,11 +433,10 @@ fn read_native_from(
                 Parsed2::Record {
                     line,
                     record,
-                    hash,
                     is_decision,
                 } => {
                     let at = format!("{}:{line}", source.display);
-                    match batch.add_prepared(&at, record, &hash) {
+                    match batch.add_prepared(&at, record) {
                         Ok(()) => {
                             if is_decision {
                                 progress.decisions.fetch_add(1, Ordering::Relaxed);
@@ -607,7 +591,29 @@ pub fn read_source(
         if text.is_empty() {
             continue;
         }
-        if detect::is_rung_line(text) {
+        // A rung record, or a line no importer claims (an unknown record
+        // type, a line that is not JSON) in a JSON Lines file: rung's
+        // reader takes it, so such lines are counted or reported with
+        // their line number like any other, and the rest still streams.
+        let parsed = if detect::is_rung_line(text) {
+            None
+        } else {
+            Some(serde_json::from_slice::<Value>(text))
+        };
+        let jsonl = source.path.as_ref().is_some_and(|p| is_trace_file(p));
+        let claimed = match &parsed {
+            None => false,
+            Some(Ok(v)) => matches!(detect::detect(v, ""), Ok(Some(_))),
+            // Not JSON on its own: a pretty-printed document starts like this.
+            Some(Err(_)) => !jsonl,
+        };
+        let rung_line = |v: &Value| v.is_object() && v.get("type").is_some_and(Value::is_string);
+        let take = match &parsed {
+            None => true,
+            Some(Ok(v)) => !claimed && (jsonl || rung_line(v)),
+            Some(Err(_)) => !claimed,
+        };
+        if take {
             let start = Start::Read {
                 line,
                 bytes: prefix,
@@ -622,7 +628,7 @@ pub fn read_source(
                 ctx.skip,
             );
         }
-        let why = match serde_json::from_slice::<Value>(text) {
+        let why = match parsed.expect("a rung line was taken above") {
             Ok(v) => format!(
                 "line {line} is not a rung record: {}",
                 detect::rung_reason(&v).unwrap_or_default()

@@ -115,17 +115,14 @@ impl Obj {
 
     fn opt_id(&mut self, key: &str) -> Res<Option<String>> {
         let v = self.opt_str(key)?;
-        if let Some(s) = &v {
-            if s.is_empty() {
-                return Err(format!("field \"{}\" must not be empty", self.name(key)));
-            }
-            if s.len() > MAX_ID_BYTES {
-                return Err(format!(
-                    "field \"{}\" is {} bytes long; ids are at most {MAX_ID_BYTES} bytes",
-                    self.name(key),
-                    s.len()
-                ));
-            }
+        if let Some(s) = &v
+            && s.len() > MAX_ID_BYTES
+        {
+            return Err(format!(
+                "field \"{}\" is {} bytes long; ids are at most {MAX_ID_BYTES} bytes",
+                self.name(key),
+                s.len()
+            ));
         }
         Ok(v)
     }
@@ -145,7 +142,12 @@ impl Obj {
     fn opt_int(&mut self, key: &str, min: i64) -> Res<Option<i64>> {
         match self.take(key) {
             None => Ok(None),
-            Some(Value::Number(n)) => match n.as_i64() {
+            // `3.0` is the integer 3: some writers print every number so.
+            Some(Value::Number(n)) => match n.as_i64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
+                    .map(|f| f as i64)
+            }) {
                 Some(i) if i >= min => Ok(Some(i)),
                 _ => Err(format!(
                     "field \"{}\" must be an integer ≥ {min}, not {n}",

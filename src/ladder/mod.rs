@@ -627,16 +627,10 @@ pub fn explain_tools(
 ) -> Vec<ToolVisibility> {
     let sets = Sets::new(menu, label, selected);
     let Some(cat) = menu.catalogue else {
-        let names: Vec<String> = match menu.visible.or(menu.exposed) {
-            Some(list) => {
-                let mut v = list.to_vec();
-                v.sort();
-                v.dedup();
-                v
-            }
-            None if menu.retrieval.is_some() => sets.retrieved_names(),
-            None => Vec::new(),
-        };
+        // "The recorded menu's names": the recorded visible menu.
+        let mut names: Vec<String> = menu.visible.map(<[String]>::to_vec).unwrap_or_default();
+        names.sort();
+        names.dedup();
         return names
             .into_iter()
             .filter(|n| n != NO_CALL)
@@ -649,12 +643,10 @@ pub fn explain_tools(
             .collect();
     };
     // The menu the model actually saw: the recorded one when there is one.
-    let menu_recorded = menu.visible.is_some() || menu.exposed.is_some();
-    let what = if menu.visible.is_some() {
-        "recorded visible menu"
-    } else {
-        "recorded exposed set"
-    };
+    // Only a recorded `visible` menu overrides the rules (ladder.md); a
+    // recorded `exposed` set shapes the ranks but not this.
+    let menu_recorded = menu.visible.is_some();
+    let what = "recorded visible menu";
     cat.tools
         .iter()
         .map(|(name, tool)| {
@@ -799,7 +791,7 @@ pub struct RunStep<'a> {
 pub fn recovered_within_3(first: &RunStep<'_>, label: &Label, steps: &[RunStep<'_>]) -> bool {
     steps.iter().any(|s| {
         s.turn > first.turn
-            && s.turn <= first.turn + 3
+            && s.turn <= first.turn.saturating_add(3)
             && label.accepts(s.selected.unwrap_or(NO_CALL))
     })
 }

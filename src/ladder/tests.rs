@@ -723,3 +723,44 @@ fn definition_tokens_sum_over_the_menu() {
         Some(20)
     );
 }
+
+#[test]
+fn recovery_window_does_not_overflow() {
+    let l = label(&["read_file"], &[]);
+    let steps = [
+        RunStep {
+            step: 1,
+            turn: i64::MAX - 1,
+            selected: Some("search_code"),
+        },
+        RunStep {
+            step: 2,
+            turn: i64::MAX,
+            selected: Some("read_file"),
+        },
+    ];
+    assert!(recovered_within_3(&steps[0], &l, &steps));
+}
+
+#[test]
+fn only_a_recorded_visible_menu_overrides_the_rules() {
+    let cat = catalogue();
+    let p = policy(Some(&["repository"]), Some(Effect::ReadOnly), false);
+    // A recorded exposed set without visible: the rules explain each tool.
+    let exposed = s(&["read_file"]);
+    let menu = Menu {
+        catalogue: Some(&cat),
+        policy: Some(&p),
+        exposed: Some(&exposed),
+        ..Menu::default()
+    };
+    let tools = explain_tools(menu, None, None);
+    let search = tools.iter().find(|t| t.name == "search_code").unwrap();
+    assert_eq!((search.visible, search.rule), (true, Rule::Eligible));
+    // No catalogue and no recorded visible menu: nothing to list.
+    let menu = Menu {
+        exposed: Some(&exposed),
+        ..Menu::default()
+    };
+    assert!(explain_tools(menu, None, None).is_empty());
+}

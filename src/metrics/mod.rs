@@ -147,6 +147,11 @@ impl MetricsAcc {
         if let Some(t) = f.definition_tokens {
             self.tokens.push(t);
         }
+        if let Some(k) = f.retrieval_k {
+            // Every recorded k has its rate, null when nothing labelled
+            // counts towards it.
+            self.recall.entry(k).or_default();
+        }
         if !f.labelled {
             return;
         }
@@ -472,6 +477,28 @@ mod tests {
             }
         );
         assert_eq!(p.len(), 4);
+    }
+
+    #[test]
+    fn every_recorded_k_has_a_rate() {
+        let mut acc = MetricsAcc::default();
+        // k=8 only on an unlabelled decision: present, with an empty denominator.
+        acc.add(&DecisionFacts {
+            retrieval_k: Some(8),
+            ..DecisionFacts::default()
+        });
+        acc.add(&DecisionFacts {
+            labelled: true,
+            in_registry: true,
+            in_exposed: true,
+            in_retrieved: true,
+            selected_ok: true,
+            retrieval_k: Some(4),
+            ..DecisionFacts::default()
+        });
+        let m = acc.finish(BTreeMap::new());
+        assert_eq!(m.tool_recall_at_k[&8], Rate::new(0, 0));
+        assert_eq!(m.tool_recall_at_k[&4], Rate::new(1, 1));
     }
 
     #[test]

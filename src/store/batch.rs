@@ -147,6 +147,10 @@ impl ColumnHash {
             }
         }
     }
+    fn finish(self) -> [u8; 32] {
+        self.0.finalize().into()
+    }
+
     fn int(&mut self, i: Option<i64>) {
         match i {
             None => self.0.update([0u8]),
@@ -231,7 +235,7 @@ impl PreparedDecision {
         for t in [&p.expected, &p.extra, &p.arguments, &p.result, &p.raw] {
             h.text(t.as_deref());
         }
-        p.hash = h.0.finalize().into();
+        p.hash = h.finish();
         p
     }
 }
@@ -284,15 +288,35 @@ fn differs(kind: &str, source: Option<String>) -> RecordError {
 impl<'a> Batch<'a> {
     /// Starts the batch's transaction.
     pub fn begin(store: &'a Store, opts: ImportOptions, sources: &str) -> Result<Batch<'a>> {
+        Batch::begin_with(store, opts, sources, None).map(|(b, _)| b)
+    }
+
+    /// Like [`Batch::begin`], with a configuration from `--config`: kept in
+    /// the database within the batch's transaction and used to classify
+    /// this batch; when it differs from the stored one, everything stored is
+    /// classified again (the returned flag).
+    pub fn begin_with(
+        store: &'a Store,
+        opts: ImportOptions,
+        sources: &str,
+        new_config: Option<&Config>,
+    ) -> Result<(Batch<'a>, bool)> {
         let conn = &store.conn;
-        let config: Config = store.config()?;
         begin_touched(conn)?;
+        let mut changed = false;
+        if let Some(c) = new_config {
+            changed = store.set_config(c)?;
+            if changed {
+                touch_all(conn)?;
+            }
+        }
+        let config: Config = store.config()?;
         conn.execute(
             "INSERT INTO imports (started_at, sources) VALUES (?1, ?2)",
             params![now_text(), sources],
         )?;
         let import_id = conn.last_insert_rowid();
-        Ok(Batch {
+        let batch = Batch {
             conn,
             opts,
             import_id,
@@ -303,12 +327,8 @@ impl<'a> Batch<'a> {
             last_run: None,
             run_touched: false,
             done: false,
-        })
-    }
-
-    /// Makes the batch reclassify everything stored (a new configuration).
-    pub fn touch_everything(&mut self) -> Result<()> {
-        touch_all(self.conn)
+        };
+        Ok((batch, changed))
     }
 
     pub fn options(&self) -> ImportOptions {
@@ -325,15 +345,11 @@ impl<'a> Batch<'a> {
         e.0 += 1;
     }
 
-    /// Writes one record. `source` is `path:line`; `hash` the SHA-256 of its
-    /// canonical JSON. On error nothing of the record has been written.
-    pub fn add(
-        &mut self,
-        source: &str,
-        record: Record,
-        hash: &[u8],
-    ) -> std::result::Result<(), RecordError> {
-        self.add_prepared(source, Prepared::new(record), hash)
+    /// Writes one record. `source` is `path:line`. On error nothing of the
+    /// record has been written. A record identical to a stored one (the same
+    /// stored content, see `record_hash`) is a no-op.
+    pub fn add(&mut self, source: &str, record: Record) -> std::result::Result<(), RecordError> {
+        self.add_prepared(source, Prepared::new(record))
     }
 
     /// Like [`Batch::add`], for a record prepared with [`Prepared::new`]
@@ -342,17 +358,16 @@ impl<'a> Batch<'a> {
         &mut self,
         source: &str,
         record: Prepared,
-        hash: &[u8],
     ) -> std::result::Result<(), RecordError> {
         let describe = record.describe();
         let r = match record {
             Prepared::Decision(d) => self.add_decision(source, *d),
             Prepared::Other(Record::Catalogue(c)) => self.add_catalogue(source, c),
-            Prepared::Other(Record::Run(r)) => self.add_run(source, *r, hash),
+            Prepared::Other(Record::Run(r)) => self.add_run(source, *r),
             Prepared::Other(Record::Decision(d)) => {
                 self.add_decision(source, PreparedDecision::new(*d, 0))
             }
-            Prepared::Other(Record::Case(c)) => self.add_case(source, c, hash),
+            Prepared::Other(Record::Case(c)) => self.add_case(source, c),
         };
         r.map_err(|mut e| {
             e.record.get_or_insert(describe);
@@ -516,12 +531,7 @@ impl<'a> Batch<'a> {
         ]
     }
 
-    fn add_run(
-        &mut self,
-        source: &str,
-        r: Run,
-        hash: &[u8],
-    ) -> std::result::Result<(), RecordError> {
+    fn add_run(&mut self, source: &str, r: Run) -> std::result::Result<(), RecordError> {
         let [policy, controls, retrieval, visible] = Self::run_params(&r.menu);
         let tags = if r.tags.is_empty() {
             None
@@ -533,6 +543,35 @@ impl<'a> Batch<'a> {
                 .collect();
             Some(text(&Value::Object(m)))
         };
+        let started = r.started_at.map(Timestamp::to_rfc3339);
+        let ended = r.ended_at.map(Timestamp::to_rfc3339);
+        let extra = extra_text(&r.extra);
+        let hash = {
+            let mut h = ColumnHash(Sha256::new());
+            for t in [
+                &Some(r.run_id.clone()),
+                &r.task_id,
+                &r.goal,
+                &r.model,
+                &r.menu.catalogue,
+                &r.selector,
+            ] {
+                h.text(t.as_deref());
+            }
+            h.int(r.trial);
+            h.text(r.intent.map(|i| i.as_str()));
+            for t in [&policy, &controls, &retrieval, &visible, &started, &ended] {
+                h.text(t.as_deref());
+            }
+            h.text(r.terminated.map(|t| t.as_str()));
+            h.int(r.success.map(i64::from));
+            h.int(r.harm.map(i64::from));
+            for t in [&r.scope, &tags, &extra] {
+                h.text(t.as_deref());
+            }
+            h.finish()
+        };
+        let hash = &hash[..];
         let values = params![
             r.run_id,
             r.task_id,
@@ -546,15 +585,15 @@ impl<'a> Batch<'a> {
             controls,
             retrieval,
             visible,
-            r.started_at.map(Timestamp::to_rfc3339),
+            started,
             r.started_at.map(Timestamp::micros),
-            r.ended_at.map(Timestamp::to_rfc3339),
+            ended,
             r.terminated.map(|t| t.as_str()),
             r.success,
             r.harm,
             r.scope,
             tags,
-            extra_text(&r.extra),
+            extra,
             hash,
             source,
             self.import_id,
@@ -801,22 +840,35 @@ impl<'a> Batch<'a> {
         Ok(())
     }
 
-    fn add_case(
-        &mut self,
-        source: &str,
-        c: Case,
-        hash: &[u8],
-    ) -> std::result::Result<(), RecordError> {
+    fn add_case(&mut self, source: &str, c: Case) -> std::result::Result<(), RecordError> {
         let key = serde_json::json!([c.task_id, c.step, c.catalogue]).to_string();
+        // Labels are sets: sorted, so their order in the file does not matter.
+        let acceptable = text(&serde_json::json!(c.label.acceptable));
+        let forbidden = text(&serde_json::json!(c.label.forbidden));
+        let extra = extra_text(&c.extra);
+        let hash = {
+            let mut h = ColumnHash(Sha256::new());
+            for t in [
+                &Some(key.clone()),
+                &Some(acceptable.clone()),
+                &Some(forbidden.clone()),
+                &c.note,
+                &extra,
+            ] {
+                h.text(t.as_deref());
+            }
+            h.finish()
+        };
+        let hash = &hash[..];
         let values = params![
             key,
             c.task_id,
             c.step,
             c.catalogue,
-            text(&serde_json::json!(c.label.acceptable)),
-            text(&serde_json::json!(c.label.forbidden)),
+            acceptable,
+            forbidden,
             c.note,
-            extra_text(&c.extra),
+            extra,
             hash,
             source,
             self.import_id
