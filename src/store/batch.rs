@@ -60,12 +60,24 @@ pub struct Batch<'a> {
     last_bare_run: String,
     /// The run whose decisions are streaming in, with the decisions this
     /// batch wrote: classified when the stream moves on to another run.
-    pending: Option<(String, Vec<StoredDecision>)>,
+    pending: Option<Pending>,
+    /// A run whose record this batch inserted as a new row: its decisions,
+    /// when they come next, are all new too.
+    new_run: Option<String>,
     /// The last run record written, for its decisions' inheritance.
     last_run: Option<(String, StoredRun)>,
     /// Whether the current run (`last_bare_run`) is in `touched_runs`.
     run_touched: bool,
     done: bool,
+}
+
+/// The run whose decisions are streaming in.
+struct Pending {
+    run_id: String,
+    /// The decisions this batch wrote for it, in arrival order.
+    decisions: Vec<StoredDecision>,
+    /// No row of this run existed before these decisions.
+    fresh: bool,
 }
 
 /// A record ready to be written: decisions (the bulk of any trace) have
@@ -324,6 +336,7 @@ impl<'a> Batch<'a> {
             summary: ImportSummary::default(),
             last_bare_run: String::new(),
             pending: None,
+            new_run: None,
             last_run: None,
             run_touched: false,
             done: false,
@@ -613,7 +626,10 @@ impl<'a> Batch<'a> {
             == 1;
         if inserted {
             self.summary.runs.new += 1;
-            return self.run_written(r);
+            let id = r.run_id.clone();
+            self.run_written(r)?;
+            self.new_run = Some(id);
+            return Ok(());
         }
         let (stored, stored_source): (Option<Vec<u8>>, Option<String>) = self
             .conn
@@ -657,7 +673,12 @@ impl<'a> Batch<'a> {
     /// Classifies the pending run now, when everything it needs is known;
     /// otherwise the end of the batch does it.
     fn flush_pending(&mut self) -> Result<()> {
-        let Some((run_id, mut decisions)) = self.pending.take() else {
+        let Some(Pending {
+            run_id,
+            mut decisions,
+            fresh,
+        }) = self.pending.take()
+        else {
             return Ok(());
         };
         if decisions.is_empty() {
@@ -671,9 +692,12 @@ impl<'a> Batch<'a> {
                 classify::load_run(conn, &run_id)?.unwrap_or_else(StoredRun::bare)
             }
         };
-        let stored: i64 = conn
-            .prepare_cached("SELECT count(*) FROM decisions WHERE run_id = ?1")?
-            .query_row([&run_id], |r| r.get(0))?;
+        let stored: i64 = if fresh {
+            decisions.len() as i64
+        } else {
+            conn.prepare_cached("SELECT count(*) FROM decisions WHERE run_id = ?1")?
+                .query_row([&run_id], |r| r.get(0))?
+        };
         if stored as usize != decisions.len() {
             // The run has decisions from elsewhere: classify it whole.
             decisions = classify::load_decisions(conn, &run_id)?;
@@ -681,7 +705,7 @@ impl<'a> Batch<'a> {
             decisions.sort_by_key(|d| d.step());
         }
         if classify::catalogues_known(&mut self.ctx, &run, &decisions)? {
-            classify::classify_loaded(&mut self.ctx, &run_id, &run, &decisions)?;
+            classify::classify_loaded(&mut self.ctx, &run_id, &run, &decisions, fresh)?;
             conn.prepare_cached("INSERT OR IGNORE INTO classified_runs VALUES (?1)")?
                 .execute([&run_id])?;
         }
@@ -697,15 +721,29 @@ impl<'a> Batch<'a> {
         if d.run_id != self.last_bare_run {
             self.flush_pending()
                 .map_err(|e| err(format!("while classifying the previous run: {e}")))?;
-            self.conn
+            let created = self
+                .conn
                 .prepare_cached(
                     "INSERT INTO runs (run_id) VALUES (?1) ON CONFLICT(run_id) DO NOTHING",
                 )
                 .and_then(|mut s| s.execute([&d.run_id]))
-                .map_err(Self::db)?;
-            self.touch("unclassify run", &d.run_id)?;
+                .map_err(Self::db)?
+                == 1;
+            let was_classified = self
+                .conn
+                .prepare_cached("DELETE FROM classified_runs WHERE run_id = ?1")
+                .and_then(|mut s| s.execute([&d.run_id]))
+                .map_err(Self::db)?
+                == 1;
+            let new_record = self.new_run.take().is_some_and(|r| r == d.run_id);
             self.last_bare_run.clone_from(&d.run_id);
-            self.pending = Some((d.run_id.clone(), Vec::new()));
+            self.pending = Some(Pending {
+                run_id: d.run_id.clone(),
+                decisions: Vec::new(),
+                // Nothing of this run was stored before this stretch of its
+                // decisions: there is nothing old to count or clear.
+                fresh: (created || new_record) && !was_classified,
+            });
             self.run_touched = false;
         }
         let values = params![
@@ -830,7 +868,11 @@ impl<'a> Batch<'a> {
             self.touch("runs", &run_id)?;
             self.run_touched = true;
         }
-        if let Some((pending_run, list)) = &mut self.pending
+        if let Some(Pending {
+            run_id: pending_run,
+            decisions: list,
+            ..
+        }) = &mut self.pending
             && *pending_run == run_id
         {
             list.retain(|x| x.step() != step);

@@ -481,7 +481,7 @@ fn effective<'a>(
 fn classify_run(ctx: &mut Context<'_>, run_id: &str) -> Result<()> {
     let run = load_run(ctx.conn, run_id)?.unwrap_or_else(StoredRun::bare);
     let decisions = load_decisions(ctx.conn, run_id)?;
-    classify_loaded(ctx, run_id, &run, &decisions)
+    classify_loaded(ctx, run_id, &run, &decisions, false)
 }
 
 /// Whether every catalogue the decisions refer to (themselves or through
@@ -506,15 +506,17 @@ pub(crate) fn catalogues_known(
 }
 
 /// Classifies a run's decisions (all of them, in step order) and writes the
-/// verdicts, the decision findings and the run's summary.
+/// verdicts, the decision findings and the run's summary. `fresh`: nothing
+/// of the run was classified before, so there is nothing old to clear.
 pub(crate) fn classify_loaded(
     ctx: &mut Context<'_>,
     run_id: &str,
     run: &StoredRun,
     decisions: &[StoredDecision],
+    fresh: bool,
 ) -> Result<()> {
     let conn = ctx.conn;
-    {
+    if !fresh {
         let mut old = conn.prepare_cached(
             "SELECT DISTINCT catalogue FROM ladder WHERE run_id = ?1 AND catalogue IS NOT NULL",
         )?;
@@ -526,14 +528,16 @@ pub(crate) fn classify_loaded(
     let cases = ctx.run_cases(run.task_id.as_deref())?;
     let case_refs: Vec<CaseRef<'_>> = cases.iter().map(StoredCase::as_ref).collect();
 
-    conn.prepare_cached("DELETE FROM ladder WHERE run_id = ?1")?
+    if !fresh {
+        conn.prepare_cached("DELETE FROM ladder WHERE run_id = ?1")?
+            .execute([run_id])?;
+        conn.prepare_cached(concat!(
+            "DELETE FROM findings WHERE run_id = ?1 AND kind IN (",
+            "'exposure_mismatch','hidden_proposal','unclassified_reason','label_conflict'",
+            ")"
+        ))?
         .execute([run_id])?;
-    conn.prepare_cached(concat!(
-        "DELETE FROM findings WHERE run_id = ?1 AND kind IN (",
-        "'exposure_mismatch','hidden_proposal','unclassified_reason','label_conflict'",
-        ")"
-    ))?
-    .execute([run_id])?;
+    }
 
     let steps: Vec<RunStep<'_>> = decisions
         .iter()
