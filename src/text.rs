@@ -69,6 +69,22 @@ pub fn safe_json(s: String) -> String {
     out
 }
 
+/// A human size: `812 B`, `64.0 KB`, `104.9 MB`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KB", "MB", "GB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1000.0 && u + 1 < UNITS.len() {
+        v /= 1000.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
 /// Cuts `s` to at most `max` characters, marking the cut with `…`.
 pub fn truncate(s: &str, max: usize) -> Cow<'_, str> {
     if s.chars().count() <= max {

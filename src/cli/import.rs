@@ -13,7 +13,7 @@ use crate::config::Config;
 use crate::error::{InputError, Result};
 use crate::ingest::{self, Progress};
 use crate::store::{Batch, ImportOptions, ImportSummary, Store};
-use crate::text::escape_multiline;
+use crate::text::{escape_multiline, human_bytes};
 
 #[derive(Debug, Args, Default, Clone)]
 pub struct ImportArgs {
@@ -178,21 +178,6 @@ fn report(s: &ImportSummary, files: usize) {
             s.skipped,
             if s.skipped == 1 { "" } else { "s" }
         );
-    }
-}
-
-fn human_bytes(n: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KB", "MB", "GB"];
-    let mut v = n as f64;
-    let mut u = 0;
-    while v >= 1000.0 && u + 1 < UNITS.len() {
-        v /= 1000.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
     }
 }
 

@@ -26,7 +26,7 @@ pub enum Parsed {
     UnknownType(String),
 }
 
-fn type_name(v: &Value) -> &'static str {
+pub fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

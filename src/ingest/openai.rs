@@ -240,16 +240,8 @@ pub fn check(v: &Value) -> Vec<String> {
     why
 }
 
-pub fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
-}
+/// How error messages name a JSON value's type.
+pub use super::native::type_name as kind;
 
 /// Fields of a transcript this reader maps; the rest are kept on the run.
 const TRANSCRIPT_MAPPED: &[&str] = &[

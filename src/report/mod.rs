@@ -554,7 +554,7 @@ pub fn confusions(c: &Confusions, format: Format) -> String {
 // ---- refusals -----------------------------------------------------------
 
 /// A row's change against the previous window, for reading.
-fn change(count: u64, previous: u64) -> String {
+pub fn change(count: u64, previous: u64) -> String {
     match (count, previous) {
         (c, 0) if c > 0 => "new".into(),
         (0, p) if p > 0 => "gone".into(),

@@ -196,21 +196,7 @@ fn push_line(lines: &mut Vec<String>, line: &str, redactor: &Redactor) {
     }
 }
 
-/// A human size: `812 B`, `64.0 KB`, `104.9 MB`.
-pub fn human_bytes(n: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KB", "MB", "GB"];
-    let mut v = n as f64;
-    let mut u = 0;
-    while v >= 1000.0 && u + 1 < UNITS.len() {
-        v /= 1000.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
+pub use crate::text::human_bytes;
 
 #[cfg(test)]
 mod tests {

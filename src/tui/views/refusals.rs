@@ -7,23 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
 use super::{block, day, esc, loading, n, spark};
+use crate::report::change;
 use crate::tui::app::{App, DAY};
 use crate::tui::layout::{self, List};
-
-fn change(count: u64, previous: u64) -> String {
-    match (count, previous) {
-        (c, 0) if c > 0 => "new".into(),
-        (0, p) if p > 0 => "gone".into(),
-        (c, p) => {
-            let d = c as i64 - p as i64;
-            if d > 0 {
-                format!("+{d}")
-            } else {
-                d.to_string()
-            }
-        }
-    }
-}
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
