@@ -5,12 +5,12 @@ pub mod cli;
 pub mod config;
 pub mod error;
 pub mod ingest;
-pub mod ladder;
 mod memory;
-pub mod metrics;
-pub mod model;
 pub mod redact;
 pub mod report;
 pub mod store;
 pub mod text;
 pub mod tui;
+
+// The pure core, under the paths the rest of the crate has always used.
+pub use rung_core::{ladder, metrics, model};

@@ -570,3 +570,31 @@ fn catalogue_binds_imported_runs() {
         (&json!(0), &json!(1))
     );
 }
+
+/// rung's own format keeps the unknown fields of nested parts (policy,
+/// retrieval and its candidates, outcome) in the JSON the store keeps.
+#[test]
+fn nested_parts_keep_unknown_fields() {
+    use rung::ingest::native::{Parsed, parse};
+    use rung::model::Record;
+
+    let v = json!({"type": "decision", "run_id": "r", "step": 1, "selected": null,
+        "policy": {"max_effect": "read_only", "tier": 2},
+        "retrieval": {"k": 2, "candidates": [{"name": "a", "score": 0.5, "why": "kw"}], "model": "bm25"},
+        "outcome": {"status": "refused", "reason": "x", "trace": "t-1"}});
+    let Ok(Parsed::Record(Record::Decision(d))) = parse(v) else {
+        panic!("a decision")
+    };
+    assert_eq!(
+        serde_json::to_string(d.menu.policy.as_ref().unwrap()).unwrap(),
+        r#"{"max_effect":"read_only","allow_open_world":false,"tier":2}"#
+    );
+    assert_eq!(
+        serde_json::to_string(d.menu.retrieval.as_ref().unwrap()).unwrap(),
+        r#"{"k":2,"candidates":[{"name":"a","score":0.5,"why":"kw"}],"model":"bm25"}"#
+    );
+    assert_eq!(
+        serde_json::to_string(d.outcome.as_ref().unwrap()).unwrap(),
+        r#"{"status":"refused","reason":"x","trace":"t-1"}"#
+    );
+}

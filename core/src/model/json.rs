@@ -112,33 +112,3 @@ impl Serialize for Label {
         m.end()
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use crate::ingest::native::{Parsed, parse};
-    use crate::model::Record;
-    use serde_json::json;
-
-    #[test]
-    fn nested_parts_keep_unknown_fields() {
-        let v = json!({"type": "decision", "run_id": "r", "step": 1, "selected": null,
-            "policy": {"max_effect": "read_only", "tier": 2},
-            "retrieval": {"k": 2, "candidates": [{"name": "a", "score": 0.5, "why": "kw"}], "model": "bm25"},
-            "outcome": {"status": "refused", "reason": "x", "trace": "t-1"}});
-        let Ok(Parsed::Record(Record::Decision(d))) = parse(v) else {
-            panic!()
-        };
-        assert_eq!(
-            serde_json::to_string(d.menu.policy.as_ref().unwrap()).unwrap(),
-            r#"{"max_effect":"read_only","allow_open_world":false,"tier":2}"#
-        );
-        assert_eq!(
-            serde_json::to_string(d.menu.retrieval.as_ref().unwrap()).unwrap(),
-            r#"{"k":2,"candidates":[{"name":"a","score":0.5,"why":"kw"}],"model":"bm25"}"#
-        );
-        assert_eq!(
-            serde_json::to_string(d.outcome.as_ref().unwrap()).unwrap(),
-            r#"{"status":"refused","reason":"x","trace":"t-1"}"#
-        );
-    }
-}
