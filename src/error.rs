@@ -73,3 +73,10 @@ impl Error {
         Error::Usage(msg.into())
     }
 }
+
+/// A time that cannot be read is a usage error.
+impl From<crate::window::TimeError> for Error {
+    fn from(e: crate::window::TimeError) -> Error {
+        Error::Usage(e.0)
+    }
+}

@@ -13,4 +13,4 @@ pub mod text;
 pub mod tui;
 
 // The pure core, under the paths the rest of the crate has always used.
-pub use rung_core::{ladder, metrics, model};
+pub use rung_core::{filter, ladder, metrics, model, window};

@@ -1,9 +1,12 @@
-//! rung-core: the domain of rung (the trace model), the debugging ladder
-//! and the metrics. Pure functions over model values: no SQLite, no
-//! terminal, no command line, so the compiler keeps those out.
+//! rung-core: the domain of rung (the trace model), the debugging ladder,
+//! the metrics, and the report filter and time window they are asked
+//! about. Pure functions over model values: no SQLite, no terminal, no
+//! command line, so the compiler keeps those out.
 
 #![forbid(unsafe_code)]
 
+pub mod filter;
 pub mod ladder;
 pub mod metrics;
 pub mod model;
+pub mod window;

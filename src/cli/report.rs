@@ -55,12 +55,7 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
             let f = window::filter(&args.filter, true)?;
             let (since, until) = (f.since.unwrap_or(0), f.until.unwrap_or(0));
             let items = query::refusals(conn, &f)?;
-            let runs_affected = items
-                .iter()
-                .filter(|r| r.time_us.is_some_and(|t| t >= since && t < until))
-                .map(|r| r.run_id.as_str())
-                .collect::<std::collections::HashSet<_>>()
-                .len() as u64;
+            let runs_affected = metrics::runs_affected(&items, since, until);
             let rep = metrics::refusals(items, since, until);
             report::refusals(&rep, runs_affected, args.format)
         }

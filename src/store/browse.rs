@@ -5,17 +5,19 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
+use std::sync::LazyLock;
 
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use super::classify::{load_catalogue, parse_list, parse_policy, parse_retrieval};
-use super::query::{Filter, FindingRow, RunRow};
+use super::query::{Filter, FilterSql, FindingRow, RunRow};
 use super::{Explained, explain};
 use crate::config::Config;
 use crate::error::Result;
 use crate::ladder::{self, Menu, Sets};
 use crate::model::{Label, Policy, Retrieval, Rung};
+use crate::window::DAY;
 
 /// A row's position in a keyset order: the sort key and a unique tiebreak.
 pub type Key = (Sql, Sql);
@@ -303,18 +305,27 @@ impl RunSort {
             RunSort::Trial => "COALESCE(r.trial, -1)",
             RunSort::Model => "COALESCE(r.model, '')",
             RunSort::Decisions => "r.decisions",
-            RunSort::FirstFailed => RUNG_ORDER,
+            RunSort::FirstFailed => RUNG_ORDER.as_str(),
             RunSort::Success => "COALESCE(r.success, -1)",
             RunSort::Harm => "COALESCE(r.harm, -1)",
         }
     }
 }
 
-/// Ladder order of `r.first_failed_rung` (none last).
-const RUNG_ORDER: &str = "CASE r.first_failed_rung WHEN 'coverage' THEN 0 WHEN 'exposure' THEN 1 \
-WHEN 'discovery' THEN 2 WHEN 'selection' THEN 3 WHEN 'representation' THEN 4 WHEN 'schema' THEN 5 \
-WHEN 'semantics' THEN 6 WHEN 'authorization' THEN 7 WHEN 'precondition' THEN 8 \
-WHEN 'unclassified' THEN 9 WHEN 'execution' THEN 10 WHEN 'progress' THEN 11 ELSE 99 END";
+/// Ladder order of `r.first_failed_rung` (none last), written from
+/// [`Rung::failed_order`] so that it agrees with [`run_key`].
+static RUNG_ORDER: LazyLock<String> = LazyLock::new(|| {
+    let mut sql = String::from("CASE r.first_failed_rung");
+    for r in Rung::ALL.iter().filter(|r| **r != Rung::Passed) {
+        sql.push_str(&format!(
+            " WHEN '{}' THEN {}",
+            r.as_str(),
+            Rung::failed_order(Some(*r))
+        ));
+    }
+    sql.push_str(&format!(" ELSE {} END", Rung::NOT_FAILED_ORDER));
+    sql
+});
 
 const RUN_COLUMNS: &str = "r.run_id, r.task_id, r.trial, r.model, r.catalogue, r.decisions, \
 r.first_failed_rung, r.success, r.harm";
@@ -366,18 +377,27 @@ pub fn run_key(row: &RunRow, sort: RunSort) -> Key {
         RunSort::Trial => Sql::Integer(row.trial.unwrap_or(-1)),
         RunSort::Model => text(&row.model),
         RunSort::Decisions => Sql::Integer(row.decisions as i64),
-        RunSort::FirstFailed => Sql::Integer(
-            row.first_failed_rung
-                .as_deref()
-                .and_then(Rung::parse)
-                .filter(|r| *r != Rung::Passed)
-                .map(|r| r as i64)
-                .unwrap_or(99),
-        ),
+        RunSort::FirstFailed => Sql::Integer(Rung::failed_order(
+            row.first_failed_rung.as_deref().and_then(Rung::parse),
+        )),
         RunSort::Success => b(row.success),
         RunSort::Harm => b(row.harm),
     };
     (key, Sql::Text(row.run_id.clone()))
+}
+
+/// Orders two sort keys as SQLite's `ORDER BY` does (integers before
+/// text), so rows sorted in memory agree with the pages.
+pub fn cmp_key(a: &Key, b: &Key) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let one = |x: &Sql, y: &Sql| match (x, y) {
+        (Sql::Integer(p), Sql::Integer(q)) => p.cmp(q),
+        (Sql::Text(p), Sql::Text(q)) => p.cmp(q),
+        (Sql::Integer(_), _) => Ordering::Less,
+        (_, Sql::Integer(_)) => Ordering::Greater,
+        _ => Ordering::Equal,
+    };
+    one(&a.0, &b.0).then_with(|| one(&a.1, &b.1))
 }
 
 /// A run with its goal, as the fuzzy filter sees it.
@@ -991,7 +1011,6 @@ pub fn latest_refusal(conn: &Connection, f: &Filter) -> Result<Option<i64>> {
 
 /// Refusals per day over `days` days ending at `until` (oldest first).
 pub fn refusals_per_day(conn: &Connection, f: &Filter, until: i64, days: u32) -> Result<Vec<u64>> {
-    const DAY: i64 = 86_400_000_000;
     let since = until - DAY * days as i64;
     let (clause, mut args) = f.without_window().decision_clause();
     args.push(Sql::Integer(since));
@@ -1263,3 +1282,6 @@ pub fn is_empty(conn: &Connection) -> Result<bool> {
         .optional()?;
     Ok(any.is_none())
 }
+
+#[cfg(test)]
+mod tests;

@@ -792,15 +792,6 @@ fn catalogue_findings(conn: &Connection, version: &str) -> Result<()> {
     Ok(())
 }
 
-/// One rung of an explained walk.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WalkStep {
-    pub rung: Rung,
-    /// `passed`, `failed`, `not reached`, `skipped`.
-    pub state: &'static str,
-    pub note: String,
-}
-
 /// Everything `rung explain` shows about one decision.
 #[derive(Debug, Clone)]
 pub struct Explained {
@@ -821,7 +812,7 @@ pub struct Explained {
     pub reason: Option<String>,
     pub message: Option<String>,
     pub arguments: Option<String>,
-    pub walk: Vec<WalkStep>,
+    pub walk: Vec<ladder::WalkStep>,
     pub tools: Vec<ladder::ToolVisibility>,
     pub findings: Vec<super::query::FindingRow>,
 }
@@ -886,7 +877,7 @@ pub fn explain(conn: &Connection, config: &Config, run_id: &str, step: i64) -> R
     };
     let c = ladder::classify(&input, &ctx.reasons);
     let tools = ladder::explain_tools(menu, label.map(|(l, _)| l), d.selected.as_deref());
-    let walk = walk(&c, label.map(|(l, _)| l), d, &tools);
+    let walk = ladder::walk(&c, &input, &tools);
 
     let (call_id, message, arguments): (Option<String>, Option<String>, Option<String>) = conn
         .query_row(
@@ -917,135 +908,4 @@ pub fn explain(conn: &Connection, config: &Config, run_id: &str, step: i64) -> R
         tools,
         findings: super::query::decision_findings(conn, run_id, step)?,
     })
-}
-
-fn walk(
-    c: &ladder::Classification,
-    label: Option<&Label>,
-    d: &StoredDecision,
-    tools: &[ladder::ToolVisibility],
-) -> Vec<WalkStep> {
-    let mut out = Vec::new();
-    // Routing rungs after the first routing failure are not reached; the
-    // boundary and progress parts are judged on their own.
-    let mut routing_failed = false;
-    let mut push = |rung: Rung, fail: Option<bool>, note: String| {
-        let routing = matches!(
-            rung,
-            Rung::Coverage | Rung::Exposure | Rung::Discovery | Rung::Selection
-        );
-        let state = match fail {
-            None => "skipped",
-            Some(_) if routing && routing_failed => "not reached",
-            Some(true) => {
-                routing_failed |= routing;
-                "failed"
-            }
-            Some(false) => "passed",
-        };
-        let note = if state == "not reached" {
-            String::new()
-        } else {
-            note
-        };
-        out.push(WalkStep { rung, state, note });
-    };
-    let why_of = |names: &[String]| -> String {
-        names
-            .iter()
-            .map(|n| match tools.iter().find(|t| &t.name == n) {
-                Some(t) => format!("{n}: {} ({})", t.why, t.rule),
-                None => format!("{n}: not in the catalogue"),
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
-    };
-    match label {
-        None => {
-            for r in [
-                Rung::Coverage,
-                Rung::Exposure,
-                Rung::Discovery,
-                Rung::Selection,
-            ] {
-                push(
-                    r,
-                    None,
-                    "unlabelled: no inline expected and no matching case".into(),
-                );
-            }
-        }
-        Some(l) => {
-            let acc = l.acceptable.join(", ");
-            let sel = d.selected.as_deref().unwrap_or("no call (@no_call)");
-            push(
-                Rung::Coverage,
-                Some(c.in_registry == Some(false)),
-                if c.in_registry == Some(false) {
-                    format!(
-                        "no capability in [{acc}] exists in the catalogue, the controls or the recorded menu: build one"
-                    )
-                } else {
-                    format!("[{acc}] exists")
-                },
-            );
-            push(
-                Rung::Exposure,
-                Some(c.in_exposed == Some(false)),
-                if c.in_exposed == Some(false) {
-                    format!("none of [{acc}] was exposed: {}", why_of(&l.acceptable))
-                } else {
-                    format!("[{acc}] was exposed")
-                },
-            );
-            push(
-                Rung::Discovery,
-                Some(c.in_retrieved == Some(false)),
-                if c.in_retrieved == Some(false) {
-                    format!(
-                        "none of [{acc}] was in the menu the model saw: {}",
-                        why_of(&l.acceptable)
-                    )
-                } else {
-                    format!("[{acc}] was in the menu")
-                },
-            );
-            push(
-                Rung::Selection,
-                Some(c.selected_ok == Some(false)),
-                if c.selected_ok == Some(false) {
-                    format!("selected {sel}, not one of [{acc}]")
-                } else {
-                    format!("selected {sel}")
-                },
-            );
-        }
-    }
-    let reason = d
-        .reason
-        .as_deref()
-        .map(|r| format!(" ({r})"))
-        .unwrap_or_default();
-    let boundary_note = match (d.status, c.boundary) {
-        (None, _) => "no outcome recorded".to_string(),
-        (Some(s), Some(b)) => format!("{s}{reason}: fails at {b}"),
-        (Some(s), None) => format!("{s}{reason}"),
-    };
-    push(
-        c.boundary.map(|b| b.rung()).unwrap_or(Rung::Execution),
-        Some(c.boundary.is_some()),
-        boundary_note,
-    );
-    push(
-        Rung::Progress,
-        Some(matches!(
-            d.progress,
-            Some(Progress::None | Progress::Regressed)
-        )),
-        match d.progress {
-            Some(p) => format!("progress {p}"),
-            None => "no progress recorded".to_string(),
-        },
-    );
-    out
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 pub use batch::{Batch, Counts, ImportOptions, ImportSummary, Prepared};
-pub use classify::{Explained, WalkStep, explain};
+pub use classify::{Explained, explain};
 
 use crate::config::Config;
 use crate::error::{Error, Result};

@@ -13,75 +13,51 @@ use crate::metrics::{
 };
 use crate::model::{FindingKind, Rung};
 
-/// The report filters of `cli.md`. Values of one flag are alternatives;
-/// different flags must all hold.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Filter {
-    /// Window start, UTC microseconds (inclusive).
-    pub since: Option<i64>,
-    /// Window end, UTC microseconds (exclusive).
-    pub until: Option<i64>,
-    pub models: Vec<String>,
-    pub catalogues: Vec<String>,
-    pub tasks: Vec<String>,
-    pub phases: Vec<String>,
-    pub runs: Vec<String>,
-    pub tags: Vec<(String, String)>,
+pub use crate::filter::Filter;
+
+/// Appends ` AND column IN (?, ...)` for a flag's values (nothing when none).
+fn push_in(sql: &mut String, args: &mut Vec<Sql>, column: &str, values: &[String]) {
+    if values.is_empty() {
+        return;
+    }
+    sql.push_str(&format!(" AND {column} IN ("));
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            sql.push(',');
+        }
+        sql.push('?');
+        args.push(Sql::Text(v.clone()));
+    }
+    sql.push(')');
 }
 
-impl Filter {
-    /// True when no filter is set.
-    pub fn is_empty(&self) -> bool {
-        *self == Filter::default()
+fn push_run_level(f: &Filter, sql: &mut String, args: &mut Vec<Sql>) {
+    push_in(sql, args, "r.model", &f.models);
+    push_in(sql, args, "r.task_id", &f.tasks);
+    push_in(sql, args, "r.run_id", &f.runs);
+    for (k, v) in &f.tags {
+        sql.push_str(
+            " AND EXISTS (SELECT 1 FROM json_each(r.tags) t WHERE t.key = ? AND t.value = ?)",
+        );
+        args.push(Sql::Text(k.clone()));
+        args.push(Sql::Text(v.clone()));
     }
+}
 
-    /// The same filter without its time window.
-    pub fn without_window(&self) -> Filter {
-        Filter {
-            since: None,
-            until: None,
-            ..self.clone()
-        }
-    }
-
-    /// Whether any filter constrains decisions rather than runs.
-    pub fn has_decision_filter(&self) -> bool {
-        self.since.is_some()
-            || self.until.is_some()
-            || !self.phases.is_empty()
-            || !self.catalogues.is_empty()
-    }
-
-    fn push_in(sql: &mut String, args: &mut Vec<Sql>, column: &str, values: &[String]) {
-        if values.is_empty() {
-            return;
-        }
-        sql.push_str(&format!(" AND {column} IN ("));
-        for (i, v) in values.iter().enumerate() {
-            if i > 0 {
-                sql.push(',');
-            }
-            sql.push('?');
-            args.push(Sql::Text(v.clone()));
-        }
-        sql.push(')');
-    }
-
-    fn push_run_level(&self, sql: &mut String, args: &mut Vec<Sql>) {
-        Self::push_in(sql, args, "r.model", &self.models);
-        Self::push_in(sql, args, "r.task_id", &self.tasks);
-        Self::push_in(sql, args, "r.run_id", &self.runs);
-        for (k, v) in &self.tags {
-            sql.push_str(
-                " AND EXISTS (SELECT 1 FROM json_each(r.tags) t WHERE t.key = ? AND t.value = ?)",
-            );
-            args.push(Sql::Text(k.clone()));
-            args.push(Sql::Text(v.clone()));
-        }
-    }
-
+/// A filter as SQL: the store's half of [`Filter`].
+pub trait FilterSql {
     /// A WHERE clause over `ladder l JOIN runs r`.
-    pub fn decision_clause(&self) -> (String, Vec<Sql>) {
+    fn decision_clause(&self) -> (String, Vec<Sql>);
+    /// A WHERE clause over `runs r` for run-level reports (pass^k, runs):
+    /// a run's time is its `started_at`, else its earliest decision's.
+    fn run_clause(&self) -> (String, Vec<Sql>);
+    /// The FROM clause the decision filters need: `runs` is joined only when
+    /// a run-level filter is set (it is a cost on every row otherwise).
+    fn from(&self) -> &'static str;
+}
+
+impl FilterSql for Filter {
+    fn decision_clause(&self) -> (String, Vec<Sql>) {
         let mut sql = String::from("1=1");
         let mut args = Vec::new();
         if let Some(s) = self.since {
@@ -92,15 +68,13 @@ impl Filter {
             sql.push_str(" AND l.time_us < ?");
             args.push(Sql::Integer(u));
         }
-        Self::push_in(&mut sql, &mut args, "l.catalogue", &self.catalogues);
-        Self::push_in(&mut sql, &mut args, "l.phase", &self.phases);
-        self.push_run_level(&mut sql, &mut args);
+        push_in(&mut sql, &mut args, "l.catalogue", &self.catalogues);
+        push_in(&mut sql, &mut args, "l.phase", &self.phases);
+        push_run_level(self, &mut sql, &mut args);
         (sql, args)
     }
 
-    /// A WHERE clause over `runs r` for run-level reports (pass^k, runs):
-    /// a run's time is its `started_at`, else its earliest decision's.
-    pub fn run_clause(&self) -> (String, Vec<Sql>) {
+    fn run_clause(&self) -> (String, Vec<Sql>) {
         let mut sql = String::from("1=1");
         let mut args = Vec::new();
         if let Some(s) = self.since {
@@ -111,24 +85,16 @@ impl Filter {
             sql.push_str(" AND COALESCE(r.started_us, r.first_at_us) < ?");
             args.push(Sql::Integer(u));
         }
-        Self::push_in(&mut sql, &mut args, "r.catalogue", &self.catalogues);
-        self.push_run_level(&mut sql, &mut args);
+        push_in(&mut sql, &mut args, "r.catalogue", &self.catalogues);
+        push_run_level(self, &mut sql, &mut args);
         (sql, args)
     }
-}
 
-impl Filter {
-    /// The FROM clause the decision filters need: `runs` is joined only when
-    /// a run-level filter is set (it is a cost on every row otherwise).
-    pub fn from(&self) -> &'static str {
-        if self.models.is_empty()
-            && self.tasks.is_empty()
-            && self.runs.is_empty()
-            && self.tags.is_empty()
-        {
-            "FROM ladder l"
-        } else {
+    fn from(&self) -> &'static str {
+        if self.has_run_filter() {
             "FROM ladder l JOIN runs r ON r.run_id = l.run_id"
+        } else {
+            "FROM ladder l"
         }
     }
 }
@@ -277,7 +243,7 @@ pub fn refusals(conn: &Connection, f: &Filter) -> Result<Vec<Refusal>> {
 pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
     let mut sql = String::from("SELECT catalogue, name, family, effect FROM tools WHERE 1=1");
     let mut args = Vec::new();
-    Filter::push_in(&mut sql, &mut args, "catalogue", &f.catalogues);
+    push_in(&mut sql, &mut args, "catalogue", &f.catalogues);
     sql.push_str(" ORDER BY catalogue, name");
     let mut list: Vec<ToolUsage> = conn
         .prepare(&sql)?
@@ -460,7 +426,7 @@ pub fn findings(conn: &Connection, f: &Filter) -> Result<Vec<FindingRow>> {
         } == *f;
         let cat_clause = if catalogue_only {
             let mut s = String::from("1=1");
-            Filter::push_in(&mut s, &mut args, "x.catalogue", &f.catalogues);
+            push_in(&mut s, &mut args, "x.catalogue", &f.catalogues);
             s
         } else {
             let (c2, a2) = f.decision_clause();

@@ -16,16 +16,16 @@ use super::theme::Theme;
 use super::worker::{
     Chunk, DetailView, Done, FuzzyResult, RefusalData, Request, Response, Slot, ToolRow,
 };
-use crate::metrics::{Confusions, LadderCounts, Metrics};
+use crate::filter::Filter;
+use crate::metrics::{Confusions, LadderCounts, Matrix, Metrics};
 use crate::model::Rung;
 use crate::store::browse::{
     Anchor, DecisionRow, DecisionSet, FilterHints, PayloadColumn, RunHeader, RunSort, ToolAudit,
-    ToolDef, run_key, step_key,
+    ToolDef, cmp_key, run_key, step_key,
 };
-use crate::store::query::{Filter, RunRow};
+use crate::store::query::RunRow;
+use crate::window::{DAY, WEEK};
 
-pub const DAY: i64 = 86_400_000_000;
-pub const WEEK: i64 = 7 * DAY;
 /// Days of the refusal trend on the Ladder screen.
 pub const TREND_DAYS: u32 = 28;
 /// Decision details kept in memory.
@@ -1094,19 +1094,6 @@ impl App {
     }
 }
 
-/// Orders two sort keys (integers before text, as SQLite does).
-fn cmp_key(a: &crate::store::browse::Key, b: &crate::store::browse::Key) -> std::cmp::Ordering {
-    use rusqlite::types::Value as V;
-    let one = |x: &V, y: &V| match (x, y) {
-        (V::Integer(p), V::Integer(q)) => p.cmp(q),
-        (V::Text(p), V::Text(q)) => p.cmp(q),
-        (V::Integer(_), _) => std::cmp::Ordering::Less,
-        (_, V::Integer(_)) => std::cmp::Ordering::Greater,
-        _ => std::cmp::Ordering::Equal,
-    };
-    one(&a.0, &b.0).then_with(|| one(&a.1, &b.1))
-}
-
 fn split_list(s: &str) -> Vec<String> {
     s.split(',')
         .map(str::trim)
@@ -1123,17 +1110,13 @@ pub fn parse_form(form: &FilterForm, now_us: i64) -> Result<Filter, String> {
         if s.is_empty() {
             return Ok(None);
         }
-        crate::cli::window::parse_time(flag, s, now)
+        crate::window::parse_time(flag, s, now)
             .map(Some)
             .map_err(|e| e.to_string())
     };
     let since = time("since", &form.fields[3])?;
     let until = time("until", &form.fields[4])?;
-    let (since, until) = match (since, until) {
-        (Some(s), None) => (Some(s), Some(now_us)),
-        (None, Some(u)) => (Some(u - WEEK), Some(u)),
-        other => other,
-    };
+    let (since, until) = crate::window::complete(since, until, now_us, false);
     if let (Some(s), Some(u)) = (since, until)
         && s >= u
     {
@@ -1161,54 +1144,6 @@ pub fn parse_form(form: &FilterForm, now_us: i64) -> Result<Filter, String> {
 fn next_sort(s: RunSort) -> RunSort {
     let i = RunSort::ALL.iter().position(|x| *x == s).unwrap_or(0);
     RunSort::ALL[(i + 1) % RunSort::ALL.len()]
-}
-
-/// The confusion matrix: the most confused acceptable sets (rows) against
-/// the tools most often selected instead (columns), with the counts.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Matrix {
-    pub rows: Vec<Vec<String>>,
-    pub cols: Vec<Option<String>>,
-    /// `counts[row][col]`.
-    pub counts: Vec<Vec<u64>>,
-}
-
-impl Matrix {
-    pub fn of(c: &Confusions, n: usize) -> Matrix {
-        let (rows, cols) = matrix(c, n);
-        let mut counts = vec![vec![0u64; cols.len()]; rows.len()];
-        for cell in &c.cells {
-            let r = rows.iter().position(|a| *a == cell.acceptable);
-            let k = cols.iter().position(|s| *s == cell.selected);
-            if let (Some(r), Some(k)) = (r, k) {
-                counts[r][k] = cell.count;
-            }
-        }
-        Matrix { rows, cols, counts }
-    }
-}
-
-/// Rows of the confusion matrix: the most confused acceptable sets (by
-/// failures) and the tools most often selected instead, at most `n` each.
-pub fn matrix(c: &Confusions, n: usize) -> (Vec<Vec<String>>, Vec<Option<String>>) {
-    let mut rows: Vec<(Vec<String>, u64)> = Vec::new();
-    let mut cols: Vec<(Option<String>, u64)> = Vec::new();
-    for cell in &c.cells {
-        match rows.iter_mut().find(|(a, _)| *a == cell.acceptable) {
-            Some(r) => r.1 += cell.count,
-            None => rows.push((cell.acceptable.clone(), cell.count)),
-        }
-        match cols.iter_mut().find(|(s, _)| *s == cell.selected) {
-            Some(r) => r.1 += cell.count,
-            None => cols.push((cell.selected.clone(), cell.count)),
-        }
-    }
-    rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    cols.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    (
-        rows.into_iter().take(n).map(|r| r.0).collect(),
-        cols.into_iter().take(n).map(|c| c.0).collect(),
-    )
 }
 
 /// Matrix size shown.

@@ -44,7 +44,7 @@ pub fn prepare(g: &Global) -> Result<(Shared, Options)> {
     let config = store.config()?;
     drop(store);
     let redactor = Redactor::new(&config.redact.patterns, g.no_redact).map_err(Error::usage)?;
-    let now = crate::cli::window::now()?;
+    let now = crate::window::now()?;
     Ok((
         Shared {
             db: g.db.clone(),

@@ -17,6 +17,7 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 use super::payload::{self, Indent};
 use crate::config::Config;
 use crate::error::Result;
+use crate::filter::Filter;
 use crate::metrics::{Confusions, LadderCounts, Metrics, RefusalReport, ToolUsage};
 use crate::redact::Redactor;
 use crate::store::Store;
@@ -24,7 +25,7 @@ use crate::store::browse::{
     self, Anchor, DecisionRow, DecisionSet, Detail, FilterHints, Page, PayloadColumn, RunHeader,
     RunSort, ToolAudit, ToolDef, ToolFlags,
 };
-use crate::store::query::{self, Filter, RunRow};
+use crate::store::query::{self, RunRow};
 
 /// Where an answer goes; the latest request of a slot is the only one whose
 /// answer is kept.
@@ -492,8 +493,6 @@ pub fn answer(
     }))
 }
 
-const DAY: i64 = 86_400_000_000;
-
 fn refusals(
     conn: &rusqlite::Connection,
     f: &Filter,
@@ -501,46 +500,14 @@ fn refusals(
     until: i64,
 ) -> Result<RefusalData> {
     let (items, undated) = browse::refusal_items(conn, f, since, until)?;
-    let days = ((until - since + DAY - 1) / DAY).clamp(1, 366) as usize;
-    let prev = since - (until - since);
-    let mut all_days = vec![0u64; days * 2];
-    let mut by_key: std::collections::HashMap<(Option<String>, String), Vec<u64>> =
-        std::collections::HashMap::new();
-    let mut runs = std::collections::HashSet::new();
-    for r in &items {
-        let Some(t) = r.time_us else { continue };
-        let d = ((t - prev) / DAY) as usize;
-        if let Some(slot) = all_days.get_mut(d) {
-            *slot += 1;
-        }
-        if t >= since && t < until {
-            runs.insert(r.run_id.clone());
-            let row = by_key
-                .entry((r.reason.clone(), r.stage.clone()))
-                .or_insert_with(|| vec![0; days]);
-            let i = ((t - since) / DAY) as usize;
-            if let Some(slot) = row.get_mut(i) {
-                *slot += 1;
-            }
-        }
-    }
-    let mut report = crate::metrics::refusals(items, since, until);
+    let trend = crate::metrics::refusal_trend(items, since, until);
+    let mut report = trend.report;
     report.undated = undated;
-    let per_day = report
-        .rows
-        .iter()
-        .map(|row| {
-            by_key
-                .get(&(row.reason.clone(), row.stage.clone()))
-                .cloned()
-                .unwrap_or_else(|| vec![0; days])
-        })
-        .collect();
     Ok(RefusalData {
         report,
-        runs_affected: runs.len() as u64,
-        per_day,
-        days: all_days,
+        runs_affected: trend.runs_affected,
+        per_day: trend.per_day,
+        days: trend.days,
         latest: browse::latest_refusal(conn, f)?,
     })
 }

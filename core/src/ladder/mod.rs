@@ -2,6 +2,7 @@
 //! explanation of every catalogue tool's visibility, and per-decision findings.
 //! Pure functions over model values; no I/O.
 
+pub mod explain;
 pub mod reasons;
 
 use std::collections::BTreeMap;
@@ -12,6 +13,7 @@ use crate::model::{
     Boundary, Effect, FindingKind, Label, NO_CALL, Policy, Progress, Retrieval, Routing, Rule,
     Rung, Stage, Status,
 };
+pub use explain::{WalkStep, walk};
 pub use reasons::ReasonTable;
 
 /// A catalogue tool as the ladder needs it.

@@ -8,6 +8,11 @@ use serde::Serialize;
 
 use crate::model::Rung;
 
+mod matrix;
+mod trend;
+pub use matrix::{Matrix, matrix};
+pub use trend::{RefusalTrend, refusal_trend, runs_affected};
+
 /// A rate with its numerator and denominator; `value` is null when the
 /// denominator is 0.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]

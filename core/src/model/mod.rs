@@ -214,6 +214,22 @@ impl Routing {
     }
 }
 
+impl Rung {
+    /// Where a run with no failed rung (none recorded, or `passed`) sorts
+    /// by its first failed rung: after every rung.
+    pub const NOT_FAILED_ORDER: i64 = 99;
+
+    /// The sort position of a run's first failed rung: the walking order
+    /// of [`Rung::ALL`] (coverage 0 … progress 11), no failed rung last.
+    /// The store's SQL and the TUI's sorting both derive from this.
+    pub fn failed_order(rung: Option<Rung>) -> i64 {
+        match rung {
+            Some(r) if r != Rung::Passed => r as i64,
+            _ => Rung::NOT_FAILED_ORDER,
+        }
+    }
+}
+
 /// The reserved label name meaning "no tool call at all".
 pub const NO_CALL: &str = "@no_call";
 /// The abstain control when neither the catalogue nor the configuration names one.
@@ -428,5 +444,37 @@ impl Record {
                 None => format!("case {}", c.task_id),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_sort_by_their_first_failed_rung_in_walking_order() {
+        let order: Vec<(&str, i64)> = Rung::ALL
+            .iter()
+            .map(|r| (r.as_str(), Rung::failed_order(Some(*r))))
+            .collect();
+        assert_eq!(
+            order,
+            vec![
+                ("coverage", 0),
+                ("exposure", 1),
+                ("discovery", 2),
+                ("selection", 3),
+                ("representation", 4),
+                ("schema", 5),
+                ("semantics", 6),
+                ("authorization", 7),
+                ("precondition", 8),
+                ("unclassified", 9),
+                ("execution", 10),
+                ("progress", 11),
+                ("passed", 99),
+            ]
+        );
+        assert_eq!(Rung::failed_order(None), 99);
     }
 }

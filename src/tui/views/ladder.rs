@@ -219,8 +219,8 @@ fn draw_trend(f: &mut Frame, app: &App, area: Rect) {
         Constraint::Length(spark_h),
         Constraint::Length(1),
     ]));
-    let first = until - (TREND_DAYS as i64 - 1) * crate::tui::app::DAY;
-    let last = until - crate::tui::app::DAY;
+    let first = until - (TREND_DAYS as i64 - 1) * crate::window::DAY;
+    let last = until - crate::window::DAY;
     // Each day gets as many columns as fit, so the axis lines up.
     let per_day = (spark.width as usize / days.len().max(1)).max(1);
     let wide: Vec<u64> = days
