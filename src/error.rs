@@ -52,6 +52,15 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// What went wrong with one record: which record (when its key could be
+/// read) and what to fix. The readers and the import batch both return it;
+/// the reader adds the file and line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordError {
+    pub record: Option<String>,
+    pub message: String,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Bad input in a trace (exit 2).

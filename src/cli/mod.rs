@@ -140,7 +140,10 @@ fn open(g: &Global, paths: &[PathBuf]) -> Result<()> {
         };
         import::run(g, &args)?;
     }
-    crate::tui::run(g)
+    crate::tui::run(&crate::tui::Settings {
+        db: g.db.clone(),
+        no_redact: g.no_redact,
+    })
 }
 
 fn reclassify(g: &Global) -> Result<()> {

@@ -11,6 +11,7 @@ pub mod locate;
 pub mod native;
 pub mod openai;
 pub mod otlp;
+mod sink;
 pub mod swe_agent;
 pub mod tau_bench;
 
@@ -25,11 +26,11 @@ use serde_json::Value;
 
 use crate::error::{Error, InputError, Result};
 use crate::model::Record;
-use crate::store::{Batch, Prepared};
 use convo::Out;
 pub use detect::Format;
 use locate::Doc;
 use native::Parsed;
+pub use sink::RecordSink;
 
 /// One input: a file or standard input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -239,7 +240,7 @@ pub struct Progress {
 /// Feeds one rung-format value through validation into the batch; returns
 /// the error for the caller to report or skip.
 pub fn add_value(
-    batch: &mut Batch<'_>,
+    batch: &mut impl RecordSink,
     value: Value,
     path: &str,
     line: u64,
@@ -279,7 +280,7 @@ fn read_error(e: &io::Error) -> String {
 
 /// Imports a rung-format source into the batch, line by line.
 pub fn read_native(
-    batch: &mut Batch<'_>,
+    batch: &mut impl RecordSink,
     source: &Source,
     progress: &Progress,
     skip: &mut dyn FnMut(&InputError),
@@ -297,10 +298,10 @@ pub fn read_native(
 }
 
 /// One line of a rung-format source, parsed off the writing thread.
-enum Parsed2 {
+enum Parsed2<P> {
     Record {
         line: u64,
-        record: Prepared,
+        record: P,
         is_decision: bool,
     },
     Unknown {
@@ -316,13 +317,13 @@ enum Parsed2 {
 const CHUNK: usize = 64;
 
 /// Reads and parses lines on its own thread, sending them in order, in chunks.
-fn parse_lines(
+fn parse_lines<S: RecordSink>(
     reader: &mut (dyn BufRead + Send),
     source: &Source,
     start: Start,
     gzip: bool,
     keep_going: bool,
-    out: std::sync::mpsc::SyncSender<Vec<Parsed2>>,
+    out: std::sync::mpsc::SyncSender<Vec<Parsed2<S::Prepared>>>,
 ) {
     let mut chunk = Vec::with_capacity(CHUNK);
     let mut bytes_in_chunk = 0usize;
@@ -366,7 +367,7 @@ fn parse_lines(
                 Ok(Parsed::Record(record)) => Parsed2::Record {
                     line,
                     is_decision: matches!(record, Record::Decision(_)),
-                    record: Prepared::with_size_hint(record, line_len),
+                    record: S::prepare(record, line_len),
                 },
                 Ok(Parsed::UnknownType(ty)) => Parsed2::Unknown { line, ty },
                 Err(e) => Parsed2::Bad(InputError {
@@ -415,8 +416,8 @@ enum Start {
 
 /// Imports rung-format lines from an open reader: one thread reads and
 /// parses, this one writes.
-fn read_native_from(
-    batch: &mut Batch<'_>,
+fn read_native_from<S: RecordSink>(
+    batch: &mut S,
     source: &Source,
     reader: &mut (dyn BufRead + Send),
     start: Start,
@@ -424,10 +425,10 @@ fn read_native_from(
     progress: &Progress,
     skip: &mut dyn FnMut(&InputError),
 ) -> Result<()> {
-    let keep_going = batch.options().keep_going;
+    let keep_going = batch.keep_going();
     let (tx, rx) = std::sync::mpsc::sync_channel(8);
     std::thread::scope(|scope| {
-        scope.spawn(|| parse_lines(reader, source, start, gzip, keep_going, tx));
+        scope.spawn(|| parse_lines::<S>(reader, source, start, gzip, keep_going, tx));
         for item in rx.into_iter().flatten() {
             let result = match item {
                 Parsed2::Record {
@@ -461,7 +462,7 @@ fn read_native_from(
             match result {
                 Ok(()) => {}
                 Err(e) if keep_going => {
-                    batch.summary.skipped += 1;
+                    batch.skipped();
                     skip(&e);
                 }
                 // Dropping the receiver stops the reading thread.
@@ -539,7 +540,7 @@ pub struct ReadOptions {
 /// `skip` with `--keep-going` (else they fail the import); parts an
 /// importer recognised but could not map go to `dropped` the same way.
 pub fn read_source(
-    batch: &mut Batch<'_>,
+    batch: &mut impl RecordSink,
     source: &Source,
     opts: &ReadOptions,
     progress: &Progress,
@@ -642,8 +643,8 @@ pub fn read_source(
 }
 
 /// One source being read by an importer.
-struct Ctx<'b, 'a, 'c> {
-    batch: &'b mut Batch<'a>,
+struct Ctx<'b, 'c, S> {
+    batch: &'b mut S,
     source: &'c Source,
     opts: &'c ReadOptions,
     progress: &'c Progress,
@@ -651,15 +652,15 @@ struct Ctx<'b, 'a, 'c> {
     dropped: &'c mut dyn FnMut(&InputError),
 }
 
-impl Ctx<'_, '_, '_> {
+impl<S: RecordSink> Ctx<'_, '_, S> {
     fn keep_going(&self) -> bool {
-        self.batch.options().keep_going
+        self.batch.keep_going()
     }
 
     /// A bad record: skipped with --keep-going, else the import's error.
     fn bad(&mut self, e: InputError) -> Result<()> {
         if self.keep_going() {
-            self.batch.summary.skipped += 1;
+            self.batch.skipped();
             (self.skip)(&e);
             Ok(())
         } else {

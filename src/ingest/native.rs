@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+pub use crate::error::RecordError;
 use crate::model::{
     Candidate, Case, Catalogue, Decision, Effect, Intent, Label, MenuFields, Outcome, Policy,
     Progress, Record, Retrieval, Run, Stage, Status, Terminated, Timestamp, Tool,
@@ -10,14 +11,6 @@ use crate::model::{
 
 /// Ids are strings up to this many bytes.
 pub const MAX_ID_BYTES: usize = 256;
-
-/// What went wrong with one record: which record (when its key could be
-/// read) and what to fix.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RecordError {
-    pub record: Option<String>,
-    pub message: String,
-}
 
 /// A parsed line: a record, or a record of a type this rung does not know.
 #[derive(Debug, Clone, PartialEq)]

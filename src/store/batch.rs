@@ -11,8 +11,8 @@ use sha2::{Digest, Sha256};
 use super::Store;
 use super::classify::{self, Context, StoredDecision, StoredRun};
 use crate::config::Config;
-use crate::error::{InputError, Result};
-use crate::ingest::native::RecordError;
+use crate::error::{InputError, RecordError, Result};
+use crate::ingest::RecordSink;
 use crate::model::canonical;
 use crate::model::{Case, Catalogue, Decision, MenuFields, Record, Run, Timestamp};
 
@@ -88,10 +88,6 @@ pub enum Prepared {
 }
 
 impl Prepared {
-    pub fn new(record: Record) -> Prepared {
-        Prepared::with_size_hint(record, 0)
-    }
-
     /// `line_len`: the size of the line the record came from, which bounds
     /// its payload's serialised size.
     pub fn with_size_hint(record: Record, line_len: usize) -> Prepared {
@@ -283,6 +279,35 @@ fn extra_text(v: &Value) -> Option<String> {
     }
 }
 
+/// The readers hand their records to the batch.
+impl RecordSink for Batch<'_> {
+    type Prepared = Prepared;
+
+    fn prepare(record: Record, line_len: usize) -> Prepared {
+        Prepared::with_size_hint(record, line_len)
+    }
+
+    fn add_prepared(
+        &mut self,
+        source: &str,
+        record: Prepared,
+    ) -> std::result::Result<(), RecordError> {
+        Batch::add_prepared(self, source, record)
+    }
+
+    fn unknown_type(&mut self, ty: &str, at: &str) {
+        Batch::unknown_type(self, ty, at)
+    }
+
+    fn keep_going(&self) -> bool {
+        self.opts.keep_going
+    }
+
+    fn skipped(&mut self) {
+        self.summary.skipped += 1;
+    }
+}
+
 fn err(message: String) -> RecordError {
     RecordError {
         record: None,
@@ -344,10 +369,6 @@ impl<'a> Batch<'a> {
         Ok((batch, changed))
     }
 
-    pub fn options(&self) -> ImportOptions {
-        self.opts
-    }
-
     /// Notes a record of an unknown type (reported once per type).
     pub fn unknown_type(&mut self, ty: &str, at: &str) {
         let e = self
@@ -358,15 +379,11 @@ impl<'a> Batch<'a> {
         e.0 += 1;
     }
 
-    /// Writes one record. `source` is `path:line`. On error nothing of the
-    /// record has been written. A record identical to a stored one (the same
-    /// stored content, see `record_hash`) is a no-op.
-    pub fn add(&mut self, source: &str, record: Record) -> std::result::Result<(), RecordError> {
-        self.add_prepared(source, Prepared::new(record))
-    }
-
-    /// Like [`Batch::add`], for a record prepared with [`Prepared::new`]
-    /// (which needs no database, so it can run on another thread).
+    /// Writes one record prepared with [`Prepared::with_size_hint`] (which
+    /// needs no database, so it can run on another thread). `source` is
+    /// `path:line`. On error nothing of the record has been written. A
+    /// record identical to a stored one (the same stored content, see
+    /// `record_hash`) is a no-op.
     pub fn add_prepared(
         &mut self,
         source: &str,

@@ -14,6 +14,7 @@ pub mod views;
 pub mod worker;
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, channel};
 
@@ -22,7 +23,6 @@ use ratatui::crossterm::event::{self, Event};
 pub use app::{Action, App, Options, Screen, update};
 use worker::{Done, Shared, Workers};
 
-use crate::cli::Global;
 use crate::error::{Error, Result};
 use crate::redact::Redactor;
 use crate::store::Store;
@@ -37,30 +37,40 @@ fn wrap(d: Done) -> Msg {
     Msg::Done(Box::new(d))
 }
 
+/// What the TUI is opened on; the command line fills it in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// The database file.
+    pub db: PathBuf,
+    /// Show secrets in arguments and results instead of masking them.
+    pub no_redact: bool,
+}
+
 /// The options and worker setup for a database, read before the terminal
 /// changes so that a bad database is reported as a plain error.
-pub fn prepare(g: &Global) -> Result<(Shared, Options)> {
-    let store = Store::open_ro(&g.db)?;
+pub fn prepare(settings: &Settings) -> Result<(Shared, Options)> {
+    let store = Store::open_ro(&settings.db)?;
     let config = store.config()?;
     drop(store);
-    let redactor = Redactor::new(&config.redact.patterns, g.no_redact).map_err(Error::usage)?;
+    let redactor =
+        Redactor::new(&config.redact.patterns, settings.no_redact).map_err(Error::usage)?;
     let now = crate::window::now()?;
     Ok((
         Shared {
-            db: g.db.clone(),
+            db: settings.db.clone(),
             config: Arc::new(config),
             redactor,
         },
         Options {
             now_us: now.timestamp_micros(),
             theme: theme::Theme::from_env(),
-            no_redact: g.no_redact,
+            no_redact: settings.no_redact,
         },
     ))
 }
 
-pub fn run(g: &Global) -> Result<()> {
-    let (shared, opts) = prepare(g)?;
+pub fn run(settings: &Settings) -> Result<()> {
+    let (shared, opts) = prepare(settings)?;
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(Error::usage(
             "the TUI needs a terminal; for scripts use `rung report KIND` or `rung explain RUN`",
