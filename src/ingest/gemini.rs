@@ -24,19 +24,19 @@ fn string(v: Option<&Value>) -> Option<String> {
     v.and_then(Value::as_str).map(String::from)
 }
 
+/// A list of contents is Gemini's when one of them has a `parts` list;
+/// the others are dropped at their line when read.
 fn check_contents(items: &[Value], what: &str) -> Vec<String> {
-    let mut why = Vec::new();
-    for (i, c) in items.iter().enumerate() {
-        match c.get("parts") {
-            Some(Value::Array(_)) => {}
-            Some(other) => why.push(format!("{what}[{i}].parts is {}, not a list", kind(other))),
-            None => why.push(format!("{what}[{i}] has no \"parts\" list")),
-        }
-        if why.len() >= 3 {
-            break;
-        }
+    if items
+        .iter()
+        .any(|c| c.get("parts").is_some_and(Value::is_array))
+    {
+        return Vec::new();
     }
-    why
+    match items.first().and_then(|c| c.get("parts")) {
+        Some(other) => vec![format!("{what}[0].parts is {}, not a list", kind(other))],
+        None => vec![format!("{what}[0] has no \"parts\" list")],
+    }
 }
 
 /// Why a value is not a Gemini body or history (empty when it is one).
@@ -270,13 +270,32 @@ pub fn map(doc: &Doc<'_>, off: usize, v: &Value, out: &mut Out) -> Result<(), St
         },
     };
     for (c, line, what) in contents {
-        if !c.is_object() {
-            out.drop_part(
-                line,
-                record.clone(),
-                format!("dropped {what}: {} is not a content", kind(c)),
-            );
-            continue;
+        match c.get("parts") {
+            Some(Value::Array(_)) => {}
+            Some(p) => {
+                out.drop_part(
+                    line,
+                    record.clone(),
+                    format!("dropped {what}: \"parts\" is {}, not a list", kind(p)),
+                );
+                continue;
+            }
+            None if c.is_object() => {
+                out.drop_part(
+                    line,
+                    record.clone(),
+                    format!("dropped {what}: no \"parts\" list"),
+                );
+                continue;
+            }
+            None => {
+                out.drop_part(
+                    line,
+                    record.clone(),
+                    format!("dropped {what}: {} is not a content", kind(c)),
+                );
+                continue;
+            }
         }
         // A candidate's content with no role is the model's.
         if what.starts_with("candidates") && c.get("role").is_none() {

@@ -141,11 +141,11 @@ pub fn map(
     message_lines: &[u64],
     out: &mut Out,
 ) -> Result<(), String> {
-    let why = check(v);
-    if !why.is_empty() {
-        return Err(format!("not a message list: {}", why.join("; ")));
-    }
-    let items = v.as_array().expect("checked");
+    // Items that are not messages are dropped at their line.
+    let items = match v {
+        Value::Array(items) if !items.is_empty() => items,
+        _ => return Err(format!("not a message list: {}", check(v).join("; "))),
+    };
     let run_id = format!("messages-{}", convo::short_hash(v));
     let record = Some(format!("run {run_id}"));
     let (conversation, goal, shape) = if anthropic_shaped(items) {

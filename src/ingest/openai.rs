@@ -226,6 +226,11 @@ pub fn read_messages_with(
                 }
             }
             "system" | "developer" => {}
+            _ if !m.contains_key("role") => out.drop_part(
+                line,
+                record.clone(),
+                format!("dropped messages[{i}]: no \"role\""),
+            ),
             other => out.drop_part(
                 line,
                 record.clone(),

@@ -75,7 +75,10 @@ pub fn check(v: &Value) -> Vec<String> {
                         .iter()
                         .any(|k| o.contains_key(*k))
                 }
-                Some(Value::Array(items)) => items.iter().all(|i| i.is_object()),
+                // Items that are not items are dropped at their line.
+                Some(Value::Array(items)) => {
+                    items.is_empty() || items.iter().any(|i| is_item(i) || i.get("role").is_some())
+                }
                 _ => false,
             };
             let output_ok = match o.get("output") {
@@ -94,6 +97,9 @@ pub fn check(v: &Value) -> Vec<String> {
             }
             match (o.get("input"), o.get("output")) {
                 (None, None) => why.push("no \"input\" or \"output\" list".to_string()),
+                (Some(Value::Array(_)), _) if !input_ok => {
+                    why.push("\"input\" holds no message or item".to_string())
+                }
                 (Some(i), _) if !input_ok => why.push(format!(
                     "\"input\" is {}, not a list of items (or text with a model)",
                     kind(i)
