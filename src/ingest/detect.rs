@@ -63,7 +63,10 @@ impl Format {
     /// Whether a JSON list of this format holds one record per item (else
     /// the whole list is one record).
     pub fn splits(self, list: &Value) -> bool {
-        !(self.reads_lists() && self.check(list).is_empty())
+        match self {
+            Format::Messages => false,
+            _ => !(self.reads_lists() && self.check(list).is_empty()),
+        }
     }
 
     pub fn parse(s: &str) -> Option<Format> {
