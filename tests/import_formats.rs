@@ -275,7 +275,7 @@ fn otlp_from_stdin_and_a_wrong_format() {
     assert_eq!(r.code, 2);
     assert!(
         r.stderr.contains(
-            "known formats are auto, rung, otlp, openai, anthropic, tau-bench, swe-agent"
+            "known formats are auto, rung, otlp, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages"
         ),
         "{}",
         r.stderr
@@ -395,11 +395,15 @@ fn unknown_format_lists_what_was_tried() {
             "{f}: matches no known trace format; tried:
   rung: line 1 is not a whole JSON object (rung traces are JSON Lines)
   otlp: no \"resourceSpans\" list at the top level
+  inspect: no \"eval\" object
   tau-bench: no \"traj\" list; no \"task_id\"
   swe-agent: no \"history\" list
+  openai-responses: no \"input\" or \"output\" list
+  gemini: no \"contents\" or \"candidates\" list
   openai: no \"messages\" list
   anthropic: no \"messages\" list
-name one with --format (auto, rung, otlp, openai, anthropic, tau-bench, swe-agent)"
+  messages: a message list is a JSON list, not an object
+name one with --format (auto, rung, otlp, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages)"
         )
     );
     // Not JSON at all.

@@ -196,10 +196,9 @@ fn each_otlp_capture_is_one_run_calling_lookup_order() {
 }
 
 #[test]
+#[ignore = "needs ../shared"]
 fn swe_agent_trajectories() {
-    let Some(dir) = real_trace("swe-agent") else {
-        return;
-    };
+    let dir = shared_trace("swe-agent");
     let (_tmp, db) = setup();
     // A folder of *.traj files: named, since auto takes *.jsonl from folders.
     import(&db, &["--format", "swe-agent", dir.to_str().unwrap()]);
@@ -213,7 +212,7 @@ fn swe_agent_trajectories() {
         let v: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
         for m in v["history"].as_array().unwrap() {
             if m["role"] == "assistant" {
-                total += 1;
+                total += m["tool_calls"].as_array().map_or(1, |c| c.len().max(1)) as u64;
                 if m.get("tool_calls").is_none() && m.get("action").is_some() {
                     text_actions += 1;
                 }
@@ -222,16 +221,55 @@ fn swe_agent_trajectories() {
     }
     assert_eq!(run_ids(&db).len(), 3);
     assert_eq!(report(&db, "ladder")["decisions"], total);
-    // The older text protocol: actions written as text, kept raw, no tool guessed.
+    assert_eq!(text_actions, 12);
+    // The text protocol: every action is a call of the command it names.
     let conn = rusqlite::Connection::open(&db).unwrap();
-    let raw: i64 = conn
+    let no_call: i64 = conn
         .query_row(
-            "SELECT count(*) FROM decisions d JOIN payloads p ON p.decision_id = d.id
-             WHERE p.raw IS NOT NULL AND d.selected IS NULL",
+            "SELECT count(*) FROM decisions WHERE selected IS NULL",
             [],
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(raw as usize, text_actions);
-    assert_eq!(text_actions, 12);
+    assert_eq!(no_call, 0);
+    // pydicom-1458, read by hand: its 12 actions, each answered by the next
+    // user message but the final submit.
+    let pydicom = run_ids(&db)
+        .into_iter()
+        .find(|r| stored(&db, r).len() == 12)
+        .unwrap();
+    let d = stored(&db, &pydicom);
+    let got: Vec<(&str, Option<&str>)> = d
+        .iter()
+        .map(|d| (d.selected.as_deref().unwrap(), d.status.as_deref()))
+        .collect();
+    let mut want: Vec<(&str, Option<&str>)> = [
+        "create",
+        "edit",
+        "bash",
+        "find_file",
+        "open",
+        "edit",
+        "edit",
+        "edit",
+        "edit",
+        "bash",
+        "bash",
+        "submit",
+    ]
+    .iter()
+    .map(|s| (*s, Some("ok")))
+    .collect();
+    want[11].1 = None;
+    assert_eq!(got, want);
+    assert_eq!(
+        d[4].arguments,
+        Some(
+            serde_json::json!({"path": "pydicom/pixel_data_handlers/numpy_handler.py", "line_number": "293"})
+        )
+    );
+    assert_eq!(
+        d[10].arguments,
+        Some(serde_json::json!({"command": "rm reproduce_bug.py"}))
+    );
 }

@@ -29,7 +29,9 @@ pub struct ImportArgs {
     #[arg(long)]
     pub replace: bool,
     /// The input format: auto (detect each file), rung, otlp, openai,
-    /// anthropic, tau-bench or swe-agent.
+    /// openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect
+    /// (.json or zipped .eval logs) or messages (a bare list of chat
+    /// messages). See docs/importers.md.
     #[arg(long, default_value = "auto", value_name = "FORMAT")]
     pub format: String,
     /// Bind the runs read from other formats (OTLP, transcripts, tau-bench,

@@ -94,24 +94,14 @@ fn error_text(content: &Value) -> String {
     }
 }
 
-/// Maps one transcript to a run and its decisions.
-pub fn map(
-    v: &Value,
-    record_line: u64,
+/// Reads Anthropic-format messages (content blocks): the conversation's
+/// items in order, and the first user text. `message_lines[i]` is message
+/// i's line (the record's line when unknown).
+pub fn read_messages(
+    messages: &[Value],
     message_lines: &[u64],
-    out: &mut Out,
-) -> Result<(), String> {
-    let TranscriptRun { o, mut run, run_id } =
-        transcript_run(v, check(v), "an Anthropic transcript", "anthropic")?;
-    let messages = o["messages"].as_array().expect("checked");
-    let record = Some(format!("run {run_id}"));
-    let defs = o.get("tools").and_then(Value::as_array);
-    let visible: Option<Vec<String>> = defs.map(|d| {
-        d.iter()
-            .filter_map(|t| t.get("name").and_then(Value::as_str).map(String::from))
-            .collect()
-    });
-
+    record_line: u64,
+) -> (Vec<Item>, Option<String>) {
     let mut items = Vec::new();
     let mut goal = None;
     for (i, m) in messages.iter().enumerate() {
@@ -156,9 +146,9 @@ pub fn map(
                             .get("tool_use_id")
                             .and_then(Value::as_str)
                             .map(String::from),
-                        name: None,
                         error: failed.then(|| error_text(&content)),
                         content,
+                        ..Default::default()
                     }));
                 } else {
                     // Thinking and other blocks are kept, not mapped.
@@ -174,8 +164,8 @@ pub fn map(
                 line,
                 text: (!texts.is_empty()).then(|| texts.join("\n")),
                 calls,
-                text_action: false,
                 extra,
+                ..Default::default()
             }));
             // Server tool results come after the turn that made the call.
             items.extend(server_results);
@@ -191,9 +181,9 @@ pub fn map(
                             .get("tool_use_id")
                             .and_then(Value::as_str)
                             .map(String::from),
-                        name: None,
                         error: failed.then(|| error_text(&content)),
                         content,
+                        ..Default::default()
                     }));
                 } else if ty == "text" && goal.is_none() {
                     goal = b.get("text").and_then(Value::as_str).map(String::from);
@@ -201,6 +191,28 @@ pub fn map(
             }
         }
     }
+    (items, goal)
+}
+
+/// Maps one transcript to a run and its decisions.
+pub fn map(
+    v: &Value,
+    record_line: u64,
+    message_lines: &[u64],
+    out: &mut Out,
+) -> Result<(), String> {
+    let TranscriptRun { o, mut run, run_id } =
+        transcript_run(v, check(v), "an Anthropic transcript", "anthropic")?;
+    let messages = o["messages"].as_array().expect("checked");
+    let record = Some(format!("run {run_id}"));
+    let defs = o.get("tools").and_then(Value::as_array);
+    let visible: Option<Vec<String>> = defs.map(|d| {
+        d.iter()
+            .filter_map(|t| t.get("name").and_then(Value::as_str).map(String::from))
+            .collect()
+    });
+
+    let (items, goal) = read_messages(messages, message_lines, record_line);
     if let Some(g) = goal {
         run.insert("goal".into(), json!(g));
     }

@@ -91,15 +91,24 @@ pub struct Assistant {
     pub line: u64,
     pub text: Option<String>,
     pub calls: Vec<Call>,
-    /// The harness parsed an action out of this text (SWE-agent's text
-    /// protocol): a call written as text, whatever it looks like.
+    /// The harness parsed an action out of this text but no call could be
+    /// read from it: a call written as text, whatever it looks like.
     pub text_action: bool,
+    /// Its call came from a text protocol (SWE-agent's `action`,
+    /// mini-swe-agent's command block): the harness answers with the next
+    /// user message.
+    pub observed_by_user: bool,
+    /// The menu offered at this turn, when the source records one per turn
+    /// (Inspect's model events); else the run's.
+    pub visible: Option<Vec<String>>,
+    /// Fields set on each decision of the turn (`at`, `reconstructed_from`).
+    pub fields: Map<String, Value>,
     /// Unmapped fields of the source message, kept on its decisions.
     pub extra: Map<String, Value>,
 }
 
 /// One tool result as recorded.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolResult {
     pub line: u64,
     pub call_id: Option<String>,
@@ -107,6 +116,14 @@ pub struct ToolResult {
     pub content: Value,
     /// The source marks it as a failed execution; the message to keep.
     pub error: Option<String>,
+    /// An outcome the source states in full (a typed error naming its
+    /// stage); it replaces the one `error` would give.
+    pub outcome: Option<Value>,
+    /// Fields set on the decision it answers (`latency_ms`).
+    pub fields: Map<String, Value>,
+    /// A text protocol's observation: it answers the call of the turn just
+    /// before it, whatever that call's id or name.
+    pub answers_last_turn: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -319,9 +336,14 @@ pub fn decisions(
             Item::Assistant(a) => {
                 turn += 1;
                 let mut extra = a.extra;
+                let turn_fields = a.fields;
+                let menu = a.visible.as_deref().or(visible);
                 let base = |f: &mut Map<String, Value>, extra: &mut Map<String, Value>| {
-                    if let Some(v) = visible {
+                    if let Some(v) = menu {
                         f.insert("visible".into(), json!(v));
+                    }
+                    for (k, v) in &turn_fields {
+                        f.insert(k.clone(), v.clone());
                     }
                     if !extra.is_empty() {
                         f.insert("message".into(), Value::Object(std::mem::take(extra)));
@@ -382,6 +404,9 @@ pub fn decisions(
             Item::Result(r) => {
                 let pending = |d: &&mut Draft| !d.has_result && d.selected().is_some();
                 let target = match (&r.call_id, &r.name) {
+                    _ if r.answers_last_turn => {
+                        drafts.iter_mut().filter(pending).find(|d| d.turn == turn)
+                    }
                     (Some(id), _) => drafts
                         .iter_mut()
                         .filter(pending)
@@ -393,7 +418,13 @@ pub fn decisions(
                     (None, None) => drafts.iter_mut().find(|d| pending(d)),
                 };
                 match target {
-                    Some(d) => d.set_result(result_value(r.content), r.error),
+                    Some(d) => {
+                        d.set_result(result_value(r.content), r.error);
+                        if let Some(o) = r.outcome {
+                            d.fields.insert("outcome".into(), o);
+                        }
+                        d.fields.extend(r.fields);
+                    }
                     None => out.drop_part(
                         r.line,
                         record.clone(),
@@ -451,7 +482,7 @@ mod tests {
             call_id: id.map(Into::into),
             name: None,
             content: json!(content),
-            error: None,
+            ..Default::default()
         })
     }
 

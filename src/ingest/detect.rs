@@ -6,25 +6,33 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{anthropic, openai, otlp, swe_agent, tau_bench};
+use super::{anthropic, gemini, inspect, messages, openai, otlp, responses, swe_agent, tau_bench};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Rung,
     Otlp,
     OpenAi,
+    OpenAiResponses,
     Anthropic,
+    Gemini,
     TauBench,
     SweAgent,
+    Inspect,
+    Messages,
 }
 
 /// The importers, in the order auto-detection tries them.
 pub const IMPORTERS: &[Format] = &[
     Format::Otlp,
+    Format::Inspect,
     Format::TauBench,
     Format::SweAgent,
+    Format::OpenAiResponses,
+    Format::Gemini,
     Format::OpenAi,
     Format::Anthropic,
+    Format::Messages,
 ];
 
 impl Format {
@@ -33,9 +41,31 @@ impl Format {
             Format::Rung => "rung",
             Format::Otlp => "otlp",
             Format::OpenAi => "openai",
+            Format::OpenAiResponses => "openai-responses",
             Format::Anthropic => "anthropic",
+            Format::Gemini => "gemini",
             Format::TauBench => "tau-bench",
             Format::SweAgent => "swe-agent",
+            Format::Inspect => "inspect",
+            Format::Messages => "messages",
+        }
+    }
+
+    /// Whether a JSON list can be one record of this format (a transcript
+    /// list), not only a list of records.
+    fn reads_lists(self) -> bool {
+        matches!(
+            self,
+            Format::Messages | Format::OpenAiResponses | Format::Gemini
+        )
+    }
+
+    /// Whether a JSON list of this format holds one record per item (else
+    /// the whole list is one record).
+    pub fn splits(self, list: &Value) -> bool {
+        match self {
+            Format::Messages => false,
+            _ => !(self.reads_lists() && self.check(list).is_empty()),
         }
     }
 
@@ -53,9 +83,13 @@ impl Format {
             Format::Rung => rung_reason(v).into_iter().collect(),
             Format::Otlp => otlp::check(v),
             Format::OpenAi => openai::check(v),
+            Format::OpenAiResponses => responses::check(v),
             Format::Anthropic => anthropic::check(v),
+            Format::Gemini => gemini::check(v),
             Format::TauBench => tau_bench::check(v),
             Format::SweAgent => swe_agent::check(v),
+            Format::Inspect => inspect::check(v),
+            Format::Messages => messages::check(v),
         }
     }
 
@@ -64,6 +98,7 @@ impl Format {
         match self {
             Format::Rung => super::is_trace_file,
             Format::SweAgent => |p| name_ends(p, &[".traj", ".json", ".jsonl"]),
+            Format::Inspect => |p| name_ends(p, &[".eval", ".json", ".json.gz"]),
             _ => |p| name_ends(p, &[".json", ".jsonl", ".json.gz", ".jsonl.gz"]),
         }
     }
@@ -150,7 +185,18 @@ pub fn detect(first: &Value, rung_why: &str) -> Result<Option<Format>, String> {
     };
     let mut tried = vec![format!("  rung: {rung_why}")];
     for f in IMPORTERS {
-        let why = f.check(rec);
+        // A list may be one transcript (a message list) or hold records.
+        let why = match first {
+            Value::Array(_) if f.reads_lists() => {
+                let whole = f.check(first);
+                if whole.is_empty() || *f == Format::Messages || !f.check(rec).is_empty() {
+                    whole
+                } else {
+                    Vec::new()
+                }
+            }
+            _ => f.check(rec),
+        };
         if why.is_empty() {
             // A plain chat passes both transcript checks; Anthropic's own
             // shapes decide.
@@ -198,6 +244,31 @@ mod tests {
             Some("anthropic")
         );
         assert_eq!(d(json!([])), None);
+        // Lists that are one transcript, and lists of records.
+        let chat =
+            json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]);
+        assert_eq!(d(chat.clone()), Some("messages"));
+        assert!(!Format::Messages.splits(&chat));
+        let items = json!([{"role": "user", "content": "hi"}, {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}]);
+        assert_eq!(d(items.clone()), Some("openai-responses"));
+        assert!(!Format::OpenAiResponses.splits(&items));
+        let bodies =
+            json!([{"object": "response", "output": []}, {"object": "response", "output": []}]);
+        assert_eq!(d(bodies.clone()), Some("openai-responses"));
+        assert!(Format::OpenAiResponses.splits(&bodies));
+        assert_eq!(
+            d(json!([{"role": "user", "parts": [{"text": "hi"}]}])),
+            Some("gemini")
+        );
+        assert_eq!(d(json!({"candidates": []})), Some("gemini"));
+        assert_eq!(
+            d(json!({"input": "hi", "model": "gpt-4.1"})),
+            Some("openai-responses")
+        );
+        assert_eq!(
+            d(json!({"version": 2, "eval": {"task": "t"}, "samples": []})),
+            Some("inspect")
+        );
     }
 
     #[test]
@@ -205,7 +276,7 @@ mod tests {
         let e = detect(&json!({"foo": 1}), "it has no \"type\" field").unwrap_err();
         assert_eq!(
             e,
-            "matches no known trace format; tried:\n  rung: it has no \"type\" field\n  otlp: no \"resourceSpans\" list at the top level\n  tau-bench: no \"traj\" list; no \"task_id\"\n  swe-agent: no \"history\" list\n  openai: no \"messages\" list\n  anthropic: no \"messages\" list\nname one with --format (auto, rung, otlp, openai, anthropic, tau-bench, swe-agent)"
+            "matches no known trace format; tried:\n  rung: it has no \"type\" field\n  otlp: no \"resourceSpans\" list at the top level\n  inspect: no \"eval\" object\n  tau-bench: no \"traj\" list; no \"task_id\"\n  swe-agent: no \"history\" list\n  openai-responses: no \"input\" or \"output\" list\n  gemini: no \"contents\" or \"candidates\" list\n  openai: no \"messages\" list\n  anthropic: no \"messages\" list\n  messages: a message list is a JSON list, not an object\nname one with --format (auto, rung, otlp, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages)"
         );
     }
 }

@@ -178,6 +178,15 @@ impl<'a> Doc<'a> {
         keys.iter().find_map(|k| self.member(start, k))
     }
 
+    /// Lines of the items of the array starting at `start` (empty when it
+    /// is not an array).
+    pub fn array_lines(&self, start: usize) -> Vec<u64> {
+        self.items(start)
+            .into_iter()
+            .map(|i| self.line_of(i))
+            .collect()
+    }
+
     /// Lines of the items of the array at member `key` of the object at
     /// `start` (empty when absent).
     pub fn item_lines(&self, start: usize, key: &str) -> Vec<u64> {

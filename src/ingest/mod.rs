@@ -7,10 +7,14 @@
 pub mod anthropic;
 pub mod convo;
 pub mod detect;
+pub mod gemini;
+pub mod inspect;
 pub mod locate;
+pub mod messages;
 pub mod native;
 pub mod openai;
 pub mod otlp;
+pub mod responses;
 mod sink;
 pub mod swe_agent;
 pub mod tau_bench;
@@ -498,9 +502,13 @@ pub const FORMATS: &[&str] = &[
     "rung",
     "otlp",
     "openai",
+    "openai-responses",
     "anthropic",
+    "gemini",
     "tau-bench",
     "swe-agent",
+    "inspect",
+    "messages",
 ];
 
 /// Reads `--format`: a format, or `None` for auto-detection.
@@ -556,6 +564,14 @@ pub fn read_source(
         skip,
         dropped,
     };
+    // A zipped Inspect log (`.eval`).
+    if matches!(opts.format, None | Some(Format::Inspect))
+        && reader
+            .fill_buf()
+            .is_ok_and(|b| b.starts_with(b"PK\x03\x04"))
+    {
+        return ctx.eval_archive(reader.as_mut());
+    }
     if opts.format == Some(Format::Rung) {
         return read_native_from(
             ctx.batch,
@@ -724,7 +740,7 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
             let mut out = Out::default();
             // A value is one record, or a list of them.
             let records: Vec<(usize, &Value)> = match &value {
-                Value::Array(items) => {
+                Value::Array(items) if f.splits(&value) => {
                     let at = doc.items(start);
                     items
                         .iter()
@@ -750,6 +766,10 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
                     Format::SweAgent => {
                         swe_agent::map(rec, rline, &doc.item_lines(off, "history"), &mut out)
                     }
+                    Format::OpenAiResponses => responses::map(&doc, off, rec, &mut out),
+                    Format::Gemini => gemini::map(&doc, off, rec, &mut out),
+                    Format::Inspect => inspect::map(&doc, off, rec, &mut out),
+                    Format::Messages => messages::map(rec, rline, &doc.array_lines(off), &mut out),
                     Format::Rung => unreachable!("rung's format streams"),
                 };
                 if let Err(why) = mapped {
@@ -763,9 +783,98 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
         self.commit(out)
     }
 
+    /// Reads a zipped Inspect log: its header, then each sample, named in
+    /// messages as `FILE/samples/NAME.json`.
+    fn eval_archive(&mut self, reader: &mut dyn BufRead) -> Result<()> {
+        let display = self.source.display.clone();
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::Input(InputError::at(&display, None, None, read_error(&e))))?;
+        let at = |name: &str| format!("{display}/{name}");
+        let mut archive = match inspect::Archive::open(&bytes) {
+            Ok(a) => a,
+            Err(why) => return self.bad(InputError::at(&display, None, None, why)),
+        };
+        let Some(header_name) = archive.header_name() else {
+            let why = "not an Inspect .eval log: it holds no header.json (nor _journal/start.json)";
+            return self.bad(InputError::at(&display, None, None, why));
+        };
+        let parse = |data: &[u8], name: &str| {
+            serde_json::from_slice::<Value>(data).map_err(|e| {
+                InputError::at(
+                    &at(name),
+                    Some(e.line() as u64),
+                    None,
+                    format!(
+                        "invalid JSON at column {}: {}",
+                        e.column(),
+                        strip_position(&e.to_string())
+                    ),
+                )
+            })
+        };
+        let header = match archive
+            .read(&header_name)
+            .map_err(|why| InputError::at(&display, None, None, why))
+        {
+            Ok(data) => parse(&data, &header_name),
+            Err(e) => Err(e),
+        };
+        let header = match header {
+            Ok(h) => h,
+            Err(e) => return self.bad(e),
+        };
+        if let Some(why) = inspect::check(&header).first() {
+            let e = InputError::at(
+                &at(&header_name),
+                Some(1),
+                None,
+                format!("not an Inspect log: {why}"),
+            );
+            return self.bad(e);
+        }
+        for name in archive.sample_names() {
+            let data = match archive.read(&name) {
+                Ok(d) => d,
+                Err(why) => {
+                    self.bad(InputError::at(&display, None, None, why))?;
+                    continue;
+                }
+            };
+            let value = match parse(&data, &name) {
+                Ok(v) => v,
+                Err(e) => {
+                    self.bad(e)?;
+                    continue;
+                }
+            };
+            let doc = Doc::new(&data);
+            let start = doc.skip_ws(0);
+            let mut out = Out::default();
+            if let Err(why) = inspect::map_sample(&header, &doc, start, &value, &mut out) {
+                self.bad(InputError::at(
+                    &at(&name),
+                    Some(doc.line_of(start)),
+                    None,
+                    why,
+                ))?;
+                continue;
+            }
+            self.commit_as(out, &at(&name))?;
+        }
+        Ok(())
+    }
+
     /// Feeds what an importer produced through validation into the batch.
     fn commit(&mut self, out: Out) -> Result<()> {
         let display = self.source.display.clone();
+        self.commit_as(out, &display)
+    }
+
+    /// [`Ctx::commit`], naming the records' source `display`.
+    fn commit_as(&mut self, out: Out, display: &str) -> Result<()> {
+        let display = display.to_string();
         for d in out.dropped {
             let mut e = InputError {
                 path: Some(display.clone()),

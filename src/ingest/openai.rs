@@ -75,7 +75,48 @@ pub fn read_messages(
     skip_goal: fn(&Map<String, Value>) -> bool,
     out: &mut Out,
 ) -> Messages {
+    read_messages_with(
+        messages,
+        lines,
+        record_line,
+        record,
+        skip_goal,
+        &|_, _| Action::None,
+        out,
+    )
+}
+
+/// What a text protocol read out of an assistant message that made no call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Not a text-protocol action: a text answer.
+    None,
+    /// A call written in the protocol; the next user message answers it.
+    Call(Call),
+    /// An action the harness would have parsed, but no call can be read
+    /// from it (two command blocks): kept as `raw`.
+    Unreadable,
+}
+
+/// Reads a text protocol's action out of an assistant message that made no
+/// call, given the message after it.
+pub type ReadAction<'a> = dyn Fn(&Map<String, Value>, Option<&Value>) -> Action + 'a;
+
+/// Like [`read_messages`], with `action` reading a text protocol's call out
+/// of an assistant message that made none (given the message after it).
+pub fn read_messages_with(
+    messages: &[Value],
+    lines: &[u64],
+    record_line: u64,
+    record: &Option<String>,
+    skip_goal: fn(&Map<String, Value>) -> bool,
+    action: &ReadAction<'_>,
+    out: &mut Out,
+) -> Messages {
     let mut m_out = Messages::default();
+    // The last assistant message's call came from a text protocol and no
+    // user message has answered it yet.
+    let mut awaiting = false;
     for (i, msg) in messages.iter().enumerate() {
         let line = lines.get(i).copied().unwrap_or(record_line);
         let Value::Object(m) = msg else {
@@ -89,7 +130,7 @@ pub fn read_messages(
         let role = m.get("role").and_then(Value::as_str).unwrap_or("");
         match role {
             "assistant" => {
-                let calls = calls_of(m);
+                let mut calls = calls_of(m);
                 let mut text = convo::content_text(m.get("content"));
                 let mut extra: Map<String, Value> = m
                     .iter()
@@ -101,12 +142,18 @@ pub fn read_messages(
                 {
                     text = Some(r.clone());
                 }
-                // SWE-agent's text protocol: the harness parsed an action
-                // out of the text.
-                let text_action = calls.is_empty()
-                    && m.get("action")
-                        .and_then(Value::as_str)
-                        .is_some_and(|a| !a.trim().is_empty());
+                let mut text_action = false;
+                awaiting = false;
+                if calls.is_empty() {
+                    match action(m, messages.get(i + 1)) {
+                        Action::None => {}
+                        Action::Call(c) => {
+                            calls.push(c);
+                            awaiting = true;
+                        }
+                        Action::Unreadable => text_action = true,
+                    }
+                }
                 // SWE-agent repeats the text as `thought`.
                 if extra.get("thought").and_then(Value::as_str) == text.as_deref() {
                     extra.remove("thought");
@@ -116,7 +163,9 @@ pub fn read_messages(
                     text,
                     calls,
                     text_action,
+                    observed_by_user: awaiting,
                     extra,
+                    ..Default::default()
                 }));
             }
             "tool" | "function" => {
@@ -145,10 +194,9 @@ pub fn read_messages(
                 if ids.is_empty() {
                     m_out.items.push(Item::Result(ToolResult {
                         line,
-                        call_id: None,
                         name,
                         content,
-                        error: None,
+                        ..Default::default()
                     }));
                 } else {
                     for id in ids {
@@ -157,17 +205,32 @@ pub fn read_messages(
                             call_id: Some(id),
                             name: name.clone(),
                             content: content.clone(),
-                            error: None,
+                            ..Default::default()
                         }));
                     }
                 }
             }
             "user" => {
-                if m_out.goal.is_none() && !skip_goal(m) {
+                if std::mem::take(&mut awaiting) {
+                    // The observation of the text-protocol call before it.
+                    let text = convo::content_text(m.get("content")).unwrap_or_default();
+                    m_out.items.push(Item::Result(ToolResult {
+                        line,
+                        error: exit_status_error(&text),
+                        content: Value::String(text),
+                        answers_last_turn: true,
+                        ..Default::default()
+                    }));
+                } else if m_out.goal.is_none() && !skip_goal(m) {
                     m_out.goal = convo::content_text(m.get("content"));
                 }
             }
             "system" | "developer" => {}
+            _ if !m.contains_key("role") => out.drop_part(
+                line,
+                record.clone(),
+                format!("dropped messages[{i}]: no \"role\""),
+            ),
             other => out.drop_part(
                 line,
                 record.clone(),
@@ -179,6 +242,15 @@ pub fn read_messages(
         }
     }
     m_out
+}
+
+/// An observation that opens with a non-zero `<returncode>N</returncode>`
+/// (mini-swe-agent's shell) is a failed execution.
+pub fn exit_status_error(text: &str) -> Option<String> {
+    let rest = text.trim_start().strip_prefix("<returncode>")?;
+    let (code, _) = rest.split_once("</returncode>")?;
+    let code: i64 = code.trim().parse().ok()?;
+    (code != 0).then(|| format!("exit status {code}"))
 }
 
 /// Names of the tools offered: `function.name`, a flat `name`, or
@@ -345,12 +417,14 @@ pub fn map(
         _ => None,
     };
     let visible = defs.map(|d| tool_names(d));
-    let msgs = read_messages(
+    // mini-swe-agent saves its messages in this shape too.
+    let msgs = read_messages_with(
         messages,
         message_lines,
         record_line,
         &record,
         |_| false,
+        &super::messages::mswea_action,
         out,
     );
     if let Some(g) = msgs.goal {

@@ -112,6 +112,21 @@ pub fn real_trace(rel: &str) -> Option<PathBuf> {
     }
 }
 
+/// `../shared/real-traces/REL` beside the project; panics when it is absent,
+/// so that a test reading it (`#[ignore = "needs ../shared"]`) cannot pass
+/// by skipping.
+pub fn shared_trace(rel: &str) -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/real-traces")
+        .join(rel);
+    assert!(
+        p.exists(),
+        "{} is absent: the real samples live in ../shared/real-traces beside the project",
+        p.display()
+    );
+    p
+}
+
 /// One stored decision, as the columns and payload rung keeps.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stored {
