@@ -399,7 +399,7 @@ fn unknown_format_lists_what_was_tried() {
   swe-agent: no \"history\" list
   openai: no \"messages\" list
   anthropic: no \"messages\" list
-name one with --format (auto, rung, otlp, openai, anthropic, tau-bench, swe-agent)"
+name one with --format (auto, rung, otlp, openai, anthropic, tau-bench, swe-agent, bfcl)"
         )
     );
     // Not JSON at all.

@@ -29,7 +29,8 @@ pub struct ImportArgs {
     #[arg(long)]
     pub replace: bool,
     /// The input format: auto (detect each file), rung, otlp, openai,
-    /// anthropic, tau-bench or swe-agent.
+    /// anthropic, tau-bench, swe-agent, or bfcl (BFCL's question,
+    /// possible-answer, result and score files, read together).
     #[arg(long, default_value = "auto", value_name = "FORMAT")]
     pub format: String,
     /// Bind the runs read from other formats (OTLP, transcripts, tau-bench,
@@ -93,6 +94,18 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
             Batch::begin_with(&store, opts, &described.join("\n"), config.as_ref())?;
         if changed && !quiet {
             eprintln!("the configuration changed: everything stored is classified again");
+        }
+        if format == Some(ingest::Format::Bfcl) {
+            // BFCL's questions, answers and results only make runs together.
+            ingest::bfcl::read_all(
+                &mut batch,
+                &sources,
+                &read,
+                &progress,
+                &mut skip,
+                &mut drop_part,
+            )?;
+            return batch.finish(&mut skip);
         }
         for source in &sources {
             ingest::read_source(

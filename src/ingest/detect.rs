@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{anthropic, openai, otlp, swe_agent, tau_bench};
+use super::{anthropic, bfcl, openai, otlp, swe_agent, tau_bench};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -16,6 +16,8 @@ pub enum Format {
     Anthropic,
     TauBench,
     SweAgent,
+    /// BFCL's files, read together (never auto-detected).
+    Bfcl,
 }
 
 /// The importers, in the order auto-detection tries them.
@@ -36,11 +38,12 @@ impl Format {
             Format::Anthropic => "anthropic",
             Format::TauBench => "tau-bench",
             Format::SweAgent => "swe-agent",
+            Format::Bfcl => "bfcl",
         }
     }
 
     pub fn parse(s: &str) -> Option<Format> {
-        [Format::Rung]
+        [Format::Rung, Format::Bfcl]
             .iter()
             .chain(IMPORTERS)
             .copied()
@@ -56,6 +59,7 @@ impl Format {
             Format::Anthropic => anthropic::check(v),
             Format::TauBench => tau_bench::check(v),
             Format::SweAgent => swe_agent::check(v),
+            Format::Bfcl => bfcl::check(v),
         }
     }
 
@@ -205,7 +209,7 @@ mod tests {
         let e = detect(&json!({"foo": 1}), "it has no \"type\" field").unwrap_err();
         assert_eq!(
             e,
-            "matches no known trace format; tried:\n  rung: it has no \"type\" field\n  otlp: no \"resourceSpans\" list at the top level\n  tau-bench: no \"traj\" list; no \"task_id\"\n  swe-agent: no \"history\" list\n  openai: no \"messages\" list\n  anthropic: no \"messages\" list\nname one with --format (auto, rung, otlp, openai, anthropic, tau-bench, swe-agent)"
+            "matches no known trace format; tried:\n  rung: it has no \"type\" field\n  otlp: no \"resourceSpans\" list at the top level\n  tau-bench: no \"traj\" list; no \"task_id\"\n  swe-agent: no \"history\" list\n  openai: no \"messages\" list\n  anthropic: no \"messages\" list\nname one with --format (auto, rung, otlp, openai, anthropic, tau-bench, swe-agent, bfcl)"
         );
     }
 }

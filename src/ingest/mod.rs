@@ -5,6 +5,7 @@
 //! validation, identity hashing and classification.
 
 pub mod anthropic;
+pub mod bfcl;
 pub mod convo;
 pub mod detect;
 pub mod locate;
@@ -500,6 +501,7 @@ pub const FORMATS: &[&str] = &[
     "anthropic",
     "tau-bench",
     "swe-agent",
+    "bfcl",
 ];
 
 /// Reads `--format`: a format, or `None` for auto-detection.
@@ -641,6 +643,34 @@ pub fn read_source(
     }
 }
 
+/// Feeds what an importer that reads several sources together (BFCL) made
+/// of one of them: its bad records (each skipped with --keep-going, else the
+/// import's error), then its records.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn feed(
+    batch: &mut Batch<'_>,
+    source: &Source,
+    opts: &ReadOptions,
+    progress: &Progress,
+    skip: &mut dyn FnMut(&InputError),
+    dropped: &mut dyn FnMut(&InputError),
+    bad: Vec<InputError>,
+    out: Out,
+) -> Result<()> {
+    let mut ctx = Ctx {
+        batch,
+        source,
+        opts,
+        progress,
+        skip,
+        dropped,
+    };
+    for e in bad {
+        ctx.bad(e)?;
+    }
+    ctx.commit(out)
+}
+
 /// One source being read by an importer.
 struct Ctx<'b, 'a, 'c> {
     batch: &'b mut Batch<'a>,
@@ -750,6 +780,7 @@ impl Ctx<'_, '_, '_> {
                         swe_agent::map(rec, rline, &doc.item_lines(off, "history"), &mut out)
                     }
                     Format::Rung => unreachable!("rung's format streams"),
+                    Format::Bfcl => Err("BFCL files are read together (bfcl::read_all)".into()),
                 };
                 if let Err(why) = mapped {
                     self.bad(InputError::at(&display, Some(rline), None, why))?;
