@@ -782,6 +782,18 @@ impl File {
             }
             match serde_json::from_slice::<OJson>(raw) {
                 Ok(v) => lines.push((n, v)),
+                // The first line is no entry (a pretty-printed document?):
+                // one error for the file, not one per line.
+                Err(_) if lines.is_empty() && errors.is_empty() => {
+                    errors.push(InputError::at(
+                        display,
+                        Some(n),
+                        None,
+                        format!("not a BFCL file: line {n} is not a whole JSON object (BFCL files are JSON Lines: one entry per line)"),
+                    ));
+                    lines.clear();
+                    break;
+                }
                 Err(e) => {
                     let msg = e.to_string();
                     let msg = msg.find(" at line ").map_or(&msg[..], |i| &msg[..i]);
