@@ -527,6 +527,28 @@ fn results_without_their_questions_are_refused() {
     );
 }
 
+#[test]
+fn multi_turn_without_its_function_docs_records_no_menu() {
+    let (_dir, db) = setup();
+    let q = bfcl("v4/question/BFCL_v4_multi_turn_miss_func.json");
+    let r = bfcl("v4/result/demo-model-FC/BFCL_v4_multi_turn_miss_func_result.json");
+    let out = rung(&db, &["import", "--format", "bfcl", &q, &r]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr.trim_end(),
+        format!(
+            "{r}:1: run demo-model-FC/multi_turn_miss_func_0: the menu is unknown: no function docs for NotesAPI (import BFCL's multi_turn_func_doc/notes_api.json with the questions) (--keep-going imports the rest and lists each part it dropped)"
+        )
+    );
+    let out = rung(&db, &["import", "--format", "bfcl", "--keep-going", &q, &r]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("1 run, 5 decisions"), "{}", out.stderr);
+    let run = "demo-model-FC/multi_turn_miss_func_0";
+    assert_eq!(run_column(&db, run, "visible"), Value::Null);
+    assert_eq!(run_extra(&db, run)["tool_definitions"], Value::Null);
+    assert!(stored(&db, run).iter().all(|d| d.visible.is_none()));
+}
+
 // ---------------------------------------------------------------------------
 // The public BFCL question files, with results made up here: every function
 // on the menu called once (with its dots written as underscores, as

@@ -1258,6 +1258,8 @@ struct RunInput<'a> {
 struct Menu {
     functions: Vec<Value>,
     held: Vec<(usize, Vec<String>)>,
+    /// False when function docs are missing: then no menu is recorded.
+    known: bool,
 }
 
 fn menu_of(r: &RunInput<'_>, out: &mut Out, line: u64) -> Menu {
@@ -1266,6 +1268,7 @@ fn menu_of(r: &RunInput<'_>, out: &mut Out, line: u64) -> Menu {
         return Menu {
             functions: functions_of(entry),
             held: Vec::new(),
+            known: true,
         };
     }
     let mut functions = Vec::new();
@@ -1283,7 +1286,7 @@ fn menu_of(r: &RunInput<'_>, out: &mut Out, line: u64) -> Menu {
             line,
             Some(format!("run {}/{}", r.model, r.question.id)),
             format!(
-                "the menu is incomplete: no function docs for {} (import BFCL's multi_turn_func_doc/{} with the questions)",
+                "the menu is unknown: no function docs for {} (import BFCL's multi_turn_func_doc/{} with the questions)",
                 missing.join(", "),
                 missing
                     .iter()
@@ -1316,12 +1319,19 @@ fn menu_of(r: &RunInput<'_>, out: &mut Out, line: u64) -> Menu {
             }
         }
     }
-    Menu { functions, held }
+    Menu {
+        functions,
+        held,
+        known: missing.is_empty(),
+    }
 }
 
 fn map_run(r: &RunInput<'_>, line: u64, out: &mut Out) -> std::result::Result<(), String> {
     let q = r.question;
     let run_id = format!("{}/{}", r.model, q.id);
+    let Some(answer) = r.result.get("result") else {
+        return Err("a result needs a \"result\"".into());
+    };
     let menu = menu_of(r, out, line);
     let stringly = is_stringly(&r.key.category);
     let all_names = menu_names(&menu.functions);
@@ -1341,7 +1351,7 @@ fn map_run(r: &RunInput<'_>, line: u64, out: &mut Out) -> std::result::Result<()
     if let Some(g) = goal {
         run.insert("goal".into(), json!(g));
     }
-    if menu.held.is_empty() {
+    if menu.known && menu.held.is_empty() {
         run.insert("visible".into(), json!(all_names));
     }
     let mut tags = Map::new();
@@ -1370,15 +1380,17 @@ fn map_run(r: &RunInput<'_>, line: u64, out: &mut Out) -> std::result::Result<()
         }
     }
     run.insert("tags".into(), Value::Object(tags));
-    run.insert(
-        "tool_definitions".into(),
-        Value::Array(
-            menu.functions
-                .iter()
-                .map(|f| tool_definition(f, stringly))
-                .collect(),
-        ),
-    );
+    if menu.known {
+        run.insert(
+            "tool_definitions".into(),
+            Value::Array(
+                menu.functions
+                    .iter()
+                    .map(|f| tool_definition(f, stringly))
+                    .collect(),
+            ),
+        );
+    }
     if let Some(gt) = r.gt {
         run.insert("bfcl_possible_answer".into(), gt.to_value());
     }
@@ -1403,9 +1415,6 @@ fn map_run(r: &RunInput<'_>, line: u64, out: &mut Out) -> std::result::Result<()
     run.insert("imported_from".into(), json!("bfcl"));
     out.push(Value::Object(run), line, None);
 
-    let Some(answer) = r.result.get("result") else {
-        return Err("a result needs a \"result\"".into());
-    };
     let mut step = 0i64;
     let mut turn = 0i64;
     let mut push = |decoded: Decoded, visible: Option<&[String]>, bfcl_turn: Option<usize>| {
@@ -1470,7 +1479,7 @@ fn map_run(r: &RunInput<'_>, line: u64, out: &mut Out) -> std::result::Result<()
         return Ok(());
     };
     for (t, steps) in bfcl_turns.iter().enumerate() {
-        let visible: Option<Vec<String>> = (!menu.held.is_empty()).then(|| {
+        let visible: Option<Vec<String>> = (menu.known && !menu.held.is_empty()).then(|| {
             let withheld: Vec<&String> = menu
                 .held
                 .iter()
@@ -1953,6 +1962,31 @@ mod tests {
         assert_eq!(func_doc_stem("TwitterAPI"), "posting_api");
         assert_eq!(func_doc_stem("NotesAPI"), "notes_api");
         assert_eq!(func_doc_stem("GorillaFileSystem"), "gorilla_file_system");
+    }
+
+    #[test]
+    fn which_lines_and_models_are_bfcls() {
+        assert!(check(&json!({"id": "simple_0", "question": "q", "function": {}})).is_empty());
+        assert!(check(&json!({"name": "cd", "parameters": {}})).is_empty());
+        assert_eq!(
+            check(&json!({"id": 1})),
+            ["none of \"question\", \"ground_truth\", \"result\" or \"accuracy\""]
+        );
+        assert_eq!(check(&json!([1])), ["a BFCL line is an object, not a list"]);
+        for fc in [
+            "gpt-4o-2024-08-06-FC",
+            "yi-large-fc",
+            "mistral-large-2402-FC-Any",
+        ] {
+            assert!(is_fc_model(fc), "{fc}");
+        }
+        for prompt in [
+            "gpt-4o-2024-08-06",
+            "claude-3-5-sonnet-20240620",
+            "gorilla-openfunctions-v2",
+        ] {
+            assert!(!is_fc_model(prompt), "{prompt}");
+        }
     }
 
     #[test]
