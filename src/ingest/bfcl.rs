@@ -1110,6 +1110,8 @@ pub fn map_files(files: &[File]) -> Vec<Mapped> {
         // Result entries paired with questions: by id, or by position when
         // the results carry none (as BFCL v1 paired them).
         let mut results: Vec<(u64, &OJson, &Question<'_>)> = Vec::new();
+        // The entry of each result line, for v1's numbered verdicts.
+        let mut by_line: Vec<Option<&str>> = Vec::with_capacity(f.lines.len());
         for (pos, (line, v)) in f.lines.iter().enumerate() {
             let by_id = match v.get("id") {
                 Some(OJson::Str(id)) => Some(qf.get(id)),
@@ -1119,6 +1121,7 @@ pub fn map_files(files: &[File]) -> Vec<Mapped> {
                 Some(q) => q,
                 None => qf.entries.get(pos),
             };
+            by_line.push(q.map(|q| q.id.as_str()));
             let Some(q) = q else {
                 let what = entry_id(v)
                     .map_or_else(|| format!("result {}", pos + 1), |id| format!("entry {id}"));
@@ -1135,7 +1138,7 @@ pub fn map_files(files: &[File]) -> Vec<Mapped> {
         let verdicts = scores
             .iter()
             .find(|(m, k, _)| *m == model.as_str() && k.matches(key))
-            .map(|(_, _, s)| verdicts(&files[*s], &results, &mut mapped[*s].errors));
+            .map(|(_, _, s)| verdicts(&files[*s], &by_line, &mut mapped[*s].errors));
         let fc = is_fc_model(model);
         let mut out = Out::default();
         for (line, v, q) in &results {
@@ -1174,7 +1177,7 @@ pub fn map_files(files: &[File]) -> Vec<Mapped> {
 /// line (1-based), later versions give the id.
 fn verdicts<'a>(
     score: &'a File,
-    results: &[(u64, &OJson, &Question<'_>)],
+    by_line: &[Option<&str>],
     errors: &mut Vec<InputError>,
 ) -> Verdicts<'a> {
     let mut failing = HashMap::new();
@@ -1188,8 +1191,8 @@ fn verdicts<'a>(
             (None, Some(OJson::Str(s))) => Some(s.clone()),
             (None, Some(OJson::Num(n))) => n
                 .as_u64()
-                .and_then(|n| results.get((n as usize).checked_sub(1)?))
-                .map(|(_, _, q)| q.id.clone()),
+                .and_then(|n| *by_line.get((n as usize).checked_sub(1)?)?)
+                .map(String::from),
             _ => None,
         };
         match id {
