@@ -403,7 +403,7 @@ fn unknown_format_lists_what_was_tried() {
   openai: no \"messages\" list
   anthropic: no \"messages\" list
   messages: a message list is a JSON list, not an object
-name one with --format (auto, rung, otlp, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages)"
+name one with --format (auto, rung, otlp, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages, bfcl)"
         )
     );
     // Not JSON at all.

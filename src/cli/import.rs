@@ -30,8 +30,9 @@ pub struct ImportArgs {
     pub replace: bool,
     /// The input format: auto (detect each file), rung, otlp, openai,
     /// openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect
-    /// (.json or zipped .eval logs) or messages (a bare list of chat
-    /// messages). See docs/importers.md.
+    /// (.json or zipped .eval logs), messages (a bare list of chat
+    /// messages) or bfcl (BFCL's question, possible-answer, result and score
+    /// files, read together). See docs/importers.md and docs/bfcl.md.
     #[arg(long, default_value = "auto", value_name = "FORMAT")]
     pub format: String,
     /// Bind the runs read from other formats (OTLP, transcripts, tau-bench,
@@ -95,6 +96,18 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
             Batch::begin_with(&store, opts, &described.join("\n"), config.as_ref())?;
         if changed && !quiet {
             eprintln!("the configuration changed: everything stored is classified again");
+        }
+        if format == Some(ingest::Format::Bfcl) {
+            // BFCL's questions, answers and results only make runs together.
+            ingest::bfcl::read_all(
+                &mut batch,
+                &sources,
+                &read,
+                &progress,
+                &mut skip,
+                &mut drop_part,
+            )?;
+            return batch.finish(&mut skip);
         }
         for source in &sources {
             ingest::read_source(

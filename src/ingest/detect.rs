@@ -6,7 +6,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{anthropic, gemini, inspect, messages, openai, otlp, responses, swe_agent, tau_bench};
+use super::{
+    anthropic, bfcl, gemini, inspect, messages, openai, otlp, responses, swe_agent, tau_bench,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -20,6 +22,8 @@ pub enum Format {
     SweAgent,
     Inspect,
     Messages,
+    /// BFCL's files, read together (never auto-detected).
+    Bfcl,
 }
 
 /// The importers, in the order auto-detection tries them.
@@ -48,6 +52,7 @@ impl Format {
             Format::SweAgent => "swe-agent",
             Format::Inspect => "inspect",
             Format::Messages => "messages",
+            Format::Bfcl => "bfcl",
         }
     }
 
@@ -70,7 +75,7 @@ impl Format {
     }
 
     pub fn parse(s: &str) -> Option<Format> {
-        [Format::Rung]
+        [Format::Rung, Format::Bfcl]
             .iter()
             .chain(IMPORTERS)
             .copied()
@@ -90,6 +95,7 @@ impl Format {
             Format::SweAgent => swe_agent::check(v),
             Format::Inspect => inspect::check(v),
             Format::Messages => messages::check(v),
+            Format::Bfcl => bfcl::check(v),
         }
     }
 
@@ -276,7 +282,7 @@ mod tests {
         let e = detect(&json!({"foo": 1}), "it has no \"type\" field").unwrap_err();
         assert_eq!(
             e,
-            "matches no known trace format; tried:\n  rung: it has no \"type\" field\n  otlp: no \"resourceSpans\" list at the top level\n  inspect: no \"eval\" object\n  tau-bench: no \"traj\" list; no \"task_id\"\n  swe-agent: no \"history\" list\n  openai-responses: no \"input\" or \"output\" list\n  gemini: no \"contents\" or \"candidates\" list\n  openai: no \"messages\" list\n  anthropic: no \"messages\" list\n  messages: a message list is a JSON list, not an object\nname one with --format (auto, rung, otlp, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages)"
+            "matches no known trace format; tried:\n  rung: it has no \"type\" field\n  otlp: no \"resourceSpans\" list at the top level\n  inspect: no \"eval\" object\n  tau-bench: no \"traj\" list; no \"task_id\"\n  swe-agent: no \"history\" list\n  openai-responses: no \"input\" or \"output\" list\n  gemini: no \"contents\" or \"candidates\" list\n  openai: no \"messages\" list\n  anthropic: no \"messages\" list\n  messages: a message list is a JSON list, not an object\nname one with --format (auto, rung, otlp, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages, bfcl)"
         );
     }
 }

@@ -5,6 +5,7 @@
 //! validation, identity hashing and classification.
 
 pub mod anthropic;
+pub mod bfcl;
 pub mod convo;
 pub mod detect;
 pub mod gemini;
@@ -509,6 +510,7 @@ pub const FORMATS: &[&str] = &[
     "swe-agent",
     "inspect",
     "messages",
+    "bfcl",
 ];
 
 /// Reads `--format`: a format, or `None` for auto-detection.
@@ -658,6 +660,34 @@ pub fn read_source(
     }
 }
 
+/// Feeds what an importer that reads several sources together (BFCL) made
+/// of one of them: its bad records (each skipped with --keep-going, else the
+/// import's error), then its records.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn feed<S: RecordSink>(
+    batch: &mut S,
+    source: &Source,
+    opts: &ReadOptions,
+    progress: &Progress,
+    skip: &mut dyn FnMut(&InputError),
+    dropped: &mut dyn FnMut(&InputError),
+    bad: Vec<InputError>,
+    out: Out,
+) -> Result<()> {
+    let mut ctx = Ctx {
+        batch,
+        source,
+        opts,
+        progress,
+        skip,
+        dropped,
+    };
+    for e in bad {
+        ctx.bad(e)?;
+    }
+    ctx.commit(out)
+}
+
 /// One source being read by an importer.
 struct Ctx<'b, 'c, S> {
     batch: &'b mut S,
@@ -771,6 +801,7 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
                     Format::Inspect => inspect::map(&doc, off, rec, &mut out),
                     Format::Messages => messages::map(rec, rline, &doc.array_lines(off), &mut out),
                     Format::Rung => unreachable!("rung's format streams"),
+                    Format::Bfcl => Err("BFCL files are read together (bfcl::read_all)".into()),
                 };
                 if let Err(why) = mapped {
                     self.bad(InputError::at(&display, Some(rline), None, why))?;
