@@ -10,8 +10,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::app::{Action, App, Options, update};
 use super::theme::Theme;
+use super::update::{Action, App, Options, update};
 use super::worker::{Done, Shared, Workers};
 use super::{keymap, views};
 use crate::error::{Error, Result};

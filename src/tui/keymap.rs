@@ -4,7 +4,7 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::app::{Action, App, Screen};
+use super::update::{Action, App, Screen};
 
 /// One key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

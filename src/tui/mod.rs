@@ -3,13 +3,13 @@
 //! keymap; drawing is a pure function of the state; workers own read-only
 //! SQLite connections and answer tagged requests.
 
-pub mod app;
 pub mod harness;
 pub mod keymap;
 pub mod layout;
 pub mod paged;
 pub mod payload;
 pub mod theme;
+pub mod update;
 pub mod views;
 pub mod worker;
 
@@ -20,7 +20,7 @@ use std::sync::mpsc::{Receiver, channel};
 
 use ratatui::crossterm::event::{self, Event};
 
-pub use app::{Action, App, Options, Screen, update};
+pub use update::{Action, App, Options, Screen, update};
 use worker::{Done, Shared, Workers};
 
 use crate::error::{Error, Result};

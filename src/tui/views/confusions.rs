@@ -10,8 +10,8 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table};
 use super::{block, esc, loading, n, percent};
 use crate::metrics::top_share;
 use crate::text::truncate;
-use crate::tui::app::App;
 use crate::tui::layout::{self, List};
+use crate::tui::update::App;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;

@@ -17,10 +17,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::app::{App, FilterForm, Screen};
 use super::keymap;
 use super::layout;
 use super::theme::Theme;
+use super::update::{App, FilterForm, Screen};
 use crate::model::Timestamp;
 use crate::text;
 

@@ -12,10 +12,10 @@ use crate::ladder::label_text;
 use crate::model::Rung;
 use crate::store::browse::{MenuItem, PayloadColumn};
 use crate::text::truncate;
-use crate::tui::app::{App, Viewer};
 use crate::tui::layout::{self, List};
 use crate::tui::payload::human_bytes;
 use crate::tui::theme::Theme;
+use crate::tui::update::{App, Viewer};
 use crate::tui::worker::DetailView;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {

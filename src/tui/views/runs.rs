@@ -10,10 +10,10 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table};
 use super::{badge, block, esc, loading, minute, n, opt, yes_no};
 use crate::store::browse::{DecisionRow, RunSort};
 use crate::store::query::RunRow;
-use crate::tui::app::App;
 use crate::tui::layout::{self, List};
 use crate::tui::paged::{Cursor, Paged};
 use crate::tui::theme::Theme;
+use crate::tui::update::App;
 
 fn sort_name(s: RunSort) -> &'static str {
     match s {
