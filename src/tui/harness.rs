@@ -10,8 +10,10 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::action::Action;
+use super::state::{App, Options};
 use super::theme::Theme;
-use super::update::{Action, App, Options, update};
+use super::update::update;
 use super::worker::{Done, Shared, Workers};
 use super::{keymap, views};
 use crate::error::{Error, Result};

@@ -3,11 +3,13 @@
 //! keymap; drawing is a pure function of the state; workers own read-only
 //! SQLite connections and answer tagged requests.
 
+pub mod action;
 pub mod harness;
 pub mod keymap;
 pub mod layout;
 pub mod paged;
 pub mod payload;
+pub mod state;
 pub mod theme;
 pub mod update;
 pub mod views;
@@ -20,7 +22,9 @@ use std::sync::mpsc::{Receiver, channel};
 
 use ratatui::crossterm::event::{self, Event};
 
-pub use update::{Action, App, Options, Screen, update};
+pub use action::Action;
+pub use state::{App, Options, Screen};
+pub use update::update;
 use worker::{Done, Shared, Workers};
 
 use crate::error::{Error, Result};

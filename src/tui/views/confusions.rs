@@ -11,7 +11,7 @@ use super::{block, esc, loading, n, percent};
 use crate::metrics::top_share;
 use crate::text::truncate;
 use crate::tui::layout::{self, List};
-use crate::tui::update::App;
+use crate::tui::state::App;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;

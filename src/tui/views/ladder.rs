@@ -10,7 +10,7 @@ use ratatui::widgets::{Paragraph, Sparkline};
 use super::{block, esc, loading, n, percent};
 use crate::metrics::Rate;
 use crate::model::Rung;
-use crate::tui::update::{App, TREND_DAYS};
+use crate::tui::state::{App, TREND_DAYS};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let left_w = if area.width >= 120 { 58 } else { 42 };

@@ -19,8 +19,8 @@ use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
 use super::keymap;
 use super::layout;
+use super::state::{App, FilterForm, Screen};
 use super::theme::Theme;
-use super::update::{App, FilterForm, Screen};
 use crate::model::Timestamp;
 use crate::text;
 

@@ -9,7 +9,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table};
 use super::{block, day, esc, loading, n, spark};
 use crate::report::change;
 use crate::tui::layout::{self, List};
-use crate::tui::update::App;
+use crate::tui::state::App;
 use crate::window::DAY;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {

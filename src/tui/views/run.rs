@@ -14,8 +14,8 @@ use crate::store::browse::{MenuItem, PayloadColumn};
 use crate::text::truncate;
 use crate::tui::layout::{self, List};
 use crate::tui::payload::human_bytes;
+use crate::tui::state::{App, Viewer};
 use crate::tui::theme::Theme;
-use crate::tui::update::{App, Viewer};
 use crate::tui::worker::DetailView;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {

@@ -12,8 +12,8 @@ use crate::store::browse::{DecisionRow, RunSort};
 use crate::store::query::RunRow;
 use crate::tui::layout::{self, List};
 use crate::tui::paged::{Cursor, Paged};
+use crate::tui::state::App;
 use crate::tui::theme::Theme;
-use crate::tui::update::App;
 
 fn sort_name(s: RunSort) -> &'static str {
     match s {

@@ -8,7 +8,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::{block, esc, loading, n, percent};
 use crate::tui::layout::{self, List};
-use crate::tui::update::App;
+use crate::tui::state::App;
 use crate::tui::worker::AUDIT_CAP;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
