@@ -33,11 +33,13 @@ use crate::metrics::Confusions;
 use crate::store::browse::{Anchor, FilterHints};
 use crate::window::WEEK;
 
-/// A value a worker computes, with whether it is being computed.
+/// A value a worker computes: held, being computed, or failed (the error
+/// is shown where the value would be).
 #[derive(Debug, Clone)]
 pub struct Load<T> {
     pub value: Option<T>,
     pub loading: bool,
+    pub error: Option<String>,
 }
 
 impl<T> Default for Load<T> {
@@ -45,18 +47,29 @@ impl<T> Default for Load<T> {
         Load {
             value: None,
             loading: false,
+            error: None,
         }
     }
 }
 
 impl<T> Load<T> {
-    /// Neither held nor asked for.
+    /// Neither held nor asked for (a failed value is asked for again).
     pub fn wants(&self) -> bool {
         self.value.is_none() && !self.loading
+    }
+    /// It is being asked for.
+    pub fn begin(&mut self) {
+        self.loading = true;
+        self.error = None;
     }
     pub fn set(&mut self, v: T) {
         self.value = Some(v);
         self.loading = false;
+        self.error = None;
+    }
+    pub fn fail(&mut self, e: String) {
+        self.loading = false;
+        self.error = Some(e);
     }
 }
 

@@ -39,6 +39,8 @@ pub struct Viewer {
     pub checkpoints: Vec<(u64, Indent)>,
     pub scroll: usize,
     pub loading: bool,
+    /// Why the last chunk could not be read.
+    pub error: Option<String>,
     /// Scroll to the end once the last chunk arrives.
     pub want_bottom: bool,
 }
@@ -54,6 +56,7 @@ impl Viewer {
             checkpoints: vec![(0, Indent::default())],
             scroll: 0,
             loading: true,
+            error: None,
             want_bottom: false,
         }
     }
@@ -95,6 +98,8 @@ pub struct DetailCache {
     order: VecDeque<i64>,
     /// The decision whose detail was asked for last.
     pub wanted: Option<i64>,
+    /// A decision whose detail could not be read, and why.
+    pub failed: Option<(i64, String)>,
 }
 
 impl DetailCache {
@@ -103,6 +108,13 @@ impl DetailCache {
     }
     pub fn contains(&self, id: i64) -> bool {
         self.by_id.contains_key(&id)
+    }
+    /// Why the detail of `id` could not be read, if it could not.
+    pub fn error(&self, id: i64) -> Option<&str> {
+        match &self.failed {
+            Some((f, e)) if *f == id => Some(e),
+            _ => None,
+        }
     }
     pub fn insert(&mut self, d: Arc<DetailView>) {
         let id = d.detail.decision_id;

@@ -14,6 +14,8 @@ pub struct Fuzzy {
     /// The answer for `input` (or for an earlier input while typing).
     pub result: Option<FuzzyResult>,
     pub loading: bool,
+    /// Why the last match could not be made.
+    pub error: Option<String>,
     pub cursor: Cursor,
     /// The order the matches are shown in: `None` is best match first.
     pub sorted: Option<(RunSort, bool)>,

@@ -11,7 +11,7 @@ use crate::tui::worker::{Request, Slot};
 
 pub(super) fn ensure(app: &mut App) {
     if app.confusions.wants() {
-        app.confusions.loading = true;
+        app.confusions.begin();
         app.request(Slot::Confusions, Request::Confusions(app.filter.clone()));
     }
 }

@@ -11,7 +11,7 @@ pub(super) fn open(app: &mut App) {
     app.editing_filter = true;
     app.form.error = None;
     if app.hints.wants() {
-        app.hints.loading = true;
+        app.hints.begin();
         app.request(Slot::Hints, Request::Hints);
     }
 }

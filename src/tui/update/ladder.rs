@@ -11,15 +11,15 @@ use crate::tui::worker::{Request, Slot};
 pub(super) fn ensure(app: &mut App) {
     let f = app.filter.clone();
     if app.ladder.counts.wants() {
-        app.ladder.counts.loading = true;
+        app.ladder.counts.begin();
         app.request(Slot::Ladder, Request::Ladder(f.clone()));
     }
     if app.confusions.wants() {
-        app.confusions.loading = true;
+        app.confusions.begin();
         app.request(Slot::Confusions, Request::Confusions(f.clone()));
     }
     if app.ladder.trend.wants() {
-        app.ladder.trend.loading = true;
+        app.ladder.trend.begin();
         let until = f.until.unwrap_or(app.opts.now_us);
         app.request(
             Slot::Trend,
@@ -31,7 +31,7 @@ pub(super) fn ensure(app: &mut App) {
         );
     }
     if app.ladder.metrics.wants() {
-        app.ladder.metrics.loading = true;
+        app.ladder.metrics.begin();
         app.request(Slot::Metrics, Request::Metrics(f));
     }
 }

@@ -26,7 +26,7 @@ use super::state::{App, Load, Screen};
 impl App {
     /// Queues what the first screen needs (called after the first frame).
     pub fn start(&mut self) {
-        self.empty.loading = true;
+        self.empty.begin();
         self.request(super::worker::Slot::Empty, super::worker::Request::Empty);
         self.ensure();
     }

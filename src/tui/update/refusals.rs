@@ -12,7 +12,7 @@ use crate::window::{DAY, WEEK};
 
 pub(super) fn ensure(app: &mut App) {
     if app.refusals.data.wants() {
-        app.refusals.data.loading = true;
+        app.refusals.data.begin();
         app.request(
             Slot::Refusals,
             Request::Refusals {

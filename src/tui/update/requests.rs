@@ -37,8 +37,8 @@ impl App {
         let anchor = self.inflight.done(done.slot);
         match done.response {
             Response::Error(e) => {
-                self.status = Some(e);
-                self.clear_loading(done.slot);
+                self.status = Some(e.clone());
+                self.fail(done.slot, e);
             }
             Response::Empty(e) => self.empty.set(e),
             Response::Ladder(c, b) => self.ladder.counts.set((c, b)),
@@ -62,29 +62,36 @@ impl App {
         }
     }
 
-    fn clear_loading(&mut self, slot: Slot) {
+    /// The latest request of `slot` failed: what waited for it shows why.
+    fn fail(&mut self, slot: Slot, e: String) {
         match slot {
-            Slot::Empty => self.empty.loading = false,
-            Slot::Ladder => self.ladder.counts.loading = false,
-            Slot::Metrics => self.ladder.metrics.loading = false,
-            Slot::Confusions => self.confusions.loading = false,
-            Slot::Trend => self.ladder.trend.loading = false,
-            Slot::Refusals => self.refusals.data.loading = false,
-            Slot::Tools => self.tools.data.loading = false,
-            Slot::ToolDef => self.tool.def.loading = false,
-            Slot::ToolAudit => self.tool.audit.loading = false,
-            Slot::Hints => self.hints.loading = false,
-            Slot::Runs => self.runs.page.loading = false,
-            Slot::Fuzzy => self.runs.fuzzy.loading = false,
-            Slot::RunHeader => self.run.header.loading = false,
-            Slot::Timeline => self.run.timeline.loading = false,
-            Slot::Decisions => self.decisions.page.loading = false,
+            Slot::Empty => self.empty.fail(e),
+            Slot::Ladder => self.ladder.counts.fail(e),
+            Slot::Metrics => self.ladder.metrics.fail(e),
+            Slot::Confusions => self.confusions.fail(e),
+            Slot::Trend => self.ladder.trend.fail(e),
+            Slot::Refusals => self.refusals.data.fail(e),
+            Slot::Tools => self.tools.data.fail(e),
+            Slot::ToolDef => self.tool.def.fail(e),
+            Slot::ToolAudit => self.tool.audit.fail(e),
+            Slot::Hints => self.hints.fail(e),
+            Slot::Runs => self.runs.page.fail(e),
+            Slot::Fuzzy => {
+                self.runs.fuzzy.loading = false;
+                self.runs.fuzzy.error = Some(e);
+            }
+            Slot::RunHeader => self.run.header.fail(e),
+            Slot::Timeline => self.run.timeline.fail(e),
+            Slot::Decisions => self.decisions.page.fail(e),
             Slot::Payload | Slot::PayloadSeek => {
                 if let Some(v) = &mut self.run.viewer {
                     v.loading = false;
+                    v.error = Some(e);
                 }
             }
-            Slot::NextFailing | Slot::Detail => {}
+            Slot::Detail => self.details.failed = self.details.wanted.map(|id| (id, e)),
+            // Only the key bar says it.
+            Slot::NextFailing => {}
         }
     }
 }

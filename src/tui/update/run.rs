@@ -43,7 +43,7 @@ pub(super) fn ensure(app: &mut App) {
     if let Some(id) = &app.run.run_id
         && app.run.header.wants()
     {
-        app.run.header.loading = true;
+        app.run.header.begin();
         let id = id.clone();
         app.request(Slot::RunHeader, Request::RunHeader(id));
     }
@@ -135,6 +135,7 @@ fn want_detail(app: &mut App) {
         return;
     }
     app.details.wanted = Some(id);
+    app.details.failed = None;
     app.request(Slot::Detail, Request::Detail(id));
 }
 

@@ -46,10 +46,12 @@ pub(super) fn run_fuzzy(app: &mut App) {
         app.runs.fuzzy.result = None;
         app.runs.fuzzy.rows.clear();
         app.runs.fuzzy.loading = false;
+        app.runs.fuzzy.error = None;
         app.inflight.done(Slot::Fuzzy);
         return;
     }
     app.runs.fuzzy.loading = true;
+    app.runs.fuzzy.error = None;
     app.request(
         Slot::Fuzzy,
         Request::Fuzzy {
@@ -61,6 +63,7 @@ pub(super) fn run_fuzzy(app: &mut App) {
 
 pub(super) fn take_fuzzy(app: &mut App, r: FuzzyResult) {
     app.runs.fuzzy.loading = false;
+    app.runs.fuzzy.error = None;
     app.runs.fuzzy.result = Some(r);
     app.runs.fuzzy.cursor = Cursor::default();
     sort_fuzzy_rows(app);

@@ -13,7 +13,7 @@ use crate::tui::worker::{Request, Slot, ToolRow};
 
 pub(super) fn ensure(app: &mut App) {
     if app.tools.data.wants() {
-        app.tools.data.loading = true;
+        app.tools.data.begin();
         app.request(Slot::Tools, Request::Tools(app.filter.clone()));
     }
 }
@@ -86,7 +86,7 @@ pub(super) fn act(app: &mut App, action: Action) {
 pub(super) fn ensure_tool(app: &mut App) {
     let (catalogue, name) = (app.tool.catalogue.clone(), app.tool.name.clone());
     if app.tool.def.wants() {
-        app.tool.def.loading = true;
+        app.tool.def.begin();
         app.request(
             Slot::ToolDef,
             Request::ToolDef {
@@ -96,7 +96,7 @@ pub(super) fn ensure_tool(app: &mut App) {
         );
     }
     if app.tool.audit.wants() {
-        app.tool.audit.loading = true;
+        app.tool.audit.begin();
         app.request(
             Slot::ToolAudit,
             Request::ToolAudit {

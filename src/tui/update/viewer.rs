@@ -41,6 +41,7 @@ fn request(app: &mut App, start: u64, state: Indent) {
         return;
     };
     v.loading = true;
+    v.error = None;
     let (decision_id, column) = (v.decision_id, v.column);
     app.request(
         Slot::Payload,
@@ -110,6 +111,7 @@ pub(super) fn bottom(app: &mut App) {
     }
     v.want_bottom = true;
     v.loading = true;
+    v.error = None;
     let from = v.last_checkpoint();
     let (decision_id, column) = (v.decision_id, v.column);
     app.request(
@@ -128,6 +130,7 @@ pub(super) fn take_chunk(app: &mut App, c: Chunk) {
         return;
     };
     v.loading = false;
+    v.error = None;
     v.total = Some(c.total);
     v.add_checkpoint(c.end, c.end_state);
     let n = c.lines.len();

@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
-use super::{block, esc, loading, n, percent};
+use super::{block, esc, n, percent, waiting};
 use crate::metrics::top_share;
 use crate::text::truncate;
 use crate::tui::layout::{self, List};
@@ -17,7 +17,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
     let (top, body) = layout::confusions(area);
     let Some(c) = &app.confusions.value else {
-        f.render_widget(loading(t), top);
+        f.render_widget(waiting(app.confusions.error.as_deref(), t), top);
         f.render_widget(block(" Confusion cells ", t, true), body);
         return;
     };

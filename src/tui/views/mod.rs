@@ -249,6 +249,20 @@ pub fn loading(theme: &Theme) -> Line<'static> {
     Line::styled("loading…", theme.dim())
 }
 
+/// What stands where a value will be: why it could not be loaded, or the
+/// loading placeholder while it is coming.
+pub fn waiting(error: Option<&str>, theme: &Theme) -> Line<'static> {
+    match error {
+        Some(e) => Line::styled(format!("could not load: {}", esc(e)), theme.bad()),
+        None => loading(theme),
+    }
+}
+
+/// `waiting` as a paragraph, wrapped so that a long error shows whole.
+pub fn pending(error: Option<&str>, theme: &Theme) -> Paragraph<'static> {
+    Paragraph::new(waiting(error, theme)).wrap(Wrap { trim: true })
+}
+
 fn tabs(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
     let mut spans = vec![Span::styled(" rung ", t.title())];

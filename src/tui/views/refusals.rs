@@ -6,7 +6,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
-use super::{block, day, esc, loading, n, spark};
+use super::{block, day, esc, n, pending, spark};
 use crate::report::change;
 use crate::tui::layout::{self, List};
 use crate::tui::state::App;
@@ -24,7 +24,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     );
     let tb = block(window, t, false);
     let Some(d) = &rs.data.value else {
-        f.render_widget(Paragraph::new(loading(t)).block(tb), top);
+        f.render_widget(pending(rs.data.error.as_deref(), t).block(tb), top);
         f.render_widget(block(" ", t, true), table);
         return;
     };

@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{badge, block, esc, hang, loading, n, opt, short_badge, yes_no};
+use super::{badge, block, esc, hang, loading, n, opt, pending, short_badge, waiting, yes_no};
 use crate::ladder::label_text;
 use crate::model::Rung;
 use crate::store::browse::{MenuItem, PayloadColumn};
@@ -47,7 +47,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
 fn draw_header(f: &mut Frame, app: &App, run_id: &str, area: Rect) {
     let t = &app.opts.theme;
     let mut first = vec![Span::styled(format!(" run {} · ", esc(run_id)), t.title())];
-    let mut goal = Line::styled(" loading…", t.dim());
+    let mut goal = match &app.run.header.error {
+        Some(e) => Line::styled(format!(" could not load: {}", esc(e)), t.bad()),
+        None => Line::styled(" loading…", t.dim()),
+    };
     if let Some(Some(h)) = &app.run.header.value {
         let mut bits = Vec::new();
         if let Some(task) = &h.task_id {
@@ -109,7 +112,7 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
     let b = block(" Decisions ", t, !app.run.focus_detail)
         .title_bottom(Line::from(pos).right_aligned());
     if !tl.loaded {
-        f.render_widget(Paragraph::new(loading(t)).block(b), area);
+        f.render_widget(pending(tl.error.as_deref(), t).block(b), area);
         return;
     }
     if tl.rows.is_empty() {
@@ -501,12 +504,17 @@ fn draw_detail(f: &mut Frame, app: &App, area: Rect) {
     };
     let b = block(title, t, app.run.focus_detail);
     let Some(dv) = app.selected_detail() else {
+        let error = app
+            .run
+            .timeline
+            .selected()
+            .and_then(|r| app.details.error(r.decision_id));
         let msg = if app.run.timeline.rows.is_empty() {
-            Line::raw("")
+            Paragraph::new("")
         } else {
-            loading(t)
+            pending(error, t)
         };
-        f.render_widget(Paragraph::new(msg).block(b), area);
+        f.render_widget(msg.block(b), area);
         return;
     };
     let width = area.width.saturating_sub(2) as usize;
@@ -542,7 +550,7 @@ fn draw_viewer(f: &mut Frame, app: &App, v: &Viewer, area: Rect) {
     let b = block(title, t, true);
     let h = layout::list_height(List::Detail, app.size);
     if v.chunks.is_empty() {
-        f.render_widget(Paragraph::new(loading(t)).block(b), area);
+        f.render_widget(pending(v.error.as_deref(), t).block(b), area);
         return;
     }
     let mut lines: Vec<Line> = v
@@ -555,6 +563,8 @@ fn draw_viewer(f: &mut Frame, app: &App, v: &Viewer, area: Rect) {
     if lines.len() < h {
         if v.at_end() {
             lines.push(Line::styled("(end)", t.dim()));
+        } else if let Some(e) = &v.error {
+            lines.push(waiting(Some(e), t));
         } else if v.loading || shown >= v.len() {
             lines.push(loading(t));
         }

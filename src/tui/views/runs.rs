@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
-use super::{badge, block, esc, loading, minute, n, opt, yes_no};
+use super::{badge, block, esc, minute, n, opt, pending, yes_no};
 use crate::store::browse::{DecisionRow, RunSort};
 use crate::store::query::RunRow;
 use crate::tui::layout::{self, List};
@@ -143,6 +143,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         ];
         let status = match (&fz.result, fz.loading) {
             (_, true) => " matching…".to_string(),
+            (_, false) if let Some(e) = &fz.error => format!(" · could not match: {} ", esc(e)),
             (Some(r), false) => format!(
                 " · {} match{}{}{} ",
                 n(r.matched),
@@ -195,7 +196,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     );
     let b = block(title, t, true).title_bottom(Line::from(position(p)).right_aligned());
     if !p.loaded {
-        f.render_widget(Paragraph::new(loading(t)).block(b), area);
+        f.render_widget(pending(p.error.as_deref(), t).block(b), area);
         return;
     }
     if p.rows.is_empty() {
@@ -283,7 +284,7 @@ pub fn draw_decisions(f: &mut Frame, app: &App, area: Rect) {
     );
     let b = block(title, t, true).title_bottom(Line::from(position(p)).right_aligned());
     if !p.loaded {
-        f.render_widget(Paragraph::new(loading(t)).block(b), area);
+        f.render_widget(pending(p.error.as_deref(), t).block(b), area);
         return;
     }
     if p.rows.is_empty() {
