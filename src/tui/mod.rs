@@ -81,10 +81,12 @@ pub fn run(settings: &Settings) -> Result<()> {
         ));
     }
     let (tx, rx) = channel::<Msg>();
-    let workers = Workers::start(shared, tx.clone(), wrap);
-    // init installs a panic hook that restores the terminal first.
+    // init installs a panic hook that restores the terminal first; the
+    // workers' hook, installed after it, keeps the panics they catch from
+    // reaching it.
     let mut terminal = ratatui::init();
-    let result = event_loop(&mut terminal, opts, &workers, tx, rx);
+    let result = Workers::start(shared, tx.clone(), wrap)
+        .and_then(|workers| event_loop(&mut terminal, opts, &workers, tx, rx));
     ratatui::restore();
     result
 }
