@@ -20,7 +20,7 @@ pub use decisions::DecisionsState;
 pub use form::{FilterForm, form_of, parse_form};
 pub use ladder::{LadderState, TREND_DAYS};
 pub use refusals::RefusalsState;
-pub use run::{DetailCache, RunState, Viewer};
+pub use run::{DetailCache, RunState, Viewer, failing};
 pub use runs::{Fuzzy, RunsState};
 pub use screen::Screen;
 pub use tools::{ToolState, ToolsState};

@@ -5,10 +5,17 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::Load;
+use crate::model::Rung;
 use crate::store::browse::{DecisionRow, PayloadColumn, RunHeader};
 use crate::tui::paged::Paged;
 use crate::tui::payload::Indent;
 use crate::tui::worker::{Chunk, DetailView};
+
+/// Whether a timeline row failed a rung: its stored rung is not `passed`
+/// (a name no rung has counts as failing, so that `n` stops at it).
+pub fn failing(row: &DecisionRow) -> bool {
+    Rung::parse(&row.rung) != Some(Rung::Passed)
+}
 
 /// Decision details kept in memory.
 const DETAIL_CACHE: usize = 256;

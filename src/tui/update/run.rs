@@ -7,7 +7,7 @@ use crate::store::browse::{Anchor, DecisionRow, Page, PayloadColumn, step_key};
 use crate::tui::action::Action;
 use crate::tui::layout;
 use crate::tui::paged::Paged;
-use crate::tui::state::{App, RunState, Screen};
+use crate::tui::state::{App, RunState, Screen, failing};
 use crate::tui::worker::{Request, Slot};
 
 /// Opens `run_id` on the Run screen, at `step` when given.
@@ -218,7 +218,7 @@ fn next_failing(app: &mut App, forward: bool) {
             .iter()
             .enumerate()
             .skip(sel + 1)
-            .find(|(_, (_, r))| r.rung != "passed")
+            .find(|(_, (_, r))| failing(r))
             .map(|(i, _)| i)
     } else {
         tl.rows
@@ -226,7 +226,7 @@ fn next_failing(app: &mut App, forward: bool) {
             .enumerate()
             .take(sel)
             .rev()
-            .find(|(_, (_, r))| r.rung != "passed")
+            .find(|(_, (_, r))| failing(r))
             .map(|(i, _)| i)
     };
     match found {

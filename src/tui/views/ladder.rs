@@ -85,14 +85,14 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
         let sel = i == app.ladder.cursor.sel;
         let row_style = if sel { t.selected() } else { Style::new() };
         let mut spans = vec![
-            Span::styled(format!("{:<15}", r.as_str()), t.rung(r.as_str())),
+            Span::styled(format!("{:<15}", r.as_str()), t.rung(*r)),
             Span::raw(format!("{:>9} ", n(count))),
             Span::styled(
                 bar,
                 if *r == Rung::Passed {
                     t.dim()
                 } else {
-                    t.rung(r.as_str())
+                    t.rung(*r)
                 },
             ),
             Span::raw(format!(" {:>6}", percent(share))),
@@ -192,7 +192,7 @@ fn draw_cells(f: &mut Frame, app: &App, area: Rect) {
                 Span::styled(" → ", t.dim()),
                 Span::styled(
                     super::opt(&x.selected, "(no call)").into_owned(),
-                    t.rung("selection"),
+                    t.rung(Rung::Selection),
                 ),
             ])
         })

@@ -21,7 +21,7 @@ use super::keymap;
 use super::layout;
 use super::state::{App, FilterForm, Screen};
 use super::theme::Theme;
-use crate::model::Timestamp;
+use crate::model::{Rung, Timestamp};
 use crate::text;
 
 /// Draws the whole screen.
@@ -133,34 +133,44 @@ pub fn spark(values: &[u64]) -> String {
         .collect()
 }
 
-/// A rung name as a short coloured badge.
-pub fn badge<'a>(rung: &str, theme: &Theme) -> Span<'a> {
+/// A rung as a coloured badge: `passed`, or the failed rung in capitals.
+pub fn badge<'a>(rung: Rung, theme: &Theme) -> Span<'a> {
     let text = match rung {
-        "passed" => "passed".to_string(),
-        r => r.to_uppercase(),
+        Rung::Passed => "passed".to_string(),
+        r => r.as_str().to_uppercase(),
     };
     Span::styled(text, theme.rung(rung))
 }
 
 /// A rung as a badge of at most 9 columns, for narrow tables.
-pub fn short_badge<'a>(rung: &str, theme: &Theme) -> Span<'a> {
+pub fn short_badge<'a>(rung: Rung, theme: &Theme) -> Span<'a> {
     let text = match rung {
-        "passed" => "passed",
-        "representation" => "REPRESENT",
-        "authorization" => "AUTHORIZE",
-        "precondition" => "PRECOND",
-        "unclassified" => "UNCLASS",
-        "coverage" => "COVERAGE",
-        "exposure" => "EXPOSURE",
-        "discovery" => "DISCOVERY",
-        "selection" => "SELECTION",
-        "schema" => "SCHEMA",
-        "semantics" => "SEMANTICS",
-        "execution" => "EXECUTION",
-        "progress" => "PROGRESS",
-        other => other,
+        Rung::Passed => "passed",
+        Rung::Representation => "REPRESENT",
+        Rung::Authorization => "AUTHORIZE",
+        Rung::Precondition => "PRECOND",
+        Rung::Unclassified => "UNCLASS",
+        Rung::Coverage => "COVERAGE",
+        Rung::Exposure => "EXPOSURE",
+        Rung::Discovery => "DISCOVERY",
+        Rung::Selection => "SELECTION",
+        Rung::Schema => "SCHEMA",
+        Rung::Semantics => "SEMANTICS",
+        Rung::Execution => "EXECUTION",
+        Rung::Progress => "PROGRESS",
     };
     Span::styled(text.to_string(), theme.rung(rung))
+}
+
+/// The badge (`short`: at most 9 columns) of a rung as a row stores it; a
+/// name no rung has (a damaged database) shows as itself, escaped, marked
+/// with `?` in the error style.
+pub fn stored_badge<'a>(name: &str, short: bool, theme: &Theme) -> Span<'a> {
+    match Rung::parse(name) {
+        Some(r) if short => short_badge(r, theme),
+        Some(r) => badge(r, theme),
+        None => Span::styled(format!("?{}", esc(name)), theme.bad()),
+    }
 }
 
 /// Words of `text` in lines of at most `width` columns (long words cut).
@@ -495,4 +505,25 @@ pub fn columns(area: Rect, left: u16) -> (Rect, Rect) {
         Constraint::Fill(1),
     ]));
     (a, b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_rung_shows_as_its_badge_and_a_damaged_one_as_itself() {
+        let t = Theme { color: true };
+        let b = stored_badge("passed", false, &t);
+        assert_eq!((b.content.as_ref(), b.style), ("passed", t.good()));
+        let b = stored_badge("authorization", false, &t);
+        assert_eq!(b.content, "AUTHORIZATION");
+        assert_eq!(stored_badge("authorization", true, &t).content, "AUTHORIZE");
+        // A name no rung has: escaped, marked, in the error style.
+        let b = stored_badge("Selection\u{1b}[2J", true, &t);
+        assert_eq!(
+            (b.content.as_ref(), b.style),
+            ("?Selection\\x1b[2J", t.bad())
+        );
+    }
 }

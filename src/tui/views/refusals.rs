@@ -141,7 +141,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             };
             let row = Row::new(vec![
                 Cell::from(esc(x.reason.as_deref().unwrap_or("(no reason)")).into_owned()),
-                Cell::from(Span::styled(x.stage.clone(), t.rung(&x.stage))),
+                Cell::from(Span::styled(
+                    esc(&x.stage).into_owned(),
+                    t.rung_named(&x.stage),
+                )),
                 Cell::from(Line::from(n(x.count)).right_aligned()),
                 Cell::from(Line::from(n(x.runs)).right_aligned()),
                 Cell::from(Line::from(n(x.previous)).right_aligned()),

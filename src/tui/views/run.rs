@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{badge, block, esc, hang, loading, n, opt, pending, short_badge, waiting, yes_no};
+use super::{badge, block, esc, hang, loading, n, opt, pending, stored_badge, waiting, yes_no};
 use crate::ladder::label_text;
 use crate::model::Rung;
 use crate::store::browse::{MenuItem, PayloadColumn};
@@ -145,7 +145,7 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
                 cells.push(Cell::from(opt(&d.phase, "-").into_owned()));
             }
             cells.push(Cell::from(opt(&d.selected, "(no call)").into_owned()));
-            cells.push(Cell::from(Line::from(short_badge(&d.rung, t))));
+            cells.push(Cell::from(Line::from(stored_badge(&d.rung, true, t))));
             cells.push(Cell::from(super::runs::short_outcome(d)));
             if wide {
                 cells.push(Cell::from(opt(&d.progress, "-").into_owned()));
@@ -319,7 +319,7 @@ pub fn detail_lines<'a>(
         None => lines.extend(hang(key("label"), 10, "none (unlabelled)", t.dim(), width)),
     }
     let mut verdict = key("rung");
-    verdict.push(badge(e.rung.as_str(), t));
+    verdict.push(badge(e.rung, t));
     if e.violated {
         verdict.push(Span::styled(
             "  violated: selected a forbidden tool",

@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
-use super::{badge, block, esc, minute, n, opt, pending, yes_no};
+use super::{block, esc, minute, n, opt, pending, stored_badge, yes_no};
 use crate::store::browse::{DecisionRow, RunSort};
 use crate::store::query::RunRow;
 use crate::tui::layout::{self, List};
@@ -42,7 +42,7 @@ fn run_cells<'a>(r: &'a RunRow, t: &Theme) -> Vec<Cell<'a>> {
         Cell::from(if rung.is_empty() {
             Line::styled("-", t.dim())
         } else {
-            Line::from(badge(rung, t))
+            Line::from(stored_badge(rung, false, t))
         }),
         Cell::from(Span::styled(
             yes_no(r.success),
@@ -224,7 +224,7 @@ fn decision_cells<'a>(d: &'a DecisionRow, narrow: bool, t: &Theme) -> Vec<Cell<'
             Cell::from(Line::from(d.step.to_string()).right_aligned()),
             Cell::from(opt(&d.phase, "-").into_owned()),
             Cell::from(opt(&d.selected, "(no call)").into_owned()),
-            Cell::from(Line::from(super::short_badge(&d.rung, t))),
+            Cell::from(Line::from(stored_badge(&d.rung, true, t))),
             Cell::from(short_outcome(d)),
             Cell::from(
                 d.time_us
@@ -238,7 +238,7 @@ fn decision_cells<'a>(d: &'a DecisionRow, narrow: bool, t: &Theme) -> Vec<Cell<'
         Cell::from(Line::from(d.step.to_string()).right_aligned()),
         Cell::from(opt(&d.phase, "-").into_owned()),
         Cell::from(opt(&d.selected, "(no call)").into_owned()),
-        Cell::from(Line::from(badge(&d.rung, t))),
+        Cell::from(Line::from(stored_badge(&d.rung, false, t))),
         Cell::from(outcome(d)),
         Cell::from(if d.labelled {
             esc(&d.acceptable.join(", ")).into_owned()
