@@ -274,7 +274,7 @@ fn act_detail(app: &mut App, a: Action) {
         return;
     }
     let page = dh.saturating_sub(1) as u16;
-    let max = crate::tui::views::run::detail_len(app).saturating_sub(dh) as u16;
+    let max = crate::tui::views::detail::detail_len(app).saturating_sub(dh) as u16;
     let s = &mut app.run.scroll;
     match a {
         Action::Down => *s = s.saturating_add(1),
