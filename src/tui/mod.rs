@@ -1,7 +1,8 @@
 //! The terminal UI: `rung [PATH...]` opens it on the database. One state
-//! (`App`), one `Action` enum, one `update`; keys become actions through the
-//! keymap; drawing is a pure function of the state; workers own read-only
-//! SQLite connections and answer tagged requests.
+//! (`App`, in `state/`), one `Action` enum (`action`), one `update`
+//! (`update/`, a module per screen); keys become actions through the
+//! `keymap`; drawing (`views/`) is a pure function of the state; the
+//! `worker`s own read-only SQLite connections and answer tagged requests.
 
 pub mod action;
 pub mod harness;

@@ -5,7 +5,10 @@
 //! answers back as `Action::Loaded` (see `requests`).
 //!
 //! A screen is a `Screen` variant, a state struct in `state/`, a module here
-//! with `ensure` (ask for what it shows) and `act` (its keys), and a view.
+//! with `ensure` (ask for what it shows) and `act` (its keys), its bindings
+//! in the keymap and a view. The exhaustive `match`es on `Screen` (here, in
+//! the keymap and in `views::draw`) and, for a new kind of request, on
+//! `Slot` and `Response` (in `requests`) list every place to fill in.
 
 mod confusions;
 mod decisions;
