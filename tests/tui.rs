@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use rung::store::browse::DecisionSet;
-use rung::tui::app::Screen;
+use rung::tui::Screen;
 use rung::tui::harness::Harness;
 
 /// `RUNG_NOW` of the fixture: the end of its refusal week.

@@ -3,6 +3,7 @@
 //! read the buffer.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
@@ -10,9 +11,11 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::app::{Action, App, Options, update};
+use super::action::Action;
+use super::state::{App, Options};
 use super::theme::Theme;
-use super::worker::{Done, Shared, Workers};
+use super::update::update;
+use super::worker::{Answerer, Done, Shared, Workers, answer};
 use super::{keymap, views};
 use crate::error::{Error, Result};
 use crate::redact::Redactor;
@@ -33,20 +36,30 @@ impl Harness {
     /// Opens `db` as `rung` would, with a fixed clock and no colour; the app
     /// is not started (call `start` after the first `draw`).
     pub fn open(db: &Path, now_us: i64, no_redact: bool, w: u16, h: u16) -> Result<Harness> {
+        Harness::open_with(db, now_us, no_redact, w, h, Arc::new(answer))
+    }
+
+    /// `open` with workers that answer through `answerer` (to make one
+    /// fail, block or panic).
+    pub fn open_with(
+        db: &Path,
+        now_us: i64,
+        no_redact: bool,
+        w: u16,
+        h: u16,
+        answerer: Answerer,
+    ) -> Result<Harness> {
         let store = Store::open_ro(db)?;
         let config = store.config()?;
         drop(store);
         let redactor = Redactor::new(&config.redact.patterns, no_redact).map_err(Error::usage)?;
         let (tx, rx) = channel();
-        let workers = Workers::start(
-            Shared {
-                db: db.to_path_buf(),
-                config: std::sync::Arc::new(config),
-                redactor,
-            },
-            tx,
-            id,
-        );
+        let shared = Shared {
+            db: db.to_path_buf(),
+            config: Arc::new(config),
+            redactor,
+        };
+        let workers = Workers::start_with(shared, tx, id, answerer)?;
         let opts = Options {
             now_us,
             theme: Theme { color: false },

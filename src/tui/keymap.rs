@@ -4,7 +4,8 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::app::{Action, App, Screen};
+use super::action::Action;
+use super::state::{App, Screen};
 
 /// One key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

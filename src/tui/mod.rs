@@ -1,15 +1,18 @@
 //! The terminal UI: `rung [PATH...]` opens it on the database. One state
-//! (`App`), one `Action` enum, one `update`; keys become actions through the
-//! keymap; drawing is a pure function of the state; workers own read-only
-//! SQLite connections and answer tagged requests.
+//! (`App`, in `state/`), one `Action` enum (`action`), one `update`
+//! (`update/`, a module per screen); keys become actions through the
+//! `keymap`; drawing (`views/`) is a pure function of the state; the
+//! `worker`s own read-only SQLite connections and answer tagged requests.
 
-pub mod app;
+pub mod action;
 pub mod harness;
 pub mod keymap;
 pub mod layout;
 pub mod paged;
 pub mod payload;
+pub mod state;
 pub mod theme;
+pub mod update;
 pub mod views;
 pub mod worker;
 
@@ -20,7 +23,9 @@ use std::sync::mpsc::{Receiver, channel};
 
 use ratatui::crossterm::event::{self, Event};
 
-pub use app::{Action, App, Options, Screen, update};
+pub use action::Action;
+pub use state::{App, Options, Screen};
+pub use update::update;
 use worker::{Done, Shared, Workers};
 
 use crate::error::{Error, Result};
@@ -77,10 +82,12 @@ pub fn run(settings: &Settings) -> Result<()> {
         ));
     }
     let (tx, rx) = channel::<Msg>();
-    let workers = Workers::start(shared, tx.clone(), wrap);
-    // init installs a panic hook that restores the terminal first.
+    // init installs a panic hook that restores the terminal first; the
+    // workers' hook, installed after it, keeps the panics they catch from
+    // reaching it.
     let mut terminal = ratatui::init();
-    let result = event_loop(&mut terminal, opts, &workers, tx, rx);
+    let result = Workers::start(shared, tx.clone(), wrap)
+        .and_then(|workers| event_loop(&mut terminal, opts, &workers, tx, rx));
     ratatui::restore();
     result
 }

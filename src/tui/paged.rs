@@ -73,6 +73,8 @@ pub struct Paged<T> {
     pub loading: bool,
     /// The first page has arrived.
     pub loaded: bool,
+    /// Why the last page request failed (shown until a page arrives).
+    pub error: Option<String>,
     /// Movement asked for beyond the rows held, applied when they arrive.
     pending: isize,
 }
@@ -88,6 +90,7 @@ impl<T> Default for Paged<T> {
             more_after: false,
             loading: false,
             loaded: false,
+            error: None,
             pending: 0,
         }
     }
@@ -144,11 +147,18 @@ impl<T> Paged<T> {
         None
     }
 
+    /// The page request failed: nothing more is coming for it.
+    pub fn fail(&mut self, e: String) {
+        self.loading = false;
+        self.error = Some(e);
+    }
+
     /// Takes in a page answering `anchor`; returns a further page to request
     /// when the selection still sits near an edge.
     pub fn apply(&mut self, anchor: &Anchor, page: Page<T>, height: usize) -> Option<Anchor> {
         self.loading = false;
         self.loaded = true;
+        self.error = None;
         if page.total.is_some() {
             self.total = page.total;
         }

@@ -81,22 +81,28 @@ impl Theme {
 
     /// The colour of a rung: routing failures red, boundary failures
     /// yellow, execution magenta, progress blue, passed green.
-    pub fn rung(&self, rung: &str) -> Style {
-        let c = match Rung::parse(rung) {
-            Some(Rung::Coverage | Rung::Exposure | Rung::Discovery | Rung::Selection) => Color::Red,
-            Some(
-                Rung::Representation
-                | Rung::Schema
-                | Rung::Semantics
-                | Rung::Authorization
-                | Rung::Precondition
-                | Rung::Unclassified,
-            ) => Color::Yellow,
-            Some(Rung::Execution) => Color::Magenta,
-            Some(Rung::Progress) => Color::Blue,
-            Some(Rung::Passed) => Color::Green,
-            None => Color::Gray,
+    pub fn rung(&self, rung: Rung) -> Style {
+        let c = match rung {
+            Rung::Coverage | Rung::Exposure | Rung::Discovery | Rung::Selection => Color::Red,
+            Rung::Representation
+            | Rung::Schema
+            | Rung::Semantics
+            | Rung::Authorization
+            | Rung::Precondition
+            | Rung::Unclassified => Color::Yellow,
+            Rung::Execution => Color::Magenta,
+            Rung::Progress => Color::Blue,
+            Rung::Passed => Color::Green,
         };
         self.fg(c)
+    }
+
+    /// The colour of a stage named like its rung (a refusal's stage); a
+    /// name no rung has is grey.
+    pub fn rung_named(&self, name: &str) -> Style {
+        match Rung::parse(name) {
+            Some(r) => self.rung(r),
+            None => self.fg(Color::Gray),
+        }
     }
 }

@@ -7,17 +7,18 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
-use super::{block, esc, loading, n, percent};
+use super::{block, esc, n, percent, waiting};
 use crate::metrics::top_share;
+use crate::model::Rung;
 use crate::text::truncate;
-use crate::tui::app::App;
 use crate::tui::layout::{self, List};
+use crate::tui::state::App;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
     let (top, body) = layout::confusions(area);
     let Some(c) = &app.confusions.value else {
-        f.render_widget(loading(t), top);
+        f.render_widget(waiting(app.confusions.error.as_deref(), t), top);
         f.render_widget(block(" Confusion cells ", t, true), body);
         return;
     };
@@ -60,7 +61,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 Cell::from(esc(&x.acceptable.join(", ")).into_owned()),
                 Cell::from(Span::styled(
                     super::opt(&x.selected, "(no call)").into_owned(),
-                    t.rung("selection"),
+                    t.rung(Rung::Selection),
                 )),
                 Cell::from(Line::from(n(x.count)).right_aligned()),
                 Cell::from(Line::from(percent(Some(x.share))).right_aligned()),
@@ -125,7 +126,7 @@ fn draw_matrix(f: &mut Frame, app: &App, area: Rect) {
         let style = if j == sc {
             t.header()
         } else {
-            t.rung("selection")
+            t.rung(Rung::Selection)
         };
         head.push(Span::styled(
             format!(" {:>w$}", truncate(&name, col_w - 1), w = col_w - 1),

@@ -7,10 +7,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Sparkline};
 
-use super::{block, esc, loading, n, percent};
+use super::{block, esc, n, pending, percent};
 use crate::metrics::Rate;
 use crate::model::Rung;
-use crate::tui::app::{App, TREND_DAYS};
+use crate::tui::state::{App, TREND_DAYS};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let left_w = if area.width >= 120 { 58 } else { 42 };
@@ -34,7 +34,7 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
     let Some((c, boundary)) = &app.ladder.counts.value else {
         f.render_widget(
-            Paragraph::new(loading(t)).block(block(" Ladder ", t, true)),
+            pending(app.ladder.counts.error.as_deref(), t).block(block(" Ladder ", t, true)),
             area,
         );
         return;
@@ -85,14 +85,14 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
         let sel = i == app.ladder.cursor.sel;
         let row_style = if sel { t.selected() } else { Style::new() };
         let mut spans = vec![
-            Span::styled(format!("{:<15}", r.as_str()), t.rung(r.as_str())),
+            Span::styled(format!("{:<15}", r.as_str()), t.rung(*r)),
             Span::raw(format!("{:>9} ", n(count))),
             Span::styled(
                 bar,
                 if *r == Rung::Passed {
                     t.dim()
                 } else {
-                    t.rung(r.as_str())
+                    t.rung(*r)
                 },
             ),
             Span::raw(format!(" {:>6}", percent(share))),
@@ -124,7 +124,10 @@ fn draw_rates(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
     let b = block(" Routing rates ", t, false);
     let Some(m) = &app.ladder.metrics.value else {
-        f.render_widget(Paragraph::new(loading(t)).block(b), area);
+        f.render_widget(
+            pending(app.ladder.metrics.error.as_deref(), t).block(b),
+            area,
+        );
         return;
     };
     let mut lines = vec![
@@ -166,7 +169,7 @@ fn draw_cells(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
     let b = block(" Top confusion cells · 5: all ", t, false);
     let Some(c) = &app.confusions.value else {
-        f.render_widget(Paragraph::new(loading(t)).block(b), area);
+        f.render_widget(pending(app.confusions.error.as_deref(), t).block(b), area);
         return;
     };
     if c.cells.is_empty() {
@@ -189,7 +192,7 @@ fn draw_cells(f: &mut Frame, app: &App, area: Rect) {
                 Span::styled(" → ", t.dim()),
                 Span::styled(
                     super::opt(&x.selected, "(no call)").into_owned(),
-                    t.rung("selection"),
+                    t.rung(Rung::Selection),
                 ),
             ])
         })
@@ -202,7 +205,7 @@ fn draw_trend(f: &mut Frame, app: &App, area: Rect) {
     let title = format!(" Refusals per day, last {TREND_DAYS} days ");
     let b = block(title, t, false);
     let Some(days) = &app.ladder.trend.value else {
-        f.render_widget(Paragraph::new(loading(t)).block(b), area);
+        f.render_widget(pending(app.ladder.trend.error.as_deref(), t).block(b), area);
         return;
     };
     let total: u64 = days.iter().sum();

@@ -3,9 +3,11 @@
 //! cell, and only the visible rows of a list are built.
 
 mod confusions;
+pub mod detail;
+mod frame;
 mod ladder;
 mod refusals;
-pub mod run;
+mod run;
 mod runs;
 mod tools;
 
@@ -15,13 +17,12 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use super::app::{App, FilterForm, Screen};
-use super::keymap;
 use super::layout;
+use super::state::{App, Screen};
 use super::theme::Theme;
-use crate::model::Timestamp;
+use crate::model::{Rung, Timestamp};
 use crate::text;
 
 /// Draws the whole screen.
@@ -39,10 +40,10 @@ pub fn draw(f: &mut Frame, app: &App) {
         return;
     }
     let parts = layout::frame(area);
-    tabs(f, app, parts.tabs);
-    filter_bar(f, app, parts.filter);
+    frame::tabs(f, app, parts.tabs);
+    frame::filter_bar(f, app, parts.filter);
     if app.empty.value == Some(true) {
-        empty(f, app, parts.body);
+        frame::empty(f, app, parts.body);
     } else {
         match app.screen {
             Screen::Ladder => ladder::draw(f, app, parts.body),
@@ -55,11 +56,11 @@ pub fn draw(f: &mut Frame, app: &App) {
             Screen::Decisions => runs::draw_decisions(f, app, parts.body),
         }
     }
-    key_bar(f, app, parts.keys);
+    frame::key_bar(f, app, parts.keys);
     if app.editing_filter {
-        filter_form(f, app, area);
+        frame::filter_form(f, app, area);
     } else if app.help {
-        help(f, app, area);
+        frame::help(f, app, area);
     }
 }
 
@@ -133,34 +134,44 @@ pub fn spark(values: &[u64]) -> String {
         .collect()
 }
 
-/// A rung name as a short coloured badge.
-pub fn badge<'a>(rung: &str, theme: &Theme) -> Span<'a> {
+/// A rung as a coloured badge: `passed`, or the failed rung in capitals.
+pub fn badge<'a>(rung: Rung, theme: &Theme) -> Span<'a> {
     let text = match rung {
-        "passed" => "passed".to_string(),
-        r => r.to_uppercase(),
+        Rung::Passed => "passed".to_string(),
+        r => r.as_str().to_uppercase(),
     };
     Span::styled(text, theme.rung(rung))
 }
 
 /// A rung as a badge of at most 9 columns, for narrow tables.
-pub fn short_badge<'a>(rung: &str, theme: &Theme) -> Span<'a> {
+pub fn short_badge<'a>(rung: Rung, theme: &Theme) -> Span<'a> {
     let text = match rung {
-        "passed" => "passed",
-        "representation" => "REPRESENT",
-        "authorization" => "AUTHORIZE",
-        "precondition" => "PRECOND",
-        "unclassified" => "UNCLASS",
-        "coverage" => "COVERAGE",
-        "exposure" => "EXPOSURE",
-        "discovery" => "DISCOVERY",
-        "selection" => "SELECTION",
-        "schema" => "SCHEMA",
-        "semantics" => "SEMANTICS",
-        "execution" => "EXECUTION",
-        "progress" => "PROGRESS",
-        other => other,
+        Rung::Passed => "passed",
+        Rung::Representation => "REPRESENT",
+        Rung::Authorization => "AUTHORIZE",
+        Rung::Precondition => "PRECOND",
+        Rung::Unclassified => "UNCLASS",
+        Rung::Coverage => "COVERAGE",
+        Rung::Exposure => "EXPOSURE",
+        Rung::Discovery => "DISCOVERY",
+        Rung::Selection => "SELECTION",
+        Rung::Schema => "SCHEMA",
+        Rung::Semantics => "SEMANTICS",
+        Rung::Execution => "EXECUTION",
+        Rung::Progress => "PROGRESS",
     };
     Span::styled(text.to_string(), theme.rung(rung))
+}
+
+/// The badge (`short`: at most 9 columns) of a rung as a row stores it; a
+/// name no rung has (a damaged database) shows as itself, escaped, marked
+/// with `?` in the error style.
+pub fn stored_badge<'a>(name: &str, short: bool, theme: &Theme) -> Span<'a> {
+    match Rung::parse(name) {
+        Some(r) if short => short_badge(r, theme),
+        Some(r) => badge(r, theme),
+        None => Span::styled(format!("?{}", esc(name)), theme.bad()),
+    }
 }
 
 /// Words of `text` in lines of at most `width` columns (long words cut).
@@ -249,229 +260,18 @@ pub fn loading(theme: &Theme) -> Line<'static> {
     Line::styled("loading…", theme.dim())
 }
 
-fn tabs(f: &mut Frame, app: &App, area: Rect) {
-    let t = &app.opts.theme;
-    let mut spans = vec![Span::styled(" rung ", t.title())];
-    for (i, s) in Screen::TABS.iter().enumerate() {
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(
-            format!(" {} {} ", i + 1, s.title()),
-            t.tab(app.screen.tab() == *s),
-        ));
+/// What stands where a value will be: why it could not be loaded, or the
+/// loading placeholder while it is coming.
+pub fn waiting(error: Option<&str>, theme: &Theme) -> Line<'static> {
+    match error {
+        Some(e) => Line::styled(format!("could not load: {}", esc(e)), theme.bad()),
+        None => loading(theme),
     }
-    if matches!(app.screen, Screen::Tool | Screen::Decisions) {
-        spans.push(Span::styled(
-            format!("  › {}", app.screen.title()),
-            t.header(),
-        ));
-    }
-    f.render_widget(Line::from(spans), area);
 }
 
-fn filter_bar(f: &mut Frame, app: &App, area: Rect) {
-    let t = &app.opts.theme;
-    let flt = &app.filter;
-    let mut parts: Vec<String> = Vec::new();
-    let list = |name: &str, v: &[String]| format!("{name}={}", esc(&v.join(",")));
-    if !flt.models.is_empty() {
-        parts.push(list("model", &flt.models));
-    }
-    if !flt.catalogues.is_empty() {
-        parts.push(list("catalogue", &flt.catalogues));
-    }
-    if !flt.phases.is_empty() {
-        parts.push(list("phase", &flt.phases));
-    }
-    if flt.since.is_some() || flt.until.is_some() {
-        parts.push(format!(
-            "time={}..{}",
-            flt.since.map(minute).unwrap_or_default(),
-            flt.until.map(minute).unwrap_or_default()
-        ));
-    }
-    for (k, v) in &flt.tags {
-        parts.push(format!("tag {}={}", esc(k), esc(v)));
-    }
-    let mut spans = vec![Span::styled(" filter: ", t.header())];
-    if parts.is_empty() {
-        spans.push(Span::styled("none (all decisions)", t.dim()));
-    } else {
-        spans.push(Span::raw(parts.join(" · ")));
-    }
-    spans.push(Span::styled("  f edit", t.dim()));
-    if !parts.is_empty() {
-        spans.push(Span::styled(" · F clear", t.dim()));
-    }
-    if app.opts.no_redact {
-        spans.push(Span::styled("  secrets shown (--no-redact)", t.bad()));
-    }
-    f.render_widget(Line::from(spans), area);
-}
-
-fn key_bar(f: &mut Frame, app: &App, area: Rect) {
-    let t = &app.opts.theme;
-    let mut spans = Vec::new();
-    if let Some(s) = &app.status {
-        spans.push(Span::styled(format!(" {} ", esc(s)), t.warn()));
-    }
-    // The screen's keys as far as they fit, then always `? help` and `q quit`.
-    let pairs = keymap::bar_pairs(app);
-    let (mut own, tail): (Vec<_>, Vec<_>) = pairs
-        .into_iter()
-        .partition(|(k, _)| !matches!(*k, "?" | "q"));
-    let width = |p: &[(&str, &str)]| -> usize {
-        p.iter()
-            .map(|(k, w)| k.chars().count() + w.chars().count() + 3)
-            .sum()
-    };
-    let used: usize = spans.iter().map(|s| s.width()).sum();
-    let room = (area.width as usize).saturating_sub(used + width(&tail));
-    while !own.is_empty() && width(&own) > room {
-        own.pop();
-    }
-    for (k, what) in own.into_iter().chain(tail) {
-        spans.push(Span::styled(format!(" {k}"), t.key()));
-        spans.push(Span::raw(format!(" {what} ")));
-    }
-    f.render_widget(Line::from(spans), area);
-}
-
-fn empty(f: &mut Frame, app: &App, area: Rect) {
-    let t = &app.opts.theme;
-    let lines = vec![
-        Line::raw(""),
-        Line::styled("This database has no decisions yet.", t.header()),
-        Line::raw(""),
-        Line::raw("Import traces, then open rung again:"),
-        Line::styled(
-            "  rung import PATH...      (files or folders of .jsonl)",
-            t.key(),
-        ),
-        Line::styled(
-            "  rung PATH...             (import, then open this view)",
-            t.key(),
-        ),
-        Line::raw(""),
-        Line::raw("The trace format is described in docs and in `rung --help`."),
-    ];
-    f.render_widget(Paragraph::new(lines).block(block(" rung ", t, false)), area);
-}
-
-/// A rectangle of `w` x `h` centred in `area` (clamped to it).
-pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
-    let w = w.min(area.width);
-    let h = h.min(area.height);
-    Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height - h) / 2,
-        w,
-        h,
-    )
-}
-
-fn pairs_lines<'a>(
-    title: &'a str,
-    pairs: &[(&'static str, &'static str)],
-    t: &Theme,
-) -> Vec<Line<'a>> {
-    let mut lines = vec![Line::styled(title, t.header())];
-    for (k, what) in pairs {
-        lines.push(Line::from(vec![
-            Span::styled(format!("  {k:<10}"), t.key()),
-            Span::raw(*what),
-        ]));
-    }
-    lines.push(Line::raw(""));
-    lines
-}
-
-fn help(f: &mut Frame, app: &App, area: Rect) {
-    let t = &app.opts.theme;
-    let mut lines = Vec::new();
-    let own = keymap::help_pairs(&keymap::screen_bindings(app.screen));
-    let title = format!("{} screen", app.screen.title());
-    lines.extend(pairs_lines(&title, &own, t));
-    lines.extend(pairs_lines("Everywhere", &keymap::global_pairs(), t));
-    lines.extend(pairs_lines(
-        "While typing a filter",
-        &keymap::help_pairs(&keymap::TYPING.iter().collect::<Vec<_>>()),
-        t,
-    ));
-    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
-    let r = centered(area, 60, h);
-    f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(lines)
-            .block(block(" help · any key closes ", t, true))
-            .wrap(Wrap { trim: false }),
-        r,
-    );
-}
-
-fn filter_form(f: &mut Frame, app: &App, area: Rect) {
-    let t = &app.opts.theme;
-    let form = &app.form;
-    let hints = app.hints.value.as_ref();
-    let known = |i: usize| -> Option<String> {
-        let h = hints?;
-        let v = match i {
-            0 => &h.models,
-            1 => &h.catalogues,
-            2 => &h.phases,
-            5 => &h.tags,
-            _ => return None,
-        };
-        (!v.is_empty()).then(|| {
-            v.iter()
-                .map(|s| esc(s).into_owned())
-                .collect::<Vec<_>>()
-                .join(", ")
-        })
-    };
-    let mut lines = vec![
-        Line::styled(
-            "Applies to every screen. Empty fields do not filter.",
-            t.dim(),
-        ),
-        Line::raw(""),
-    ];
-    for (i, label) in FilterForm::LABELS.iter().enumerate() {
-        let active = i == form.field;
-        let value = esc(&form.fields[i]).into_owned();
-        let mut spans = vec![
-            Span::styled(
-                format!("{} {label:<10}", if active { "›" } else { " " }),
-                if active { t.key() } else { Style::new() },
-            ),
-            Span::styled(
-                format!("{value}{}", if active { "▏" } else { "" }),
-                if active { t.selected() } else { Style::new() },
-            ),
-        ];
-        if active {
-            spans.push(Span::styled(format!("  {}", FilterForm::HELP[i]), t.dim()));
-        }
-        lines.push(Line::from(spans));
-        if active && let Some(k) = known(i) {
-            lines.push(Line::styled(format!("             known: {k}"), t.dim()));
-        }
-    }
-    lines.push(Line::raw(""));
-    if let Some(e) = &form.error {
-        lines.push(Line::styled(esc(e).into_owned(), t.bad()));
-    }
-    lines.push(Line::styled(
-        "Enter apply · Esc cancel · Tab/↓ next field · C-u clear field",
-        t.dim(),
-    ));
-    let r = centered(area, 76, lines.len() as u16 + 2);
-    f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(lines)
-            .block(block(" filter ", t, true))
-            .wrap(Wrap { trim: false }),
-        r,
-    );
+/// `waiting` as a paragraph, wrapped so that a long error shows whole.
+pub fn pending(error: Option<&str>, theme: &Theme) -> Paragraph<'static> {
+    Paragraph::new(waiting(error, theme)).wrap(Wrap { trim: true })
 }
 
 /// Splits `area` into a left and right column of `left` width.
@@ -481,4 +281,25 @@ pub fn columns(area: Rect, left: u16) -> (Rect, Rect) {
         Constraint::Fill(1),
     ]));
     (a, b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_rung_shows_as_its_badge_and_a_damaged_one_as_itself() {
+        let t = Theme { color: true };
+        let b = stored_badge("passed", false, &t);
+        assert_eq!((b.content.as_ref(), b.style), ("passed", t.good()));
+        let b = stored_badge("authorization", false, &t);
+        assert_eq!(b.content, "AUTHORIZATION");
+        assert_eq!(stored_badge("authorization", true, &t).content, "AUTHORIZE");
+        // A name no rung has: escaped, marked, in the error style.
+        let b = stored_badge("Selection\u{1b}[2J", true, &t);
+        assert_eq!(
+            (b.content.as_ref(), b.style),
+            ("?Selection\\x1b[2J", t.bad())
+        );
+    }
 }

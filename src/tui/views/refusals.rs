@@ -6,10 +6,10 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
-use super::{block, day, esc, loading, n, spark};
+use super::{block, day, esc, n, pending, spark};
 use crate::report::change;
-use crate::tui::app::App;
 use crate::tui::layout::{self, List};
+use crate::tui::state::App;
 use crate::window::DAY;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
@@ -24,7 +24,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     );
     let tb = block(window, t, false);
     let Some(d) = &rs.data.value else {
-        f.render_widget(Paragraph::new(loading(t)).block(tb), top);
+        f.render_widget(pending(rs.data.error.as_deref(), t).block(tb), top);
         f.render_widget(block(" ", t, true), table);
         return;
     };
@@ -141,7 +141,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             };
             let row = Row::new(vec![
                 Cell::from(esc(x.reason.as_deref().unwrap_or("(no reason)")).into_owned()),
-                Cell::from(Span::styled(x.stage.clone(), t.rung(&x.stage))),
+                Cell::from(Span::styled(
+                    esc(&x.stage).into_owned(),
+                    t.rung_named(&x.stage),
+                )),
                 Cell::from(Line::from(n(x.count)).right_aligned()),
                 Cell::from(Line::from(n(x.runs)).right_aligned()),
                 Cell::from(Line::from(n(x.previous)).right_aligned()),

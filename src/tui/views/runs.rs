@@ -7,12 +7,12 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
-use super::{badge, block, esc, loading, minute, n, opt, yes_no};
+use super::{block, esc, minute, n, opt, pending, stored_badge, yes_no};
 use crate::store::browse::{DecisionRow, RunSort};
 use crate::store::query::RunRow;
-use crate::tui::app::App;
 use crate::tui::layout::{self, List};
 use crate::tui::paged::{Cursor, Paged};
+use crate::tui::state::App;
 use crate::tui::theme::Theme;
 
 fn sort_name(s: RunSort) -> &'static str {
@@ -42,7 +42,7 @@ fn run_cells<'a>(r: &'a RunRow, t: &Theme) -> Vec<Cell<'a>> {
         Cell::from(if rung.is_empty() {
             Line::styled("-", t.dim())
         } else {
-            Line::from(badge(rung, t))
+            Line::from(stored_badge(rung, false, t))
         }),
         Cell::from(Span::styled(
             yes_no(r.success),
@@ -143,6 +143,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         ];
         let status = match (&fz.result, fz.loading) {
             (_, true) => " matching…".to_string(),
+            (_, false) if let Some(e) = &fz.error => format!(" · could not match: {} ", esc(e)),
             (Some(r), false) => format!(
                 " · {} match{}{}{} ",
                 n(r.matched),
@@ -195,7 +196,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     );
     let b = block(title, t, true).title_bottom(Line::from(position(p)).right_aligned());
     if !p.loaded {
-        f.render_widget(Paragraph::new(loading(t)).block(b), area);
+        f.render_widget(pending(p.error.as_deref(), t).block(b), area);
         return;
     }
     if p.rows.is_empty() {
@@ -223,7 +224,7 @@ fn decision_cells<'a>(d: &'a DecisionRow, narrow: bool, t: &Theme) -> Vec<Cell<'
             Cell::from(Line::from(d.step.to_string()).right_aligned()),
             Cell::from(opt(&d.phase, "-").into_owned()),
             Cell::from(opt(&d.selected, "(no call)").into_owned()),
-            Cell::from(Line::from(super::short_badge(&d.rung, t))),
+            Cell::from(Line::from(stored_badge(&d.rung, true, t))),
             Cell::from(short_outcome(d)),
             Cell::from(
                 d.time_us
@@ -237,7 +238,7 @@ fn decision_cells<'a>(d: &'a DecisionRow, narrow: bool, t: &Theme) -> Vec<Cell<'
         Cell::from(Line::from(d.step.to_string()).right_aligned()),
         Cell::from(opt(&d.phase, "-").into_owned()),
         Cell::from(opt(&d.selected, "(no call)").into_owned()),
-        Cell::from(Line::from(badge(&d.rung, t))),
+        Cell::from(Line::from(stored_badge(&d.rung, false, t))),
         Cell::from(outcome(d)),
         Cell::from(if d.labelled {
             esc(&d.acceptable.join(", ")).into_owned()
@@ -283,7 +284,7 @@ pub fn draw_decisions(f: &mut Frame, app: &App, area: Rect) {
     );
     let b = block(title, t, true).title_bottom(Line::from(position(p)).right_aligned());
     if !p.loaded {
-        f.render_widget(Paragraph::new(loading(t)).block(b), area);
+        f.render_widget(pending(p.error.as_deref(), t).block(b), area);
         return;
     }
     if p.rows.is_empty() {

@@ -6,9 +6,9 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{block, esc, loading, n, percent};
-use crate::tui::app::App;
+use super::{block, esc, n, pending, percent, waiting};
 use crate::tui::layout::{self, List};
+use crate::tui::state::App;
 use crate::tui::worker::AUDIT_CAP;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
@@ -16,7 +16,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let ts = &app.tools;
     let Some(data) = &ts.data.value else {
         f.render_widget(
-            Paragraph::new(loading(t)).block(block(" Tools ", t, true)),
+            pending(ts.data.error.as_deref(), t).block(block(" Tools ", t, true)),
             area,
         );
         return;
@@ -178,6 +178,10 @@ fn audit_lines<'a>(app: &'a App, width: usize) -> Vec<Line<'a>> {
         t.title(),
     )];
     match &app.tool.audit.value {
+        None if let Some(e) = &app.tool.audit.error => lines.push(Line::styled(
+            format!("  could not walk them: {}", esc(e)),
+            t.bad(),
+        )),
         None => lines.push(Line::styled(
             "  walking the exposure rules over the decisions… (other keys still work)",
             t.dim(),
@@ -242,7 +246,7 @@ pub fn draw_tool(f: &mut Frame, app: &App, area: Rect) {
     let mut lines: Vec<Line> = Vec::new();
     let def = match &ts.def.value {
         None => {
-            lines.push(loading(t));
+            lines.push(waiting(ts.def.error.as_deref(), t));
             None
         }
         Some(None) => {

@@ -1,0 +1,69 @@
+//! What the TUI can be asked to do: keys become `Action`s through the keymap,
+//! worker answers arrive as `Action::Loaded`, and `update` applies them.
+
+use super::state::Screen;
+use super::worker::Done;
+
+/// What the keyboard (or a worker) can ask for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Quit,
+    Help,
+    Back,
+    Go(Screen),
+    NextTab,
+    PrevTab,
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Enter,
+    /// `/`: start typing a fuzzy filter (Runs) or a find (Tools).
+    Find,
+    Sort,
+    Reverse,
+    NextFailing,
+    PrevFailing,
+    ToggleHidden,
+    ShowArguments,
+    ShowResult,
+    ShowRaw,
+    ToggleMatrix,
+    WeekBack,
+    WeekForward,
+    ThisWeek,
+    LatestWeek,
+    EditFilter,
+    ClearFilter,
+    /// Typing: a character, a deletion, the end of typing.
+    Type(char),
+    Backspace,
+    ClearInput,
+    Submit,
+    Cancel,
+    NextField,
+    PrevField,
+    Resize(u16, u16),
+    Loaded(Box<Done>),
+}
+
+impl Action {
+    /// How far the action moves a selection in a list of `h` visible rows
+    /// (`None`: it is not a movement).
+    pub fn delta(&self, h: usize) -> Option<isize> {
+        let page = (h.max(2) - 1) as isize;
+        Some(match self {
+            Action::Up => -1,
+            Action::Down => 1,
+            Action::PageUp => -page,
+            Action::PageDown => page,
+            Action::Top => isize::MIN / 2,
+            Action::Bottom => isize::MAX / 2,
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,17 @@
+//! The Ladder screen's state: the funnel of rungs, the routing rates and the
+//! refusal trend.
+
+use super::Load;
+use crate::metrics::{LadderCounts, Metrics};
+use crate::tui::paged::Cursor;
+
+/// Days of the refusal trend on the Ladder screen.
+pub const TREND_DAYS: u32 = 28;
+
+#[derive(Debug, Default)]
+pub struct LadderState {
+    pub cursor: Cursor,
+    pub counts: Load<(LadderCounts, Vec<(String, u64)>)>,
+    pub metrics: Load<Box<Metrics>>,
+    pub trend: Load<Vec<u64>>,
+}

@@ -1,0 +1,50 @@
+//! The Tools screen's state (tool usage with a find) and the Tool screen's
+//! (one tool's definition and visibility audit).
+
+use super::Load;
+use crate::store::browse::{ToolAudit, ToolDef};
+use crate::tui::paged::Cursor;
+use crate::tui::worker::ToolRow;
+
+#[derive(Debug, Default)]
+pub struct ToolsState {
+    pub data: Load<Vec<ToolRow>>,
+    pub cursor: Cursor,
+    pub find: String,
+    pub typing: bool,
+    /// Indices into `data` that match `find`, best first (None: all).
+    pub matches: Option<Vec<usize>>,
+}
+
+impl ToolsState {
+    /// The rows shown, in order (indices into `data`).
+    pub fn rows(&self) -> Vec<usize> {
+        match (&self.matches, &self.data.value) {
+            (Some(m), _) => m.clone(),
+            (None, Some(d)) => (0..d.len()).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// How many rows are shown.
+    pub fn len(&self) -> usize {
+        match (&self.matches, &self.data.value) {
+            (Some(m), _) => m.len(),
+            (None, Some(d)) => d.len(),
+            _ => 0,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct ToolState {
+    pub catalogue: String,
+    pub name: String,
+    pub def: Load<Option<Box<ToolDef>>>,
+    pub audit: Load<ToolAudit>,
+    pub scroll: u16,
+}

@@ -1,0 +1,70 @@
+//! The Decisions screen: the decisions behind a rung, a refusal reason or a
+//! confusion cell, paged from SQLite; Enter opens the run at the decision.
+
+use super::run;
+use crate::store::browse::{Anchor, DecisionRow, DecisionSet, Page};
+use crate::tui::action::Action;
+use crate::tui::layout;
+use crate::tui::paged::Paged;
+use crate::tui::state::{App, DecisionsState, Screen};
+use crate::tui::worker::{Request, Slot};
+
+/// Shows the decisions of `set` under `title`.
+pub(super) fn open(app: &mut App, set: DecisionSet, title: String) {
+    app.decisions = DecisionsState {
+        set: Some(set),
+        title,
+        page: Paged::default(),
+    };
+    app.go(Screen::Decisions);
+}
+
+pub(super) fn ensure(app: &mut App) {
+    if app.decisions.set.is_some() && !app.decisions.page.loaded && !app.decisions.page.loading {
+        let a = app.decisions.page.reset(Anchor::First);
+        request_page(app, a);
+    }
+}
+
+fn request_page(app: &mut App, anchor: Anchor) {
+    let Some(set) = app.decisions.set.clone() else {
+        return;
+    };
+    let request = Request::Decisions {
+        filter: app.filter.clone(),
+        set,
+        anchor: anchor.clone(),
+    };
+    app.request_page(Slot::Decisions, anchor, request);
+}
+
+pub(super) fn take_page(app: &mut App, anchor: Option<Anchor>, page: Page<DecisionRow>) {
+    let h = app.height(layout::List::Decisions);
+    if let Some(a) = anchor
+        && let Some(next) = app.decisions.page.apply(&a, page, h)
+    {
+        request_page(app, next);
+    }
+}
+
+pub(super) fn act(app: &mut App, action: Action) {
+    let h = app.height(layout::List::Decisions);
+    if matches!(action, Action::Top | Action::Bottom) {
+        let a = if action == Action::Top {
+            Anchor::First
+        } else {
+            Anchor::Last
+        };
+        let a = app.decisions.page.reset(a);
+        request_page(app, a);
+    } else if let Some(d) = action.delta(h) {
+        if let Some(a) = app.decisions.page.move_by(d, h) {
+            request_page(app, a);
+        }
+    } else if action == Action::Enter
+        && let Some(row) = app.decisions.page.selected()
+    {
+        let (run, step) = (row.run_id.clone(), row.step);
+        run::open(app, run, Some(step));
+    }
+}

@@ -1,0 +1,228 @@
+//! `update`, the only code that changes the state: the actions every screen
+//! shares (tabs, back, help, typing, the filter) here, each screen's own in
+//! its module. `update` does no I/O: it queues tagged requests in
+//! `App::outbox` for the runner to hand to the workers and takes their
+//! answers back as `Action::Loaded` (see `requests`).
+//!
+//! A screen is a `Screen` variant, a state struct in `state/`, a module here
+//! with `ensure` (ask for what it shows) and `act` (its keys), its bindings
+//! in the keymap and a view. The exhaustive `match`es on `Screen` (here, in
+//! the keymap and in `views::draw`) and, for a new kind of request, on
+//! `Slot` and `Response` (in `requests`) list every place to fill in.
+
+mod confusions;
+mod decisions;
+mod form;
+mod ladder;
+mod refusals;
+mod requests;
+mod run;
+mod runs;
+mod tools;
+mod viewer;
+
+use super::action::Action;
+use super::layout;
+use super::paged::Paged;
+use super::state::{App, Load, Screen};
+
+impl App {
+    /// Queues what the first screen needs (called after the first frame).
+    pub fn start(&mut self) {
+        self.empty.begin();
+        self.request(super::worker::Slot::Empty, super::worker::Request::Empty);
+        self.ensure();
+    }
+
+    /// Sends the requests the current screen needs and does not have.
+    fn ensure(&mut self) {
+        match self.screen {
+            Screen::Ladder => ladder::ensure(self),
+            Screen::Runs => runs::ensure(self),
+            Screen::Run => run::ensure(self),
+            Screen::Refusals => refusals::ensure(self),
+            Screen::Confusions => confusions::ensure(self),
+            Screen::Tools => tools::ensure(self),
+            Screen::Tool => tools::ensure_tool(self),
+            Screen::Decisions => decisions::ensure(self),
+        }
+    }
+
+    /// Forgets everything the filter shaped, then reloads the screen.
+    fn filter_changed(&mut self) {
+        self.ladder.counts = Load::default();
+        self.ladder.metrics = Load::default();
+        self.ladder.trend = Load::default();
+        self.confusions = Load::default();
+        self.confusion.grid = None;
+        self.runs.page = Paged::default();
+        self.runs.fuzzy.result = None;
+        self.runs.fuzzy.rows.clear();
+        self.refusals.data = Load::default();
+        if let (Some(s), Some(u)) = (self.filter.since, self.filter.until) {
+            self.refusals.since = s;
+            self.refusals.until = u;
+        }
+        self.tools.data = Load::default();
+        self.tools.matches = None;
+        self.tool.audit = Load::default();
+        self.decisions.page = Paged::default();
+        if let Some(row) = self.run.timeline.selected() {
+            self.run.want_step = Some(row.step);
+        }
+        self.run.timeline = Paged::default();
+        self.run.viewer = None;
+        self.ensure();
+    }
+
+    /// Shows `screen`; Esc returns to the one before (a bounded history).
+    fn go(&mut self, screen: Screen) {
+        if screen == self.screen {
+            return;
+        }
+        self.back.push(self.screen);
+        if self.back.len() > 64 {
+            self.back.remove(0);
+        }
+        self.screen = screen;
+        self.help = false;
+        self.ensure();
+    }
+}
+
+/// Applies one action: the only place the state changes.
+pub fn update(app: &mut App, action: Action) {
+    match action {
+        Action::Loaded(done) => return app.receive(*done),
+        Action::Resize(w, h) => {
+            app.size = (w, h);
+            let hh = app.height(layout::List::Runs);
+            app.runs.page.cursor.fit(app.runs.page.rows.len(), hh);
+            return;
+        }
+        Action::Quit => {
+            app.quit = true;
+            return;
+        }
+        _ => {}
+    }
+    if app.editing_filter {
+        return form::act(app, action);
+    }
+    if app.help {
+        // Any key closes help; navigation keys also act.
+        app.help = false;
+        if matches!(action, Action::Help | Action::Back | Action::Cancel) {
+            return;
+        }
+    }
+    if app.is_typing() {
+        return typing(app, action);
+    }
+    app.status = None;
+    match action {
+        Action::Help => app.help = true,
+        Action::Go(s) => app.go(s),
+        Action::NextTab | Action::PrevTab => {
+            let tabs = Screen::TABS;
+            let i = tabs
+                .iter()
+                .position(|s| *s == app.screen.tab())
+                .unwrap_or(0);
+            let j = if action == Action::NextTab {
+                (i + 1) % tabs.len()
+            } else {
+                (i + tabs.len() - 1) % tabs.len()
+            };
+            app.go(tabs[j]);
+        }
+        Action::EditFilter => form::open(app),
+        Action::ClearFilter => form::clear(app),
+        Action::Back => back(app),
+        _ => screen_action(app, action),
+    }
+}
+
+/// Esc: first closes what the screen has open, then returns to the screen
+/// before.
+fn back(app: &mut App) {
+    let closed = match app.screen {
+        Screen::Run => run::back(app),
+        Screen::Runs => runs::back(app),
+        Screen::Tools => tools::back(app),
+        _ => false,
+    };
+    if closed {
+        return;
+    }
+    if let Some(prev) = app.back.pop() {
+        app.screen = prev;
+        app.ensure();
+    }
+}
+
+/// Keys while typing the Runs screen's fuzzy filter or the Tools screen's
+/// find.
+fn typing(app: &mut App, action: Action) {
+    let runs = app.screen == Screen::Runs;
+    let input = if runs {
+        &mut app.runs.fuzzy.input
+    } else {
+        &mut app.tools.find
+    };
+    let changed = match action {
+        Action::Type(c) => {
+            input.push(c);
+            true
+        }
+        Action::Backspace => input.pop().is_some(),
+        Action::ClearInput => {
+            let had = !input.is_empty();
+            input.clear();
+            had
+        }
+        Action::Submit => {
+            if runs {
+                app.runs.fuzzy.typing = false;
+            } else {
+                app.tools.typing = false;
+            }
+            false
+        }
+        Action::Cancel | Action::Back => {
+            input.clear();
+            if runs {
+                app.runs.fuzzy.typing = false;
+            } else {
+                app.tools.typing = false;
+            }
+            true
+        }
+        Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
+            screen_action(app, action);
+            false
+        }
+        _ => false,
+    };
+    if changed {
+        if runs {
+            runs::run_fuzzy(app);
+        } else {
+            tools::find(app);
+        }
+    }
+}
+
+/// An action for the current screen's own keys.
+fn screen_action(app: &mut App, action: Action) {
+    match app.screen {
+        Screen::Ladder => ladder::act(app, action),
+        Screen::Runs => runs::act(app, action),
+        Screen::Run => run::act(app, action),
+        Screen::Refusals => refusals::act(app, action),
+        Screen::Confusions => confusions::act(app, action),
+        Screen::Tools => tools::act(app, action),
+        Screen::Tool => tools::act_tool(app, action),
+        Screen::Decisions => decisions::act(app, action),
+    }
+}

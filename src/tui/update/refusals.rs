@@ -1,0 +1,92 @@
+//! The Refusals screen: a week of refusals by reason, moved a week at a
+//! time; Enter lists the decisions behind a reason.
+
+use super::decisions;
+use crate::store::browse::DecisionSet;
+use crate::tui::action::Action;
+use crate::tui::layout;
+use crate::tui::paged::Cursor;
+use crate::tui::state::{App, Load};
+use crate::tui::worker::{RefusalData, Request, Slot};
+use crate::window::{DAY, WEEK};
+
+pub(super) fn ensure(app: &mut App) {
+    if app.refusals.data.wants() {
+        app.refusals.data.begin();
+        app.request(
+            Slot::Refusals,
+            Request::Refusals {
+                filter: app.filter.clone(),
+                since: app.refusals.since,
+                until: app.refusals.until,
+            },
+        );
+    }
+}
+
+pub(super) fn take(app: &mut App, r: Box<RefusalData>) {
+    let n = r.report.rows.len();
+    app.refusals.data.set(r);
+    let h = app.height(layout::List::Refusals);
+    app.refusals.cursor.fit(n, h);
+}
+
+/// Shows the window `[since, until)` instead.
+fn shift(app: &mut App, since: i64, until: i64) {
+    app.refusals.since = since;
+    app.refusals.until = until;
+    app.refusals.data = Load::default();
+    app.refusals.cursor = Cursor::default();
+    app.ensure();
+}
+
+pub(super) fn act(app: &mut App, action: Action) {
+    let h = app.height(layout::List::Refusals);
+    let len = app
+        .refusals
+        .data
+        .value
+        .as_ref()
+        .map(|d| d.report.rows.len())
+        .unwrap_or(0);
+    let (s, u) = (app.refusals.since, app.refusals.until);
+    match action {
+        Action::WeekBack | Action::Left => shift(app, s - WEEK, u - WEEK),
+        Action::WeekForward | Action::Right => shift(app, s + WEEK, u + WEEK),
+        Action::ThisWeek => {
+            let now = app.opts.now_us;
+            shift(app, now - WEEK, now)
+        }
+        Action::LatestWeek => {
+            if let Some(t) = app.refusals.data.value.as_ref().and_then(|d| d.latest) {
+                // The week that ends at the midnight after the latest refusal.
+                let until = (t.div_euclid(DAY) + 1) * DAY;
+                shift(app, until - WEEK, until);
+            }
+        }
+        Action::Enter => {
+            let Some(d) = &app.refusals.data.value else {
+                return;
+            };
+            if let Some(row) = d.report.rows.get(app.refusals.cursor.sel) {
+                let set = DecisionSet::Refusal {
+                    reason: row.reason.clone(),
+                    stage: row.stage.clone(),
+                    since: s,
+                    until: u,
+                };
+                let title = format!(
+                    "refusals: {} ({})",
+                    row.reason.as_deref().unwrap_or("no reason"),
+                    row.stage
+                );
+                decisions::open(app, set, title);
+            }
+        }
+        a => {
+            if let Some(d) = a.delta(h) {
+                app.refusals.cursor.move_by(d, len, h);
+            }
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! The Run screen: one run's timeline (paged), the selected decision's
+//! detail (cached by id), next/previous failing decision, and the keys of
+//! the detail pane (the payload viewer's are in `viewer`).
+
+use super::viewer;
+use crate::store::browse::{Anchor, DecisionRow, Page, PayloadColumn, step_key};
+use crate::tui::action::Action;
+use crate::tui::layout;
+use crate::tui::paged::Paged;
+use crate::tui::state::{App, RunState, Screen, failing};
+use crate::tui::worker::{Request, Slot};
+
+/// Opens `run_id` on the Run screen, at `step` when given.
+pub(super) fn open(app: &mut App, run_id: String, step: Option<i64>) {
+    let same = app.run.run_id.as_deref() == Some(run_id.as_str());
+    if !same {
+        app.run = RunState::default();
+        app.run.run_id = Some(run_id);
+    } else {
+        app.run.viewer = None;
+        app.run.focus_detail = false;
+        app.run.scroll = 0;
+    }
+    app.run.want_step = step;
+    match step {
+        Some(s) if same && app.run.timeline.rows.iter().any(|(_, r)| r.step == s) => {
+            select_step(app, s);
+        }
+        _ => app.run.timeline = Paged::default(),
+    }
+    app.go(Screen::Run);
+}
+
+pub(super) fn ensure(app: &mut App) {
+    if app.run.run_id.is_some() && !app.run.timeline.loaded && !app.run.timeline.loading {
+        let anchor = match app.run.want_step {
+            Some(s) => Anchor::Around(step_key(s)),
+            None => Anchor::First,
+        };
+        let a = app.run.timeline.reset(anchor);
+        request_page(app, a);
+    }
+    if let Some(id) = &app.run.run_id
+        && app.run.header.wants()
+    {
+        app.run.header.begin();
+        let id = id.clone();
+        app.request(Slot::RunHeader, Request::RunHeader(id));
+    }
+    want_detail(app);
+}
+
+fn request_page(app: &mut App, anchor: Anchor) {
+    let Some(run_id) = app.run.run_id.clone() else {
+        return;
+    };
+    let request = Request::Timeline {
+        filter: app.filter.clone(),
+        run_id,
+        anchor: anchor.clone(),
+    };
+    app.request_page(Slot::Timeline, anchor, request);
+}
+
+pub(super) fn take_timeline(
+    app: &mut App,
+    anchor: Option<Anchor>,
+    run_id: String,
+    page: Page<DecisionRow>,
+) {
+    if app.run.run_id.as_deref() != Some(run_id.as_str()) {
+        return;
+    }
+    let h = app.height(layout::List::Timeline);
+    if let Some(a) = anchor {
+        let next = app.run.timeline.apply(&a, page, h);
+        if let Some(step) = app.run.want_step {
+            select_step(app, step);
+        }
+        if let Some(next) = next {
+            request_page(app, next);
+        }
+        if app.run.viewer.is_none() {
+            want_detail(app);
+        }
+    }
+}
+
+pub(super) fn take_next_failing(app: &mut App, step: Option<i64>) {
+    match step {
+        Some(s) => {
+            app.run.want_step = Some(s);
+            let a = app.run.timeline.reset(Anchor::Around(step_key(s)));
+            request_page(app, a);
+        }
+        None => app.status = Some("no further failing decision in this run".into()),
+    }
+}
+
+fn select_step(app: &mut App, step: i64) {
+    let h = app.height(layout::List::Timeline);
+    if let Some(i) = app
+        .run
+        .timeline
+        .rows
+        .iter()
+        .position(|(_, r)| r.step == step)
+    {
+        let len = app.run.timeline.rows.len();
+        app.run.timeline.cursor.to(i, len, h);
+        app.run.want_step = None;
+        detail_moved(app);
+    }
+}
+
+/// The selected decision changed: reset the detail pane and ask for it.
+fn detail_moved(app: &mut App) {
+    app.run.scroll = 0;
+    app.run.viewer = None;
+    want_detail(app);
+}
+
+/// Asks for the selected decision's detail unless it is cached or asked.
+fn want_detail(app: &mut App) {
+    if app.screen != Screen::Run {
+        return;
+    }
+    let Some(id) = app.run.timeline.selected().map(|r| r.decision_id) else {
+        return;
+    };
+    if app.details.contains(id) {
+        return;
+    }
+    if app.details.wanted == Some(id) && app.inflight.waiting(Slot::Detail) {
+        return;
+    }
+    app.details.wanted = Some(id);
+    app.details.failed = None;
+    app.request(Slot::Detail, Request::Detail(id));
+}
+
+/// Esc closes the payload viewer, then leaves the detail pane.
+pub(super) fn back(app: &mut App) -> bool {
+    if app.run.viewer.is_some() {
+        app.run.viewer = None;
+        return true;
+    }
+    if app.run.focus_detail {
+        app.run.focus_detail = false;
+        return true;
+    }
+    false
+}
+
+pub(super) fn act(app: &mut App, action: Action) {
+    if app.run.run_id.is_none() {
+        return;
+    }
+    let h = app.height(layout::List::Timeline);
+    match action {
+        Action::NextFailing | Action::PrevFailing => {
+            next_failing(app, action == Action::NextFailing);
+        }
+        Action::ToggleHidden => {
+            app.run.show_hidden = !app.run.show_hidden;
+        }
+        Action::ShowArguments => viewer::open(app, PayloadColumn::Arguments),
+        Action::ShowResult => viewer::open(app, PayloadColumn::Result),
+        Action::ShowRaw => viewer::open(app, PayloadColumn::Raw),
+        Action::Right | Action::Enter if !app.run.focus_detail => app.run.focus_detail = true,
+        Action::Left if app.run.focus_detail => {
+            app.run.focus_detail = false;
+        }
+        a if app.run.focus_detail => act_detail(app, a),
+        Action::Top | Action::Bottom => {
+            let anchor = if action == Action::Top {
+                Anchor::First
+            } else {
+                Anchor::Last
+            };
+            if (action == Action::Top && !app.run.timeline.more_before)
+                || (action == Action::Bottom && !app.run.timeline.more_after)
+            {
+                let d = if action == Action::Top {
+                    isize::MIN / 2
+                } else {
+                    isize::MAX / 2
+                };
+                app.run.timeline.move_by(d, h);
+                detail_moved(app);
+            } else {
+                let a = app.run.timeline.reset(anchor);
+                request_page(app, a);
+            }
+        }
+        a => {
+            if let Some(d) = a.delta(h) {
+                let before = app.run.timeline.cursor.sel;
+                if let Some(next) = app.run.timeline.move_by(d, h) {
+                    request_page(app, next);
+                }
+                if app.run.timeline.cursor.sel != before {
+                    detail_moved(app);
+                }
+            }
+        }
+    }
+}
+
+/// `n`/`N`: the next failing decision among the rows held, else asks the
+/// worker beyond them.
+fn next_failing(app: &mut App, forward: bool) {
+    let h = app.height(layout::List::Timeline);
+    let tl = &app.run.timeline;
+    let sel = tl.cursor.sel;
+    let found = if forward {
+        tl.rows
+            .iter()
+            .enumerate()
+            .skip(sel + 1)
+            .find(|(_, (_, r))| failing(r))
+            .map(|(i, _)| i)
+    } else {
+        tl.rows
+            .iter()
+            .enumerate()
+            .take(sel)
+            .rev()
+            .find(|(_, (_, r))| failing(r))
+            .map(|(i, _)| i)
+    };
+    match found {
+        Some(i) => {
+            let len = app.run.timeline.rows.len();
+            app.run.timeline.cursor.to(i, len, h);
+            detail_moved(app);
+        }
+        None if (forward && tl.more_after) || (!forward && tl.more_before) => {
+            if let (Some(step), Some(run_id)) =
+                (tl.selected().map(|r| r.step), app.run.run_id.clone())
+            {
+                let request = Request::NextFailing {
+                    filter: app.filter.clone(),
+                    run_id,
+                    step,
+                    forward,
+                };
+                app.request(Slot::NextFailing, request);
+            }
+        }
+        None => {
+            app.status = Some(format!(
+                "no {} failing decision in this run",
+                if forward { "later" } else { "earlier" }
+            ))
+        }
+    }
+}
+
+/// Keys in the detail pane: the payload viewer's when one is open, else
+/// scrolling the detail.
+fn act_detail(app: &mut App, a: Action) {
+    let dh = app.height(layout::List::Detail);
+    if app.run.viewer.is_some() {
+        match a {
+            Action::Top => viewer::top(app),
+            Action::Bottom => viewer::bottom(app),
+            _ => {
+                if let Some(d) = a.delta(dh) {
+                    viewer::scroll(app, d);
+                }
+            }
+        }
+        return;
+    }
+    let page = dh.saturating_sub(1) as u16;
+    let max = crate::tui::views::detail::detail_len(app).saturating_sub(dh) as u16;
+    let s = &mut app.run.scroll;
+    match a {
+        Action::Down => *s = s.saturating_add(1),
+        Action::Up => *s = s.saturating_sub(1),
+        Action::PageDown => *s = s.saturating_add(page),
+        Action::PageUp => *s = s.saturating_sub(page),
+        Action::Top => *s = 0,
+        Action::Bottom => *s = max,
+        _ => {}
+    }
+    *s = (*s).min(max);
+}

@@ -1,0 +1,122 @@
+//! The Tools screen (tool usage with a fuzzy find; Enter: why is it
+//! visible?) and the Tool screen it opens (definition and visibility
+//! audit, scrolled).
+
+use fuzzy_matcher::FuzzyMatcher;
+use fuzzy_matcher::skim::SkimMatcherV2;
+
+use crate::tui::action::Action;
+use crate::tui::layout;
+use crate::tui::paged::Cursor;
+use crate::tui::state::{App, Screen, ToolState};
+use crate::tui::worker::{Request, Slot, ToolRow};
+
+pub(super) fn ensure(app: &mut App) {
+    if app.tools.data.wants() {
+        app.tools.data.begin();
+        app.request(Slot::Tools, Request::Tools(app.filter.clone()));
+    }
+}
+
+pub(super) fn take(app: &mut App, t: Vec<ToolRow>) {
+    app.tools.data.set(t);
+    find(app);
+}
+
+/// Matches the typed find against the tools' names, families and
+/// catalogues, best first.
+pub(super) fn find(app: &mut App) {
+    let Some(data) = &app.tools.data.value else {
+        return;
+    };
+    let pattern = app.tools.find.trim();
+    if pattern.is_empty() {
+        app.tools.matches = None;
+    } else {
+        let matcher = SkimMatcherV2::default().smart_case();
+        let mut scored: Vec<(i64, usize)> = data
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| {
+                let u = &t.usage;
+                [&u.name, &u.family, &u.catalogue]
+                    .iter()
+                    .filter_map(|s| matcher.fuzzy_match(s, pattern))
+                    .max()
+                    .map(|s| (s, i))
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        app.tools.matches = Some(scored.into_iter().map(|(_, i)| i).collect());
+    }
+    app.tools.cursor = Cursor::default();
+}
+
+/// Esc with a find in force clears it.
+pub(super) fn back(app: &mut App) -> bool {
+    if app.tools.matches.is_none() {
+        return false;
+    }
+    app.tools.find.clear();
+    find(app);
+    true
+}
+
+pub(super) fn act(app: &mut App, action: Action) {
+    let h = app.height(layout::List::Tools);
+    let len = app.tools.len();
+    if let Some(d) = action.delta(h) {
+        app.tools.cursor.move_by(d, len, h);
+    } else if action == Action::Find {
+        app.tools.typing = true;
+    } else if action == Action::Enter {
+        let rows = app.tool_rows();
+        if let (Some(&i), Some(data)) = (rows.get(app.tools.cursor.sel), &app.tools.data.value) {
+            let u = &data[i].usage;
+            app.tool = ToolState {
+                catalogue: u.catalogue.clone(),
+                name: u.name.clone(),
+                ..Default::default()
+            };
+            app.go(Screen::Tool);
+        }
+    }
+}
+
+pub(super) fn ensure_tool(app: &mut App) {
+    let (catalogue, name) = (app.tool.catalogue.clone(), app.tool.name.clone());
+    if app.tool.def.wants() {
+        app.tool.def.begin();
+        app.request(
+            Slot::ToolDef,
+            Request::ToolDef {
+                catalogue: catalogue.clone(),
+                name: name.clone(),
+            },
+        );
+    }
+    if app.tool.audit.wants() {
+        app.tool.audit.begin();
+        app.request(
+            Slot::ToolAudit,
+            Request::ToolAudit {
+                filter: app.filter.clone(),
+                catalogue,
+                name,
+            },
+        );
+    }
+}
+
+pub(super) fn act_tool(app: &mut App, action: Action) {
+    let page = app.height(layout::List::Detail) as u16;
+    let s = &mut app.tool.scroll;
+    match action {
+        Action::Down => *s = s.saturating_add(1),
+        Action::Up => *s = s.saturating_sub(1),
+        Action::PageDown => *s = s.saturating_add(page),
+        Action::PageUp => *s = s.saturating_sub(page),
+        Action::Top => *s = 0,
+        _ => {}
+    }
+}

@@ -1,0 +1,239 @@
+//! The frame around every screen: the tab bar, the filter bar, the key bar
+//! (the screen's keys from the keymap), the help popup and the filter
+//! editor, and the page an empty database shows.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+
+use super::{block, esc, minute};
+use crate::tui::keymap;
+use crate::tui::state::{App, FilterForm, Screen};
+use crate::tui::theme::Theme;
+
+pub(super) fn tabs(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let mut spans = vec![Span::styled(" rung ", t.title())];
+    for (i, s) in Screen::TABS.iter().enumerate() {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(
+            format!(" {} {} ", i + 1, s.title()),
+            t.tab(app.screen.tab() == *s),
+        ));
+    }
+    if matches!(app.screen, Screen::Tool | Screen::Decisions) {
+        spans.push(Span::styled(
+            format!("  › {}", app.screen.title()),
+            t.header(),
+        ));
+    }
+    f.render_widget(Line::from(spans), area);
+}
+
+pub(super) fn filter_bar(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let flt = &app.filter;
+    let mut parts: Vec<String> = Vec::new();
+    let list = |name: &str, v: &[String]| format!("{name}={}", esc(&v.join(",")));
+    if !flt.models.is_empty() {
+        parts.push(list("model", &flt.models));
+    }
+    if !flt.catalogues.is_empty() {
+        parts.push(list("catalogue", &flt.catalogues));
+    }
+    if !flt.phases.is_empty() {
+        parts.push(list("phase", &flt.phases));
+    }
+    if flt.since.is_some() || flt.until.is_some() {
+        parts.push(format!(
+            "time={}..{}",
+            flt.since.map(minute).unwrap_or_default(),
+            flt.until.map(minute).unwrap_or_default()
+        ));
+    }
+    for (k, v) in &flt.tags {
+        parts.push(format!("tag {}={}", esc(k), esc(v)));
+    }
+    let mut spans = vec![Span::styled(" filter: ", t.header())];
+    if parts.is_empty() {
+        spans.push(Span::styled("none (all decisions)", t.dim()));
+    } else {
+        spans.push(Span::raw(parts.join(" · ")));
+    }
+    spans.push(Span::styled("  f edit", t.dim()));
+    if !parts.is_empty() {
+        spans.push(Span::styled(" · F clear", t.dim()));
+    }
+    if app.opts.no_redact {
+        spans.push(Span::styled("  secrets shown (--no-redact)", t.bad()));
+    }
+    f.render_widget(Line::from(spans), area);
+}
+
+pub(super) fn key_bar(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let mut spans = Vec::new();
+    if let Some(s) = &app.status {
+        spans.push(Span::styled(format!(" {} ", esc(s)), t.warn()));
+    }
+    // The screen's keys as far as they fit, then always `? help` and `q quit`.
+    let pairs = keymap::bar_pairs(app);
+    let (mut own, tail): (Vec<_>, Vec<_>) = pairs
+        .into_iter()
+        .partition(|(k, _)| !matches!(*k, "?" | "q"));
+    let width = |p: &[(&str, &str)]| -> usize {
+        p.iter()
+            .map(|(k, w)| k.chars().count() + w.chars().count() + 3)
+            .sum()
+    };
+    let used: usize = spans.iter().map(|s| s.width()).sum();
+    let room = (area.width as usize).saturating_sub(used + width(&tail));
+    while !own.is_empty() && width(&own) > room {
+        own.pop();
+    }
+    for (k, what) in own.into_iter().chain(tail) {
+        spans.push(Span::styled(format!(" {k}"), t.key()));
+        spans.push(Span::raw(format!(" {what} ")));
+    }
+    f.render_widget(Line::from(spans), area);
+}
+
+pub(super) fn empty(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let lines = vec![
+        Line::raw(""),
+        Line::styled("This database has no decisions yet.", t.header()),
+        Line::raw(""),
+        Line::raw("Import traces, then open rung again:"),
+        Line::styled(
+            "  rung import PATH...      (files or folders of .jsonl)",
+            t.key(),
+        ),
+        Line::styled(
+            "  rung PATH...             (import, then open this view)",
+            t.key(),
+        ),
+        Line::raw(""),
+        Line::raw("The trace format is described in docs and in `rung --help`."),
+    ];
+    f.render_widget(Paragraph::new(lines).block(block(" rung ", t, false)), area);
+}
+
+/// A rectangle of `w` x `h` centred in `area` (clamped to it).
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+fn pairs_lines<'a>(
+    title: &'a str,
+    pairs: &[(&'static str, &'static str)],
+    t: &Theme,
+) -> Vec<Line<'a>> {
+    let mut lines = vec![Line::styled(title, t.header())];
+    for (k, what) in pairs {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {k:<10}"), t.key()),
+            Span::raw(*what),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines
+}
+
+pub(super) fn help(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let mut lines = Vec::new();
+    let own = keymap::help_pairs(&keymap::screen_bindings(app.screen));
+    let title = format!("{} screen", app.screen.title());
+    lines.extend(pairs_lines(&title, &own, t));
+    lines.extend(pairs_lines("Everywhere", &keymap::global_pairs(), t));
+    lines.extend(pairs_lines(
+        "While typing a filter",
+        &keymap::help_pairs(&keymap::TYPING.iter().collect::<Vec<_>>()),
+        t,
+    ));
+    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
+    let r = centered(area, 60, h);
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block(" help · any key closes ", t, true))
+            .wrap(Wrap { trim: false }),
+        r,
+    );
+}
+
+pub(super) fn filter_form(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let form = &app.form;
+    let hints = app.hints.value.as_ref();
+    let known = |i: usize| -> Option<String> {
+        let h = hints?;
+        let v = match i {
+            0 => &h.models,
+            1 => &h.catalogues,
+            2 => &h.phases,
+            5 => &h.tags,
+            _ => return None,
+        };
+        (!v.is_empty()).then(|| {
+            v.iter()
+                .map(|s| esc(s).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+    };
+    let mut lines = vec![
+        Line::styled(
+            "Applies to every screen. Empty fields do not filter.",
+            t.dim(),
+        ),
+        Line::raw(""),
+    ];
+    for (i, label) in FilterForm::LABELS.iter().enumerate() {
+        let active = i == form.field;
+        let value = esc(&form.fields[i]).into_owned();
+        let mut spans = vec![
+            Span::styled(
+                format!("{} {label:<10}", if active { "›" } else { " " }),
+                if active { t.key() } else { Style::new() },
+            ),
+            Span::styled(
+                format!("{value}{}", if active { "▏" } else { "" }),
+                if active { t.selected() } else { Style::new() },
+            ),
+        ];
+        if active {
+            spans.push(Span::styled(format!("  {}", FilterForm::HELP[i]), t.dim()));
+        }
+        lines.push(Line::from(spans));
+        if active && let Some(k) = known(i) {
+            lines.push(Line::styled(format!("             known: {k}"), t.dim()));
+        }
+    }
+    lines.push(Line::raw(""));
+    if let Some(e) = &form.error {
+        lines.push(Line::styled(esc(e).into_owned(), t.bad()));
+    }
+    lines.push(Line::styled(
+        "Enter apply · Esc cancel · Tab/↓ next field · C-u clear field",
+        t.dim(),
+    ));
+    let r = centered(area, 76, lines.len() as u16 + 2);
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block(" filter ", t, true))
+            .wrap(Wrap { trim: false }),
+        r,
+    );
+}

@@ -1,0 +1,193 @@
+//! What the screens ask the workers (`Request`) and what comes back
+//! (`Response`, tagged with its slot and number in a `Done`), with the
+//! values only the TUI needs.
+
+use std::sync::Arc;
+
+use super::Slot;
+use crate::filter::Filter;
+use crate::metrics::{Confusions, LadderCounts, Metrics, RefusalReport, ToolUsage};
+use crate::store::browse::{
+    Anchor, DecisionRow, DecisionSet, Detail, FilterHints, Page, PayloadColumn, RunHeader, RunSort,
+    ToolAudit, ToolDef, ToolFlags,
+};
+use crate::store::query::RunRow;
+use crate::tui::payload::Indent;
+
+/// How many rows a page request asks for.
+pub const PAGE: usize = 100;
+/// Fuzzy matches kept (best first).
+pub const FUZZY_KEEP: usize = 2000;
+/// Decisions a tool audit walks at most.
+pub const AUDIT_CAP: u64 = 50_000;
+/// Payloads up to this size are shown inline in the decision detail.
+pub const INLINE_ARGS: u64 = 16 * 1024;
+
+#[derive(Debug, Clone)]
+pub enum Request {
+    Empty,
+    Ladder(Filter),
+    Metrics(Filter),
+    Confusions(Filter),
+    Trend {
+        filter: Filter,
+        until: i64,
+        days: u32,
+    },
+    Refusals {
+        filter: Filter,
+        since: i64,
+        until: i64,
+    },
+    Tools(Filter),
+    ToolDef {
+        catalogue: String,
+        name: String,
+    },
+    ToolAudit {
+        filter: Filter,
+        catalogue: String,
+        name: String,
+    },
+    Hints,
+    Runs {
+        filter: Filter,
+        sort: RunSort,
+        desc: bool,
+        anchor: Anchor,
+    },
+    Fuzzy {
+        filter: Filter,
+        pattern: String,
+    },
+    RunHeader(String),
+    Timeline {
+        filter: Filter,
+        run_id: String,
+        anchor: Anchor,
+    },
+    NextFailing {
+        filter: Filter,
+        run_id: String,
+        step: i64,
+        forward: bool,
+    },
+    Detail(i64),
+    Payload {
+        decision_id: i64,
+        column: PayloadColumn,
+        start: u64,
+        state: Indent,
+    },
+    /// Checkpoints (chunk starts and states) from `from` to the last chunk.
+    PayloadSeek {
+        decision_id: i64,
+        column: PayloadColumn,
+        from: (u64, Indent),
+    },
+    Decisions {
+        filter: Filter,
+        set: DecisionSet,
+        anchor: Anchor,
+    },
+}
+
+impl Request {
+    /// Aggregates over the whole filter run on the heavy threads.
+    pub(super) fn heavy(&self) -> bool {
+        matches!(
+            self,
+            Request::Ladder(_)
+                | Request::Metrics(_)
+                | Request::Confusions(_)
+                | Request::Trend { .. }
+                | Request::Refusals { .. }
+                | Request::Tools(_)
+                | Request::ToolAudit { .. }
+                | Request::Hints
+        )
+    }
+}
+
+/// The weekly refusal report with what the screen adds to it.
+#[derive(Debug, Clone)]
+pub struct RefusalData {
+    pub report: RefusalReport,
+    pub runs_affected: u64,
+    /// Per row of `report.rows`: refusals per day over the window.
+    pub per_day: Vec<Vec<u64>>,
+    /// All refusals per day over the previous and current window.
+    pub days: Vec<u64>,
+    pub latest: Option<i64>,
+}
+
+/// One row of the Tools screen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolRow {
+    pub usage: ToolUsage,
+    pub flags: ToolFlags,
+}
+
+/// A decision's detail plus its arguments, pretty, when they are small.
+#[derive(Debug, Clone)]
+pub struct DetailView {
+    pub detail: Detail,
+    pub arguments: Option<Vec<String>>,
+}
+
+/// A piece of a payload, pretty.
+#[derive(Debug, Clone)]
+pub struct Chunk {
+    pub start: u64,
+    pub end: u64,
+    pub total: u64,
+    pub end_state: Indent,
+    pub lines: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct FuzzyResult {
+    pub pattern: String,
+    /// Best first.
+    pub rows: Vec<RunRow>,
+    pub matched: u64,
+}
+
+#[derive(Debug, Clone)]
+pub enum Response {
+    Empty(bool),
+    Ladder(LadderCounts, Vec<(String, u64)>),
+    Metrics(Box<Metrics>),
+    Confusions(Confusions),
+    Trend(Vec<u64>),
+    Refusals(Box<RefusalData>),
+    Tools(Vec<ToolRow>),
+    ToolDef(Option<Box<ToolDef>>),
+    ToolAudit(ToolAudit),
+    Hints(FilterHints),
+    Runs(Page<RunRow>),
+    Fuzzy(FuzzyResult),
+    RunHeader(Option<RunHeader>),
+    Timeline(String, Page<DecisionRow>),
+    NextFailing(Option<i64>),
+    Detail(Arc<DetailView>),
+    Payload(Box<Chunk>),
+    PayloadSeek(Vec<(u64, Indent)>),
+    Decisions(Page<DecisionRow>),
+    Error(String),
+}
+
+/// A worker's answer, tagged with the request it answers.
+#[derive(Debug, Clone)]
+pub struct Done {
+    pub slot: Slot,
+    pub seq: u64,
+    pub response: Response,
+}
+
+/// Two answers are the same answer when they answer the same request.
+impl PartialEq for Done {
+    fn eq(&self, other: &Done) -> bool {
+        self.slot == other.slot && self.seq == other.seq
+    }
+}
