@@ -95,7 +95,7 @@ impl Theme {
             Some(Rung::Execution) => Color::Magenta,
             Some(Rung::Progress) => Color::Blue,
             Some(Rung::Passed) => Color::Green,
-            None => Color::Gray,
+            Some(Rung::Unlabelled) | None => Color::Gray,
         };
         self.fg(c)
     }

@@ -1,20 +1,28 @@
 //! The debugging ladder of `ladder.md`: the sets of a decision, its rung, the
 //! explanation of every catalogue tool's visibility, and per-decision findings.
-//! Pure functions over model values; no I/O.
+//! Pure functions over model values; no I/O. A whole run, with its
+//! expectations (format v1.1), is classified by [`run::classify_run`].
 
+pub mod effects;
+pub mod errors;
+pub mod expect;
 pub mod explain;
 pub mod reasons;
+pub mod run;
 
 use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::model::{
-    Boundary, Effect, FindingKind, Label, NO_CALL, Policy, Progress, Retrieval, Routing, Rule,
-    Rung, Stage, Status,
+    Arguments, Boundary, Effect, Expectations, FindingKind, Label, NO_CALL, Policy, Progress,
+    Retrieval, Routing, Rule, Rung, Stage, Status,
 };
+pub use effects::{EffectRules, EffectSource, Effects, NamePattern, RecordedEffects};
+pub use errors::{ErrorStages, TypedError};
 pub use explain::{WalkStep, walk};
 pub use reasons::ReasonTable;
+pub use run::{RunInput, RunVerdict, StepInput, classify_run};
 
 /// A catalogue tool as the ladder needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -287,7 +295,13 @@ pub struct Classification {
     pub rung: Rung,
     pub routing: Option<Routing>,
     pub boundary: Option<Boundary>,
+    /// `mismatch` when the run-level walk found the call's arguments differ
+    /// from its expected call's (format v1.1).
+    pub arguments: Option<Arguments>,
     pub progress: Option<Progress>,
+    /// An `error` outcome that fails at a named stage (then `boundary` is
+    /// that stage and the decision's reason is `error:<stage>`).
+    pub error: Option<TypedError>,
     pub violated: bool,
     pub labelled: bool,
     /// `acceptable ∩ registry ≠ ∅` (labelled decisions only).
@@ -328,16 +342,65 @@ pub fn boundary(
     }
 }
 
-/// Walks the ladder for one decision.
+/// What the run-level pass adds to one decision's own facts (both none for
+/// a decision classified on its own, as in version 1).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunFacts {
+    /// The typed error of its `error` outcome ([`errors::typed_error`]).
+    pub error: Option<TypedError>,
+    /// The arguments part from the matching walk.
+    pub arguments: Option<Arguments>,
+}
+
+/// The first failure on the walk: routing, the action boundary, the
+/// arguments (SEMANTICS, format v1.1), progress; else `passed` for a
+/// labelled decision and `unlabelled` for the others.
+pub fn rung_of(
+    routing: Option<Routing>,
+    boundary: Option<Boundary>,
+    arguments: Option<Arguments>,
+    progress: Option<Progress>,
+    labelled: bool,
+) -> Rung {
+    routing
+        .and_then(Routing::rung)
+        .or(boundary.map(Boundary::rung))
+        .or(arguments.map(|Arguments::Mismatch| Rung::Semantics))
+        .or(match progress {
+            Some(Progress::None | Progress::Regressed) => Some(Rung::Progress),
+            _ => None,
+        })
+        .unwrap_or(if labelled {
+            Rung::Passed
+        } else {
+            Rung::Unlabelled
+        })
+}
+
+/// Walks the ladder for one decision on its own (no run-level facts).
 pub fn classify(d: &DecisionInput<'_>, reasons: &ReasonTable) -> Classification {
+    classify_in_run(d, &RunFacts::default(), reasons)
+}
+
+/// Walks the ladder for one decision, with what the run-level pass found.
+pub fn classify_in_run(
+    d: &DecisionInput<'_>,
+    facts: &RunFacts,
+    reasons: &ReasonTable,
+) -> Classification {
     let sets = Sets::new(d.menu, d.label, d.selected);
     let selected = d.selected.unwrap_or(NO_CALL);
 
     let mut c = Classification {
         rung: Rung::Passed,
         routing: None,
-        boundary: boundary(d.status, d.stage, d.reason, reasons),
+        boundary: match &facts.error {
+            Some(e) => Some(e.stage.boundary()),
+            None => boundary(d.status, d.stage, d.reason, reasons),
+        },
+        arguments: facts.arguments,
         progress: d.progress,
+        error: facts.error.clone(),
         violated: false,
         labelled: d.label.is_some(),
         in_registry: None,
@@ -382,15 +445,7 @@ pub fn classify(d: &DecisionInput<'_>, reasons: &ReasonTable) -> Classification 
         None => c.routing = Some(Routing::Unlabelled),
     }
 
-    c.rung = c
-        .routing
-        .and_then(Routing::rung)
-        .or(c.boundary.map(Boundary::rung))
-        .or(match d.progress {
-            Some(Progress::None | Progress::Regressed) => Some(Rung::Progress),
-            _ => None,
-        })
-        .unwrap_or(Rung::Passed);
+    c.rung = rung_of(c.routing, c.boundary, c.arguments, c.progress, c.labelled);
 
     if let Some(cat) = d.menu.catalogue {
         c.definition_tokens = Some(
@@ -684,13 +739,20 @@ pub fn explain_tools(
 pub struct CaseRef<'a> {
     pub step: Option<i64>,
     pub catalogue: Option<&'a str>,
-    pub label: &'a Label,
+    /// None for a case that only carries expectations: it labels nothing.
+    pub label: Option<&'a Label>,
+    /// The run-level expectations of a step-less case (None when it sets
+    /// none).
+    pub expectations: Option<&'a Expectations>,
 }
 
+/// Where a decision's label came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LabelSource {
     Inline,
     Case,
+    /// From the run's matching walk against its expected calls.
+    Derived,
 }
 
 impl LabelSource {
@@ -698,11 +760,23 @@ impl LabelSource {
         match self {
             LabelSource::Inline => "inline",
             LabelSource::Case => "case",
+            LabelSource::Derived => "derived",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<LabelSource> {
+        match s {
+            "inline" => Some(LabelSource::Inline),
+            "case" => Some(LabelSource::Case),
+            "derived" => Some(LabelSource::Derived),
+            _ => None,
         }
     }
 }
 
-/// The most specific case matching a decision, per `ladder.md`.
+/// The most specific case matching a decision, per `ladder.md`. The case
+/// is chosen as a whole: when it carries no label (only expectations), the
+/// decision has no case label, even if a less specific case has one.
 pub fn matching_case<'a>(
     cases: &[CaseRef<'a>],
     step: i64,
@@ -739,24 +813,40 @@ pub fn resolve_label<'a>(
     is_first: bool,
 ) -> (Option<(&'a Label, LabelSource)>, Option<DecisionFinding>) {
     let case = matching_case(cases, step, catalogue, is_first);
-    match (inline, case) {
-        (Some(inline), Some(case)) => {
-            let conflict = (inline != case.label).then(|| DecisionFinding {
+    let case_label = case.and_then(|c| c.label.map(|l| (c, l)));
+    match (inline, case_label) {
+        (Some(inline), Some((case, label))) => {
+            let conflict = (inline != label).then(|| DecisionFinding {
                 kind: FindingKind::LabelConflict,
                 tool: None,
                 detail: format!(
                     "inline expected {} differs from the case{} {}; the inline label wins",
                     label_text(inline),
                     case_scope(&case),
-                    label_text(case.label)
+                    label_text(label)
                 ),
             });
             (Some((inline, LabelSource::Inline)), conflict)
         }
         (Some(inline), None) => (Some((inline, LabelSource::Inline)), None),
-        (None, Some(case)) => (Some((case.label, LabelSource::Case)), None),
+        (None, Some((_, label))) => (Some((label, LabelSource::Case)), None),
         (None, None) => (None, None),
     }
+}
+
+/// The case whose expectations a run has: the step-less case with the
+/// run's catalogue, else the step-less one with none (`expectations.md`
+/// §2); `None` when that case sets no expectations.
+pub fn run_expectations<'a>(
+    cases: &[CaseRef<'a>],
+    catalogue: Option<&str>,
+) -> Option<&'a Expectations> {
+    let find = |c: Option<&str>| cases.iter().find(|k| k.step.is_none() && k.catalogue == c);
+    catalogue
+        .and_then(|cat| find(Some(cat)))
+        .or_else(|| find(None))
+        .and_then(|k| k.expectations)
+        .filter(|e| e.is_set())
 }
 
 fn case_scope(case: &CaseRef<'_>) -> String {
