@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::model::FindingKind;
 
 /// An expected call from its tool and `arguments` as recorded (`null`: no
 /// `arguments`).
@@ -657,7 +658,7 @@ fn findings_name_what_differs_masked_and_cut() {
         panic!("{f:?}")
     };
     assert_eq!(
-        super::diffs_text(keys, &mask),
+        super::findings::diffs_text(keys, &mask),
         format!(
             "cabin: expected one of [\"economy\"] or absent, got \"business\"; note: not expected, got \"{}…",
             "x".repeat(119)
