@@ -14,7 +14,7 @@
 //!    configuration's [`EffectRules`](super::EffectRules) and the
 //!    [`RecordedEffects`](super::RecordedEffects) of the run's
 //!    `tool_definitions`; the reason table and the
-//!    [`ErrorStages`](super::ErrorStages); the run's `success`.
+//!    [`ErrorStages`]; the run's `success`.
 //! 3. Call [`classify_run`]. Per decision (same order) it returns the
 //!    label and its source (`inline`, `case` or `derived`), the
 //!    [`Classification`] (rung; parts `routing`, `boundary`, `arguments`,
@@ -27,6 +27,11 @@
 //!
 //! A run without expectations classifies exactly as its decisions do one
 //! by one with [`super::classify`], apart from typed error stages.
+//!
+//! Nothing here masks secrets: a finding's detail is rendered by
+//! [`ExpectationFinding::detail`] with the caller's mask (the redactor), and
+//! a typed error's `detail` is the source error whole, for the caller to
+//! mask and cut before it stores or shows it.
 
 use serde_json::Value;
 
