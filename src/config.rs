@@ -1,6 +1,7 @@
 //! The configuration file (`--config PATH`, TOML): extra reason → stage
-//! entries, the default abstain name, extra redaction patterns. It is read at
-//! import and kept in the database so every later report classifies alike.
+//! entries, the default abstain name, extra redaction patterns, tool
+//! effects and error stages. It is read at import and kept in the database
+//! so every later report classifies alike.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -8,8 +9,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::ladder::ReasonTable;
-use crate::model::{DEFAULT_ABSTAIN, Stage};
+use crate::ladder::{EffectRules, ErrorStages, ReasonTable};
+use crate::model::{DEFAULT_ABSTAIN, Effect, Stage};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -22,6 +23,14 @@ pub struct Config {
     pub reasons: BTreeMap<String, String>,
     #[serde(default)]
     pub redact: Redact,
+    /// `[effects]`: tool name or `*` glob → effect, first match in file
+    /// order (format v1.1).
+    #[serde(default, skip_serializing_if = "OrderedTable::is_empty")]
+    pub effects: OrderedTable,
+    /// `[error_stages]`: regular expression → stage, first match in file
+    /// order (format v1.1).
+    #[serde(default, skip_serializing_if = "OrderedTable::is_empty")]
+    pub error_stages: OrderedTable,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -44,6 +53,9 @@ impl Config {
             .map_err(|e| Error::usage(format!("{}: {}", path.display(), e.message())))?;
         config
             .validate()
+            .map_err(|m| Error::usage(format!("{}: {m}", path.display())))?;
+        config
+            .validate_expectation_tables()
             .map_err(|m| Error::usage(format!("{}: {m}", path.display())))?;
         Ok(config)
     }
@@ -79,5 +91,201 @@ impl Config {
 
     pub fn from_json(s: &str) -> Config {
         serde_json::from_str(s).unwrap_or_default()
+    }
+}
+
+/// A TOML table whose entries keep their file order (first match wins in
+/// `[effects]` and `[error_stages]`). Values are kept as written and
+/// checked by [`Config::load`], so an error can name the key.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OrderedTable(pub Vec<(String, serde_json::Value)>);
+
+impl OrderedTable {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for OrderedTable {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for OrderedTable {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Entries;
+        impl<'de> serde::de::Visitor<'de> for Entries {
+            type Value = OrderedTable;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a table")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<OrderedTable, A::Error> {
+                let mut entries = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
+                    entries.push((k, v));
+                }
+                Ok(OrderedTable(entries))
+            }
+        }
+        d.deserialize_map(Entries)
+    }
+}
+
+/// `[effects]` and `[error_stages]` (format v1.1).
+impl Config {
+    /// Every `[effects]` value names an effect; every `[error_stages]` key
+    /// is a regular expression and its value names a stage. The error
+    /// names the table and the key.
+    fn validate_expectation_tables(&self) -> std::result::Result<(), String> {
+        for (name, effect) in &self.effects.0 {
+            if effect.as_str().and_then(Effect::parse).is_none() {
+                return Err(format!(
+                    "[effects] {name:?} = {effect}: the effect must be one of {}",
+                    Effect::spellings()
+                ));
+            }
+        }
+        for (pattern, stage) in &self.error_stages.0 {
+            if stage.as_str().and_then(Stage::parse).is_none() {
+                return Err(format!(
+                    "[error_stages] {pattern:?} = {stage}: the stage must be one of {}",
+                    Stage::spellings()
+                ));
+            }
+            if let Err(e) = regex::Regex::new(pattern) {
+                return Err(format!(
+                    "[error_stages] {pattern:?}: not a regular expression: {}",
+                    e.to_string().replace('\n', " ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The `[effects]` table as the ladder reads it (entries that do not
+    /// name an effect, which [`Config::load`] rejects, are left out).
+    pub fn effect_rules(&self) -> EffectRules {
+        EffectRules::new(
+            self.effects
+                .0
+                .iter()
+                .filter_map(|(n, e)| e.as_str().and_then(Effect::parse).map(|e| (n.as_str(), e))),
+        )
+    }
+
+    /// The `[error_stages]` table compiled; an entry that does not compile
+    /// or name a stage (possible only in a stored configuration) is an
+    /// error naming it.
+    pub fn error_stages(&self) -> std::result::Result<ErrorStages, String> {
+        let mut entries = Vec::with_capacity(self.error_stages.0.len());
+        for (pattern, stage) in &self.error_stages.0 {
+            let stage = stage
+                .as_str()
+                .and_then(Stage::parse)
+                .ok_or_else(|| format!("[error_stages] {pattern:?} = {stage}: not a stage"))?;
+            entries.push((pattern.as_str(), stage));
+        }
+        ErrorStages::compile(entries)
+            .map_err(|(p, e)| format!("[error_stages] {p:?}: not a regular expression: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod expectation_tables {
+    use super::*;
+
+    #[test]
+    fn effects_and_error_stages_keep_file_order() {
+        let text = r#"
+[effects]
+"get_reservation_details" = "mutating"
+"get_*" = "read_only"
+"think" = "none"
+"*" = "mutating"
+
+[error_stages]
+"^Error: .*not found" = "semantics"
+"^Error:" = "precondition"
+"#;
+        let c: Config = toml::from_str(text).unwrap();
+        c.validate_expectation_tables().unwrap();
+        let rules = c.effect_rules();
+        assert_eq!(
+            rules.effect("get_reservation_details"),
+            Some((Effect::Mutating, "get_reservation_details"))
+        );
+        assert_eq!(
+            rules.effect("get_user_details"),
+            Some((Effect::ReadOnly, "get_*"))
+        );
+        assert_eq!(rules.effect("think"), Some((Effect::None, "think")));
+        assert_eq!(
+            rules.effect("book_reservation"),
+            Some((Effect::Mutating, "*"))
+        );
+        let stages = c.error_stages().unwrap();
+        assert_eq!(
+            stages.stage_for("Error: user not found").map(|(s, _)| s),
+            Some(Stage::Semantics)
+        );
+        assert_eq!(
+            stages
+                .stage_for("Error: cabin cannot be changed")
+                .map(|(s, _)| s),
+            Some(Stage::Precondition)
+        );
+        // Stored as JSON in the database and read back in the same order.
+        let back = Config::from_json(&c.to_json());
+        assert_eq!(back, c);
+        assert_eq!(
+            back.error_stages
+                .0
+                .iter()
+                .map(|(k, _)| k.as_str())
+                .collect::<Vec<_>>(),
+            vec!["^Error: .*not found", "^Error:"]
+        );
+        // A configuration without the tables serialises as before.
+        assert_eq!(
+            Config::default().to_json(),
+            r#"{"reasons":{},"redact":{"patterns":[]}}"#
+        );
+    }
+
+    #[test]
+    fn a_bad_effect_stage_or_pattern_names_table_and_key() {
+        let err = |text: &str| {
+            let c: Config = toml::from_str(text).unwrap();
+            c.validate_expectation_tables().unwrap_err()
+        };
+        assert_eq!(
+            err("[effects]\n\"get_*\" = \"readonly\"\n"),
+            "[effects] \"get_*\" = \"readonly\": the effect must be one of none, read_only, mutating, destructive"
+        );
+        assert_eq!(
+            err("[effects]\nthink = 3\n"),
+            "[effects] \"think\" = 3: the effect must be one of none, read_only, mutating, destructive"
+        );
+        assert_eq!(
+            err("[error_stages]\n\"Error:\" = \"parsing\"\n"),
+            "[error_stages] \"Error:\" = \"parsing\": the stage must be one of representation, schema, semantics, authorization, precondition, execution"
+        );
+        let e = err("[error_stages]\n\"(unclosed\" = \"schema\"\n");
+        assert!(
+            e.starts_with(
+                "[error_stages] \"(unclosed\": not a regular expression: regex parse error:"
+            ),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "{e}");
     }
 }

@@ -486,9 +486,14 @@ fn labels_imported_later_reclassify_their_decisions() {
     );
     assert_eq!(rung(&db, &["import", a.to_str().unwrap()]).code, 0);
     let l = json(&rung(&db, &["report", "ladder", "--format", "json"]));
+    // Nothing labelled and nothing failed: unlabelled, not passed.
     assert_eq!(
-        (l["labelled"].as_u64(), l["rungs"]["passed"].as_u64()),
-        (Some(0), Some(2))
+        (
+            l["labelled"].as_u64(),
+            l["rungs"]["unlabelled"].as_u64(),
+            l["rungs"]["passed"].as_u64()
+        ),
+        (Some(0), Some(2), Some(0))
     );
     // A step-less case labels the first decision of every run of the task.
     let cases = write(
@@ -555,6 +560,86 @@ fn config_reasons_apply_at_import_and_on_reclassify() {
         "{}",
         r.stderr
     );
+}
+
+#[test]
+fn config_effects_and_error_stages_are_checked_at_import() {
+    let (dir, db) = setup();
+    let a = write(
+        dir.path(),
+        "a.jsonl",
+        r#"{"type":"decision","run_id":"r-1","step":1,"selected":"get_user","outcome":{"status":"ok"}}"#,
+    );
+    let import = |config: &str| {
+        let c = write(dir.path(), "rung.toml", config);
+        rung(
+            &db,
+            &[
+                "--config",
+                c.to_str().unwrap(),
+                "import",
+                a.to_str().unwrap(),
+            ],
+        )
+    };
+    let r = import(
+        "[effects]\n\"get_*\" = \"read_only\"\nthink = \"none\"\n[error_stages]\n\"^Error: .*not found\" = \"semantics\"\n",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for (config, message) in [
+        (
+            "[effects]\n\"get_*\" = \"readonly\"\n",
+            "rung.toml: [effects] \"get_*\" = \"readonly\": the effect must be one of none, read_only, mutating, destructive",
+        ),
+        (
+            "[error_stages]\n\"Error:\" = \"parsing\"\n",
+            "rung.toml: [error_stages] \"Error:\" = \"parsing\": the stage must be one of representation, schema, semantics, authorization, precondition, execution",
+        ),
+        (
+            "[error_stages]\n\"(unclosed\" = \"schema\"\n",
+            "rung.toml: [error_stages] \"(unclosed\": not a regular expression: regex parse error:",
+        ),
+    ] {
+        let r = import(config);
+        assert_eq!(r.code, 2, "{config}: {}", r.stderr);
+        assert!(r.stderr.contains(message), "{config}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn case_expectations_errors_name_file_line_and_field() {
+    let (dir, db) = setup();
+    let c = write(
+        dir.path(),
+        "c.jsonl",
+        &[
+            r#"{"type":"case","task_id":"airline/26","expected_calls":[{"tool":"cancel_reservation","arguments":{"reservation_id":"NQNU5R"}}],"expected_outputs":["1,628"]}"#,
+            r#"{"type":"case","task_id":"airline/27","step":2,"expected_calls":[{"tool":"book_reservation"}]}"#,
+            r#"{"type":"case","task_id":"airline/28","expected_calls":[{"tool":"book_reservation","arguments":{"cabin":{"@one_of":[]}}}]}"#,
+        ]
+        .join("\n"),
+    );
+    let r = rung(&db, &["import", "--keep-going", c.to_str().unwrap()]);
+    assert!(
+        r.stderr.contains(
+            "c.jsonl:2: case airline/27 step 2: field \"expected_calls\": expectations belong to the run as a whole"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains(
+            "c.jsonl:3: case airline/28: field \"expected_calls[0].arguments.cabin\": @one_of is an empty list; it must hold at least one value"
+        ),
+        "{}",
+        r.stderr
+    );
+    // The first case is valid and stored; the other two are not.
+    let n: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("SELECT count(*) FROM cases", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 1);
 }
 
 #[test]

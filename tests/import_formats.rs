@@ -163,7 +163,9 @@ fn anthropic_transcript() {
 
     let ladder = report(&db, "ladder");
     assert_eq!(ladder["rungs"]["execution"], 1);
-    assert_eq!(ladder["rungs"]["passed"], 4);
+    // Transcripts carry no labels: unlabelled, not passed.
+    assert_eq!(ladder["rungs"]["unlabelled"], 4);
+    assert_eq!(ladder["rungs"]["passed"], 0);
     let runs = report(&db, "runs");
     assert_eq!(runs["runs"][0]["model"], "claude-sonnet-4-5");
     let extra = run_extra(&db, &ids[0]);

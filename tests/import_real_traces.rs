@@ -79,7 +79,12 @@ fn tau_bench_airline_runs_errors_and_pass_hat_k() {
     assert_eq!(ladder["decisions"], assistant_turns);
     assert_eq!(ladder["labelled"], 0);
     assert_eq!(ladder["rungs"]["execution"], error_results);
-    assert_eq!(ladder["rungs"]["passed"], assistant_turns - error_results);
+    // No labels: what did not fail is unlabelled, never passed.
+    assert_eq!(
+        ladder["rungs"]["unlabelled"],
+        assistant_turns - error_results
+    );
+    assert_eq!(ladder["rungs"]["passed"], 0);
     assert_eq!((assistant_turns, error_results), (1093, 51));
 
     // Every `Error:` result is an execution error with its message kept.
@@ -161,7 +166,7 @@ fn each_otlp_capture_is_one_run_calling_lookup_order() {
         let d = &decisions[0];
         assert_eq!(d["selected"], "lookup_order", "{dir}");
         assert_eq!(d["call_id"], "call_9RtYbK2mXqLp", "{dir}");
-        assert_eq!(d["rung"], "passed", "{dir}");
+        assert_eq!(d["rung"], "unlabelled", "{dir}");
         let tools: Vec<(String, bool, String)> = d["tools"]
             .as_array()
             .unwrap()

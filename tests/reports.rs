@@ -17,7 +17,7 @@
 //!
 //! | dec  | at (2026-06-) | phase    | selected           | outcome                   | label                | rung           |
 //! | r1/1 | 10 09:00:00   | discover | get_order          | ok, progress none         | find_order           | selection      |
-//! | r1/2 | 10 09:00:05   | discover | find_order         | ok                        | -                    | passed         |
+//! | r1/2 | 10 09:00:05   | discover | find_order         | ok                        | -                    | unlabelled     |
 //! | r1/3 | 10 09:00:10   | modify   | refund_order       | refused not_current_period| refund_order         | semantics      |
 //! | r1/4 | 10 09:00:15   | modify   | refund_order       | ok, progress none         | -                    | progress       |
 //! | r2/1 | 11 10:00:00   | discover | find_order         | ok                        | find_order           | passed         |
@@ -58,7 +58,8 @@ fn ladder(decisions: u64, labelled: u64, rungs: &[(&str, u64)]) -> Value {
     let mut all = json!({
         "coverage": 0, "exposure": 0, "discovery": 0, "selection": 0,
         "representation": 0, "schema": 0, "semantics": 0, "authorization": 0,
-        "precondition": 0, "unclassified": 0, "execution": 0, "progress": 0, "passed": 0
+        "precondition": 0, "unclassified": 0, "execution": 0, "progress": 0, "unlabelled": 0,
+        "passed": 0
     });
     for (r, n) in rungs {
         assert!(all.get(*r).is_some(), "{r} is not a rung");
@@ -83,8 +84,9 @@ fn ladder_every_format() {
     let db = fixture();
     // 17 decisions; labelled: all but r1/2, r1/4, r2/3 = 14. By rung (table
     // above): selection r1/1 r2/2 r3/2 r4/2 r7/1; authorization r3/1 r4/1
-    // r7/2; passed r1/2 r2/1 r5/1 r6/3; one each of exposure, discovery,
-    // semantics, unclassified and progress.
+    // r7/2; passed r2/1 r5/1 r6/3; unlabelled (failed nowhere, no label)
+    // r1/2; one each of exposure, discovery, semantics, unclassified and
+    // progress.
     assert_json_eq(
         &db.json(NOW, &["report", "ladder"]),
         &ladder(
@@ -98,7 +100,8 @@ fn ladder_every_format() {
                 ("authorization", 3),
                 ("unclassified", 1),
                 ("progress", 1),
-                ("passed", 4),
+                ("unlabelled", 1),
+                ("passed", 3),
             ],
         ),
     );
@@ -106,8 +109,9 @@ fn ladder_every_format() {
     assert_eq!(
         db.out(NOW, &["report", "ladder", "--format", "csv"]),
         "decisions,labelled,coverage,exposure,discovery,selection,representation,schema,\
-         semantics,authorization,precondition,unclassified,execution,progress,passed\r\n\
-         17,14,0,1,1,5,0,0,1,3,0,1,0,1,4\r\n"
+         semantics,authorization,precondition,unclassified,execution,progress,unlabelled,\
+         passed\r\n\
+         17,14,0,1,1,5,0,0,1,3,0,1,0,1,1,3\r\n"
     );
     // Table and markdown: the failure profile adds decisions by boundary
     // alone: authorization 7 (r2/2 r3/1 r3/2 r4/1 r6/1 r6/2 r7/2),
@@ -809,7 +813,8 @@ fn filters_choose_decisions() {
             ("semantics", 1),
             ("unclassified", 1),
             ("progress", 1),
-            ("passed", 4),
+            ("unlabelled", 1),
+            ("passed", 3),
         ],
     );
     for args in [
@@ -868,7 +873,7 @@ fn filters_choose_decisions() {
             "--until",
             "2026-06-10T09:00:15Z",
         ]),
-        &ladder(2, 1, &[("semantics", 1), ("passed", 1)]),
+        &ladder(2, 1, &[("semantics", 1), ("unlabelled", 1)]),
     );
     // Run-level filters.
     let large = ladder(4, 4, &[("selection", 2), ("authorization", 2)]);
@@ -887,7 +892,8 @@ fn filters_choose_decisions() {
                 ("authorization", 1),
                 ("unclassified", 1),
                 ("progress", 1),
-                ("passed", 2),
+                ("unlabelled", 1),
+                ("passed", 1),
             ],
         ),
     );
@@ -931,7 +937,7 @@ fn filters_choose_decisions() {
     // r1/1, r1/2, r2/1, r7/1.
     assert_json_eq(
         &l(&["--model", "m-small", "--phase", "discover"]),
-        &ladder(4, 3, &[("selection", 2), ("passed", 2)]),
+        &ladder(4, 3, &[("selection", 2), ("unlabelled", 1), ("passed", 1)]),
     );
 }
 

@@ -24,6 +24,7 @@ pub const RUNGS: &[&str] = &[
     "unclassified",
     "execution",
     "progress",
+    "unlabelled",
     "passed",
 ];
 
@@ -506,6 +507,8 @@ pub fn analyze(set: &TraceSet) -> Analysis<'_> {
             (Some(r), _) if r != "unlabelled" => r,
             (_, Some(b)) => b,
             _ if stalled => "progress",
+            // `passed` means judged (expectations.md §1).
+            _ if routing == Some("unlabelled") => "unlabelled",
             _ => "passed",
         };
         let violated = label
@@ -836,11 +839,12 @@ impl<'a> Analysis<'a> {
         rows
     }
 
-    /// `first_failed_rung` of a run: the rung of its lowest-step decision that did not pass.
+    /// `first_failed_rung` of a run: the rung of its lowest-step decision
+    /// that failed (neither `passed` nor `unlabelled`).
     pub fn first_failed_rung(&self, run_id: &str) -> Option<&'static str> {
         self.decisions
             .iter()
-            .filter(|d| d.run.run_id == run_id && d.rung != "passed")
+            .filter(|d| d.run.run_id == run_id && d.rung != "passed" && d.rung != "unlabelled")
             .min_by_key(|d| d.d.step)
             .map(|d| d.rung)
     }

@@ -1,12 +1,14 @@
-//! Trace format v1 (`trace-format.md`): one JSON object → one validated
-//! record, with errors that name the record and the field to fix.
+//! Trace format v1.1 (`trace-format.md`, `expectations.md`): one JSON
+//! object → one validated record, with errors that name the record and the
+//! field to fix.
 
 use serde_json::{Map, Value};
 
 pub use crate::error::RecordError;
 use crate::model::{
-    Candidate, Case, Catalogue, Decision, Effect, Intent, Label, MenuFields, Outcome, Policy,
-    Progress, Record, Retrieval, Run, Stage, Status, Terminated, Timestamp, Tool,
+    Candidate, Case, Catalogue, Decision, Effect, Expectations, ExpectedCall, ExpectedValue,
+    ExtraArguments, Intent, Label, MenuFields, Outcome, Policy, Progress, Record, Retrieval, Run,
+    Stage, Status, Strings, Terminated, Timestamp, Tool,
 };
 
 /// Ids are strings up to this many bytes.
@@ -265,7 +267,7 @@ pub fn parse(value: Value) -> Result<Parsed, RecordError> {
         "catalogue" => Record::Catalogue(catalogue(obj).map_err(fail)?),
         "run" => Record::Run(Box::new(run(obj).map_err(fail)?)),
         "decision" => Record::Decision(Box::new(decision(obj).map_err(fail)?)),
-        "case" => Record::Case(case(obj).map_err(fail)?),
+        "case" => Record::Case(Box::new(case(obj).map_err(fail)?)),
         _ => return Ok(Parsed::UnknownType(ty)),
     };
     Ok(Parsed::Record(record))
@@ -591,6 +593,7 @@ fn decision(mut o: Obj) -> Res<Decision> {
     let latency_ms = o.opt_number("latency_ms")?;
     let result = o.opt_any("result");
     let progress = o.opt_enum("progress", Progress::parse, Progress::spellings)?;
+    let text = kept_in_extra(&mut o, &["text"], |o| o.opt_str("text"))?;
     let expected = match o.map.remove("expected") {
         None => None,
         Some(Value::Null) => {
@@ -626,6 +629,7 @@ fn decision(mut o: Obj) -> Res<Decision> {
         result,
         progress,
         expected,
+        text,
         extra: o.extra(),
     })
 }
@@ -634,15 +638,137 @@ fn case(mut o: Obj) -> Res<Case> {
     let task_id = o.req_id("task_id")?;
     let step = o.opt_int("step", 1)?;
     let catalogue = o.opt_id("catalogue")?;
-    let label = label(&mut o, "a case")?;
+    let expectations = kept_in_extra(&mut o, &EXPECTATION_FIELDS, expectation_fields)?;
+    if step.is_some() {
+        for (key, set) in [
+            ("expected_calls", expectations.calls.is_some()),
+            ("expected_outputs", expectations.outputs.is_some()),
+        ] {
+            if set {
+                return Err(format!(
+                    "field \"{key}\": expectations belong to the run as a whole, so a case with {key} has no \"step\" (leave \"step\" out, or put the label for that step in a case of its own)"
+                ));
+            }
+        }
+    }
+    let label = if o.map.get("acceptable").is_some_and(|v| !v.is_null()) {
+        Some(label(&mut o, "a case")?)
+    } else if o.map.get("forbidden").is_some_and(|v| !v.is_null()) {
+        return Err(
+            "field \"forbidden\" needs an \"acceptable\" list beside it (what was right instead)"
+                .to_string(),
+        );
+    } else {
+        None
+    };
+    if label.is_none() && !expectations.is_set() {
+        return Err(
+            "a case needs \"acceptable\", \"expected_calls\" or \"expected_outputs\" (at least one)"
+                .to_string(),
+        );
+    }
     let note = o.opt_str("note")?;
     Ok(Case {
         task_id,
         step,
         catalogue,
         label,
+        expectations,
         note,
         extra: o.extra(),
+    })
+}
+
+/// The fields of a case that set its run's expectations (format v1.1).
+const EXPECTATION_FIELDS: [&str; 4] = [
+    "expected_calls",
+    "expected_outputs",
+    "strings",
+    "extra_arguments",
+];
+
+/// Reads fields with `read` and leaves them in the record's `extra` as
+/// well: format v1.1 fields that importers and the store have always kept
+/// there (a decision's `text`), so that stored records and their hashes do
+/// not change, and the store keeps them before it has columns of its own.
+fn kept_in_extra<T>(o: &mut Obj, keys: &[&str], read: impl FnOnce(&mut Obj) -> Res<T>) -> Res<T> {
+    let recorded: Vec<(String, Value)> = keys
+        .iter()
+        .filter_map(|k| o.map.get(*k).map(|v| (k.to_string(), v.clone())))
+        .collect();
+    let value = read(o)?;
+    o.map.extend(recorded);
+    Ok(value)
+}
+
+/// Reads the expectations a case stored as [`Expectations::to_json`] (or
+/// any object with those fields, such as a stored case's `extra`), with the
+/// checks of a case record; other fields are ignored.
+pub fn expectations(v: Value) -> Result<Expectations, String> {
+    expectation_fields(&mut Obj::new(v, "")?)
+}
+
+/// `expected_calls`, `expected_outputs`, `strings` and `extra_arguments`.
+fn expectation_fields(o: &mut Obj) -> Res<Expectations> {
+    let calls = match o.take("expected_calls") {
+        None => None,
+        Some(Value::Array(items)) => {
+            let mut calls = Vec::with_capacity(items.len());
+            for (i, item) in items.into_iter().enumerate() {
+                calls.push(expected_call(item, &format!("expected_calls[{i}]"))?);
+            }
+            Some(calls)
+        }
+        Some(other) => {
+            return Err(o.wrong(
+                "expected_calls",
+                "a list of {tool, arguments} objects",
+                &other,
+            ));
+        }
+    };
+    Ok(Expectations {
+        calls,
+        outputs: o.opt_str_list("expected_outputs")?,
+        strings: o
+            .opt_enum("strings", Strings::parse, Strings::spellings)?
+            .unwrap_or_default(),
+        extra_arguments: o
+            .opt_enum(
+                "extra_arguments",
+                ExtraArguments::parse,
+                ExtraArguments::spellings,
+            )?
+            .unwrap_or_default(),
+    })
+}
+
+fn expected_call(v: Value, path: &str) -> Res<ExpectedCall> {
+    let mut c = Obj::new(v, path)?;
+    let tool = c.req_id("tool")?;
+    if tool.starts_with('@') {
+        return Err(format!(
+            "field \"{}\": \"{}\" is not a tool name (names starting with '@' are reserved)",
+            c.name("tool"),
+            shown_id(&tool)
+        ));
+    }
+    let arguments = match c.opt_obj("arguments")? {
+        None => None,
+        Some(mut args) => {
+            let mut out = std::collections::BTreeMap::new();
+            for (key, value) in std::mem::take(&mut args.map) {
+                let v = ExpectedValue::from_json(value)
+                    .map_err(|why| format!("field \"{}\": {why}", args.name(&shown_id(&key))))?;
+                out.insert(key, v);
+            }
+            Some(out)
+        }
+    };
+    Ok(ExpectedCall {
+        tool,
+        arguments,
+        extra: c.extra(),
     })
 }
 
@@ -732,6 +858,148 @@ mod tests {
             ),
             "decision r1 step 1: field \"retrieval.candidates[0].score\" must be a number, not a string (\"high\")"
         );
+    }
+
+    #[test]
+    fn cases_with_expectations_are_checked() {
+        assert_eq!(
+            err(
+                json!({"type":"case","task_id":"airline/26","step":2,"expected_calls":[{"tool":"cancel_reservation"}]})
+            ),
+            "case airline/26 step 2: field \"expected_calls\": expectations belong to the run as a whole, so a case with expected_calls has no \"step\" (leave \"step\" out, or put the label for that step in a case of its own)"
+        );
+        assert_eq!(
+            err(
+                json!({"type":"case","task_id":"airline/26","step":1,"acceptable":["x"],"expected_outputs":["1,628"]})
+            ),
+            "case airline/26 step 1: field \"expected_outputs\": expectations belong to the run as a whole, so a case with expected_outputs has no \"step\" (leave \"step\" out, or put the label for that step in a case of its own)"
+        );
+        assert_eq!(
+            err(
+                json!({"type":"case","task_id":"t","expected_calls":[{"tool":"book","arguments":{"cabin":{"@one_of":[]}}}]})
+            ),
+            "case t: field \"expected_calls[0].arguments.cabin\": @one_of is an empty list; it must hold at least one value"
+        );
+        assert_eq!(
+            err(
+                json!({"type":"case","task_id":"t","expected_calls":[{"tool":"a"},{"tool":"book","arguments":{"cabin":{"@one_of":"economy"}}}]})
+            ),
+            "case t: field \"expected_calls[1].arguments.cabin\": @one_of must hold a non-empty list of values"
+        );
+        assert_eq!(
+            err(json!({"type":"case","task_id":"t","expected_calls":[{"arguments":{}}]})),
+            "case t: missing required field \"expected_calls[0].tool\""
+        );
+        assert_eq!(
+            err(json!({"type":"case","task_id":"t","expected_calls":[{"tool":"@no_call"}]})),
+            "case t: field \"expected_calls[0].tool\": \"@no_call\" is not a tool name (names starting with '@' are reserved)"
+        );
+        assert_eq!(
+            err(
+                json!({"type":"case","task_id":"t","expected_calls":[{"tool":"a","arguments":[1]}]})
+            ),
+            "case t: field \"expected_calls[0].arguments\" must be an object, not a list"
+        );
+        assert_eq!(
+            err(json!({"type":"case","task_id":"t","expected_calls":{"tool":"a"}})),
+            "case t: field \"expected_calls\" must be a list of {tool, arguments} objects, not an object ({\"tool\":\"a\"})"
+        );
+        assert_eq!(
+            err(json!({"type":"case","task_id":"t","expected_outputs":[1628]})),
+            "case t: field \"expected_outputs[0]\" must be a string, not a number (1628)"
+        );
+        assert_eq!(
+            err(json!({"type":"case","task_id":"t","expected_calls":[],"strings":"fuzzy"})),
+            "case t: field \"strings\": \"fuzzy\" is not one of exact, loose"
+        );
+        assert_eq!(
+            err(json!({"type":"case","task_id":"t","expected_calls":[],"extra_arguments":"warn"})),
+            "case t: field \"extra_arguments\": \"warn\" is not one of ignore, reject"
+        );
+        assert_eq!(
+            err(json!({"type":"case","task_id":"t","note":"nothing to check"})),
+            "case t: a case needs \"acceptable\", \"expected_calls\" or \"expected_outputs\" (at least one)"
+        );
+        assert_eq!(
+            err(json!({"type":"case","task_id":"t","forbidden":["x"],"expected_outputs":[]})),
+            "case t: field \"forbidden\" needs an \"acceptable\" list beside it (what was right instead)"
+        );
+        assert_eq!(
+            err(json!({"type":"decision","run_id":"r1","step":1,"selected":null,"text":42})),
+            "decision r1 step 1: field \"text\" must be a string, not a number (42)"
+        );
+    }
+
+    #[test]
+    fn expectations_are_read_and_read_back() {
+        let record = json!({"type":"case","task_id":"airline/26","catalogue":null,
+            "expected_calls":[
+                {"tool":"get_reservation_details","arguments":{"reservation_id":"NQNU5R"}},
+                {"tool":"cancel_reservation","arguments":{"reservation_id":"NQNU5R"},"why":"refund"},
+                {"tool":"book_reservation","arguments":{"cabin":{"@one_of":["economy","basic_economy","@absent"]}}},
+                {"tool":"think"}],
+            "expected_outputs":["1,628"],
+            "strings":"loose","extra_arguments":"reject","owner":"qa"});
+        let Parsed::Record(Record::Case(c)) = parse(record).unwrap() else {
+            panic!()
+        };
+        assert_eq!(c.label, None);
+        assert_eq!(c.step, None);
+        // The store keeps the new fields in `extra` until it has columns.
+        assert_eq!(
+            c.extra.as_object().unwrap().keys().collect::<Vec<_>>(),
+            [
+                "expected_calls",
+                "expected_outputs",
+                "extra_arguments",
+                "owner",
+                "strings"
+            ]
+        );
+        assert_eq!(expectations(c.extra.clone()).as_ref(), Ok(&c.expectations));
+        let e = &c.expectations;
+        assert_eq!(
+            (e.strings, e.extra_arguments),
+            (Strings::Loose, ExtraArguments::Reject)
+        );
+        assert_eq!(e.outputs, Some(vec!["1,628".to_string()]));
+        let calls = e.calls.as_ref().unwrap();
+        assert_eq!(
+            calls.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(),
+            [
+                "get_reservation_details",
+                "cancel_reservation",
+                "book_reservation",
+                "think"
+            ]
+        );
+        assert_eq!(calls[1].extra, json!({"why": "refund"}));
+        assert_eq!(calls[3].arguments, None);
+        assert_eq!(
+            calls[2].arguments.as_ref().unwrap()["cabin"],
+            ExpectedValue::OneOf {
+                values: vec![json!("economy"), json!("basic_economy")],
+                absent: true
+            }
+        );
+        // What the store keeps reads back to the same expectations.
+        assert_eq!(expectations(e.to_json()).as_ref(), Ok(e));
+        // A label and expectations together; `text` on a decision.
+        let Parsed::Record(Record::Case(c)) = parse(json!({"type":"case","task_id":"t",
+            "acceptable":["a"],"expected_calls":[]}))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(c.label, Some(Label::new(vec!["a".into()], vec![])));
+        assert_eq!(c.expectations.calls, Some(vec![]));
+        let Parsed::Record(Record::Decision(d)) = parse(json!({"type":"decision","run_id":"r",
+            "step":4,"selected":null,"text":"Your refund is $1,628."}))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(d.text.as_deref(), Some("Your refund is $1,628."));
+        // Importers have always written `text`; the store keeps it in extra.
+        assert_eq!(d.extra, json!({"text": "Your refund is $1,628."}));
     }
 
     #[test]

@@ -397,7 +397,7 @@ impl<'a> Batch<'a> {
             Prepared::Other(Record::Decision(d)) => {
                 self.add_decision(source, PreparedDecision::new(*d, 0))
             }
-            Prepared::Other(Record::Case(c)) => self.add_case(source, c),
+            Prepared::Other(Record::Case(c)) => self.add_case(source, *c),
         };
         r.map_err(|mut e| {
             e.record.get_or_insert(describe);
@@ -902,8 +902,8 @@ impl<'a> Batch<'a> {
     fn add_case(&mut self, source: &str, c: Case) -> std::result::Result<(), RecordError> {
         let key = serde_json::json!([c.task_id, c.step, c.catalogue]).to_string();
         // Labels are sets: sorted, so their order in the file does not matter.
-        let acceptable = text(&serde_json::json!(c.label.acceptable));
-        let forbidden = text(&serde_json::json!(c.label.forbidden));
+        let acceptable = text(&serde_json::json!(c.label.as_ref().map(|l| &l.acceptable)));
+        let forbidden = text(&serde_json::json!(c.label.as_ref().map(|l| &l.forbidden)));
         let extra = extra_text(&c.extra);
         let hash = {
             let mut h = ColumnHash(Sha256::new());

@@ -171,7 +171,8 @@ impl StoredCase {
         CaseRef {
             step: self.step,
             catalogue: self.catalogue.as_deref(),
-            label: &self.label,
+            label: (!self.label.acceptable.is_empty()).then_some(&self.label),
+            expectations: None,
         }
     }
 }
@@ -584,7 +585,7 @@ pub(crate) fn classify_loaded(
             }
             _ => None,
         };
-        if first_failed.is_none() && c.rung != Rung::Passed {
+        if first_failed.is_none() && c.rung.is_failure() {
             first_failed = Some(c.rung);
         }
         let time_us = d.at_us.or(run.started_us);

@@ -382,7 +382,7 @@ pub fn runs(conn: &Connection, f: &Filter) -> Result<Vec<RunRow>> {
         let rung: String = r.get(1)?;
         let e = agg.entry(run_id).or_default();
         e.0 += 1;
-        if e.1.is_none() && rung != "passed" {
+        if e.1.is_none() && Rung::parse(&rung).is_none_or(Rung::is_failure) {
             e.1 = Some(rung);
         }
     }

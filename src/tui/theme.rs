@@ -93,6 +93,7 @@ impl Theme {
             Rung::Execution => Color::Magenta,
             Rung::Progress => Color::Blue,
             Rung::Passed => Color::Green,
+            Rung::Unlabelled => Color::Gray,
         };
         self.fg(c)
     }

@@ -1,8 +1,9 @@
 //! The explained walk of `rung explain`: each rung of the ladder for one
 //! decision, passed, failed, not reached or skipped, with the reason.
 
+use super::errors::ErrorStageSource;
 use super::{Classification, DecisionInput, ToolVisibility};
-use crate::model::{Progress, Rung};
+use crate::model::{Arguments, Progress, Rung};
 
 /// One rung of an explained walk.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,16 +116,31 @@ pub fn walk(c: &Classification, d: &DecisionInput<'_>, tools: &[ToolVisibility])
         }
     }
     let reason = d.reason.map(|r| format!(" ({r})")).unwrap_or_default();
-    let boundary_note = match (d.status, c.boundary) {
-        (None, _) => "no outcome recorded".to_string(),
-        (Some(s), Some(b)) => format!("{s}{reason}: fails at {b}"),
-        (Some(s), None) => format!("{s}{reason}"),
+    let boundary_note = match (d.status, c.boundary, &c.error) {
+        (None, _, _) => "no outcome recorded".to_string(),
+        (Some(s), Some(b), Some(e)) => format!(
+            "{s}{reason}: fails at {b} with reason {} ({})",
+            e.reason(),
+            match &e.source {
+                ErrorStageSource::Recorded => "the stage the trace recorded".to_string(),
+                ErrorStageSource::Pattern(p) => format!("[error_stages] pattern {p:?}"),
+            }
+        ),
+        (Some(s), Some(b), None) => format!("{s}{reason}: fails at {b}"),
+        (Some(s), None, _) => format!("{s}{reason}"),
     };
     push(
         c.boundary.map(|b| b.rung()).unwrap_or(Rung::Execution),
         Some(c.boundary.is_some()),
         boundary_note,
     );
+    if c.arguments == Some(Arguments::Mismatch) {
+        push(
+            Rung::Semantics,
+            Some(true),
+            "the call's arguments differ from its expected call's".to_string(),
+        );
+    }
     push(
         Rung::Progress,
         Some(matches!(
@@ -225,6 +241,64 @@ mod tests {
                 ),
                 (Rung::Progress, "failed", "progress none"),
             ]
+        );
+    }
+
+    #[test]
+    fn a_mismatched_call_and_a_typed_error_show_on_the_walk() {
+        use super::super::errors::{ErrorStageSource, TypedError};
+        use super::super::{RunFacts, classify_in_run};
+        use crate::model::Arguments;
+        let label = Label::new(vec!["book".into()], vec![]);
+        let d = DecisionInput {
+            menu: Menu::default(),
+            selected: Some("book"),
+            label: Some(&label),
+            status: Some(Status::Ok),
+            stage: None,
+            reason: None,
+            progress: None,
+            abstain: "no_applicable_tool",
+        };
+        let facts = RunFacts {
+            error: None,
+            arguments: Some(Arguments::Mismatch),
+        };
+        let c = classify_in_run(&d, &facts, &ReasonTable::default());
+        assert_eq!(c.rung, Rung::Semantics);
+        assert_eq!(
+            steps(&walk(&c, &d, &[]))[4..],
+            [
+                (Rung::Execution, "passed", "ok"),
+                (
+                    Rung::Semantics,
+                    "failed",
+                    "the call's arguments differ from its expected call's"
+                ),
+                (Rung::Progress, "passed", "no progress recorded"),
+            ]
+        );
+        let d = DecisionInput {
+            status: Some(Status::Error),
+            reason: Some("http_404"),
+            ..d
+        };
+        let facts = RunFacts {
+            error: Some(TypedError {
+                stage: Stage::Semantics,
+                source: ErrorStageSource::Pattern("not found".into()),
+                detail: Some("Error: flight not found".into()),
+            }),
+            arguments: None,
+        };
+        let c = classify_in_run(&d, &facts, &ReasonTable::default());
+        assert_eq!(
+            steps(&walk(&c, &d, &[]))[4],
+            (
+                Rung::Semantics,
+                "failed",
+                "error (http_404): fails at semantics with reason error:semantics ([error_stages] pattern \"not found\")"
+            )
         );
     }
 

@@ -1,20 +1,32 @@
 //! The debugging ladder of `ladder.md`: the sets of a decision, its rung, the
 //! explanation of every catalogue tool's visibility, and per-decision findings.
-//! Pure functions over model values; no I/O.
+//! Pure functions over model values; no I/O. A whole run, with its
+//! expectations (format v1.1), is classified by [`run::classify_run`].
 
+pub mod effects;
+pub mod errors;
+pub mod expect;
 pub mod explain;
+mod labels;
 pub mod reasons;
+pub mod run;
 
 use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::model::{
-    Boundary, Effect, FindingKind, Label, NO_CALL, Policy, Progress, Retrieval, Routing, Rule,
-    Rung, Stage, Status,
+    Arguments, Boundary, Effect, FindingKind, Label, NO_CALL, Policy, Progress, Retrieval, Routing,
+    Rule, Rung, Stage, Status,
 };
+pub use effects::{EffectRules, EffectSource, Effects, NamePattern, RecordedEffects};
+pub use errors::{ErrorStages, TypedError};
 pub use explain::{WalkStep, walk};
+pub use labels::{
+    CaseRef, LabelSource, label_text, matching_case, resolve_label, run_expectations,
+};
 pub use reasons::ReasonTable;
+pub use run::{RunInput, RunVerdict, StepInput, classify_run};
 
 /// A catalogue tool as the ladder needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -287,7 +299,13 @@ pub struct Classification {
     pub rung: Rung,
     pub routing: Option<Routing>,
     pub boundary: Option<Boundary>,
+    /// `mismatch` when the run-level walk found the call's arguments differ
+    /// from its expected call's (format v1.1).
+    pub arguments: Option<Arguments>,
     pub progress: Option<Progress>,
+    /// An `error` outcome that fails at a named stage (then `boundary` is
+    /// that stage and the decision's reason is `error:<stage>`).
+    pub error: Option<TypedError>,
     pub violated: bool,
     pub labelled: bool,
     /// `acceptable ∩ registry ≠ ∅` (labelled decisions only).
@@ -328,16 +346,65 @@ pub fn boundary(
     }
 }
 
-/// Walks the ladder for one decision.
+/// What the run-level pass adds to one decision's own facts (both none for
+/// a decision classified on its own, as in version 1).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunFacts {
+    /// The typed error of its `error` outcome ([`errors::typed_error`]).
+    pub error: Option<TypedError>,
+    /// The arguments part from the matching walk.
+    pub arguments: Option<Arguments>,
+}
+
+/// The first failure on the walk: routing, the action boundary, the
+/// arguments (SEMANTICS, format v1.1), progress; else `passed` for a
+/// labelled decision and `unlabelled` for the others.
+pub fn rung_of(
+    routing: Option<Routing>,
+    boundary: Option<Boundary>,
+    arguments: Option<Arguments>,
+    progress: Option<Progress>,
+    labelled: bool,
+) -> Rung {
+    routing
+        .and_then(Routing::rung)
+        .or(boundary.map(Boundary::rung))
+        .or(arguments.map(|Arguments::Mismatch| Rung::Semantics))
+        .or(match progress {
+            Some(Progress::None | Progress::Regressed) => Some(Rung::Progress),
+            _ => None,
+        })
+        .unwrap_or(if labelled {
+            Rung::Passed
+        } else {
+            Rung::Unlabelled
+        })
+}
+
+/// Walks the ladder for one decision on its own (no run-level facts).
 pub fn classify(d: &DecisionInput<'_>, reasons: &ReasonTable) -> Classification {
+    classify_in_run(d, &RunFacts::default(), reasons)
+}
+
+/// Walks the ladder for one decision, with what the run-level pass found.
+pub fn classify_in_run(
+    d: &DecisionInput<'_>,
+    facts: &RunFacts,
+    reasons: &ReasonTable,
+) -> Classification {
     let sets = Sets::new(d.menu, d.label, d.selected);
     let selected = d.selected.unwrap_or(NO_CALL);
 
     let mut c = Classification {
         rung: Rung::Passed,
         routing: None,
-        boundary: boundary(d.status, d.stage, d.reason, reasons),
+        boundary: match &facts.error {
+            Some(e) => Some(e.stage.boundary()),
+            None => boundary(d.status, d.stage, d.reason, reasons),
+        },
+        arguments: facts.arguments,
         progress: d.progress,
+        error: facts.error.clone(),
         violated: false,
         labelled: d.label.is_some(),
         in_registry: None,
@@ -382,15 +449,7 @@ pub fn classify(d: &DecisionInput<'_>, reasons: &ReasonTable) -> Classification 
         None => c.routing = Some(Routing::Unlabelled),
     }
 
-    c.rung = c
-        .routing
-        .and_then(Routing::rung)
-        .or(c.boundary.map(Boundary::rung))
-        .or(match d.progress {
-            Some(Progress::None | Progress::Regressed) => Some(Rung::Progress),
-            _ => None,
-        })
-        .unwrap_or(Rung::Passed);
+    c.rung = rung_of(c.routing, c.boundary, c.arguments, c.progress, c.labelled);
 
     if let Some(cat) = d.menu.catalogue {
         c.definition_tokens = Some(
@@ -677,107 +736,6 @@ pub fn explain_tools(
             }
         })
         .collect()
-}
-
-/// How a case matched: with or without `step` and `catalogue`.
-#[derive(Debug, Clone, Copy)]
-pub struct CaseRef<'a> {
-    pub step: Option<i64>,
-    pub catalogue: Option<&'a str>,
-    pub label: &'a Label,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LabelSource {
-    Inline,
-    Case,
-}
-
-impl LabelSource {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LabelSource::Inline => "inline",
-            LabelSource::Case => "case",
-        }
-    }
-}
-
-/// The most specific case matching a decision, per `ladder.md`.
-pub fn matching_case<'a>(
-    cases: &[CaseRef<'a>],
-    step: i64,
-    catalogue: Option<&str>,
-    is_first: bool,
-) -> Option<CaseRef<'a>> {
-    let find = |s: Option<i64>, c: Option<&str>| {
-        cases
-            .iter()
-            .find(|k| k.step == s && k.catalogue == c)
-            .copied()
-    };
-    catalogue
-        .and_then(|cat| find(Some(step), Some(cat)))
-        .or_else(|| find(Some(step), None))
-        .or_else(|| {
-            if is_first {
-                catalogue
-                    .and_then(|cat| find(None, Some(cat)))
-                    .or_else(|| find(None, None))
-            } else {
-                None
-            }
-        })
-}
-
-/// The label in force and, when an inline label overrides a different
-/// matching case, the `label_conflict` finding.
-pub fn resolve_label<'a>(
-    inline: Option<&'a Label>,
-    cases: &[CaseRef<'a>],
-    step: i64,
-    catalogue: Option<&str>,
-    is_first: bool,
-) -> (Option<(&'a Label, LabelSource)>, Option<DecisionFinding>) {
-    let case = matching_case(cases, step, catalogue, is_first);
-    match (inline, case) {
-        (Some(inline), Some(case)) => {
-            let conflict = (inline != case.label).then(|| DecisionFinding {
-                kind: FindingKind::LabelConflict,
-                tool: None,
-                detail: format!(
-                    "inline expected {} differs from the case{} {}; the inline label wins",
-                    label_text(inline),
-                    case_scope(&case),
-                    label_text(case.label)
-                ),
-            });
-            (Some((inline, LabelSource::Inline)), conflict)
-        }
-        (Some(inline), None) => (Some((inline, LabelSource::Inline)), None),
-        (None, Some(case)) => (Some((case.label, LabelSource::Case)), None),
-        (None, None) => (None, None),
-    }
-}
-
-fn case_scope(case: &CaseRef<'_>) -> String {
-    match (case.step, case.catalogue) {
-        (Some(s), Some(c)) => format!(" (step {s}, catalogue {c})"),
-        (Some(s), None) => format!(" (step {s})"),
-        (None, Some(c)) => format!(" (first decision, catalogue {c})"),
-        (None, None) => " (first decision)".to_string(),
-    }
-}
-
-pub fn label_text(label: &Label) -> String {
-    if label.forbidden.is_empty() {
-        format!("acceptable [{}]", label.acceptable.join(", "))
-    } else {
-        format!(
-            "acceptable [{}], forbidden [{}]",
-            label.acceptable.join(", "),
-            label.forbidden.join(", ")
-        )
-    }
 }
 
 /// A decision of a run, as the run-level facts need it.

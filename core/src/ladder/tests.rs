@@ -282,10 +282,17 @@ fn unlabelled_no_call_and_abstain() {
         (r.rung, r.routing, r.labelled),
         (Rung::Execution, Some(Routing::Unlabelled), false)
     );
+    // Failing nowhere without a label is `unlabelled`, never `passed`
+    // (`passed` means judged); progress still fails it.
     assert_eq!(
         Case::new(menu, Some("edit_file"), None).run().rung,
-        Rung::Passed
+        Rung::Unlabelled
     );
+    let mut c = Case::new(menu, None, None);
+    c.status = Some(Status::NotRun);
+    assert_eq!(c.run().rung, Rung::Unlabelled);
+    c.progress = Some(Progress::None);
+    assert_eq!(c.run().rung, Rung::Progress);
 
     // @no_call: a null selection matches it; a tool call does not.
     let no_call = label(&["@no_call"], &[]);
@@ -607,26 +614,30 @@ fn label_resolution_prefers_the_most_specific_case() {
         CaseRef {
             step: None,
             catalogue: None,
-            label: &a,
+            label: Some(&a),
+            expectations: None,
         },
         CaseRef {
             step: None,
             catalogue: Some("menu-C"),
-            label: &b,
+            label: Some(&b),
+            expectations: None,
         },
         CaseRef {
             step: Some(2),
             catalogue: None,
-            label: &c,
+            label: Some(&c),
+            expectations: None,
         },
         CaseRef {
             step: Some(2),
             catalogue: Some("menu-C"),
-            label: &d,
+            label: Some(&d),
+            expectations: None,
         },
     ];
     let got = |step, cat, first| {
-        matching_case(&cases, step, cat, first).map(|c| c.label.acceptable[0].clone())
+        matching_case(&cases, step, cat, first).map(|c| c.label.unwrap().acceptable[0].clone())
     };
     assert_eq!(got(2, Some("menu-C"), false), Some("d".into()));
     assert_eq!(got(2, Some("menu-A"), false), Some("c".into()));
@@ -654,6 +665,20 @@ fn label_resolution_prefers_the_most_specific_case() {
     assert!(conflict.is_none());
     let (l, _) = resolve_label(None, &cases, 9, None, false);
     assert!(l.is_none());
+
+    // A case with expectations only is chosen as a whole and labels
+    // nothing: no fallback to a less specific case, and no conflict.
+    let mut cases = cases.to_vec();
+    cases[1].label = None;
+    assert_eq!(got_from(&cases, 1, Some("menu-C"), true), None);
+    let (l, conflict) = resolve_label(Some(&inline), &cases, 1, Some("menu-C"), true);
+    assert_eq!(l.map(|(_, s)| s), Some(LabelSource::Inline));
+    assert!(conflict.is_none());
+    assert_eq!(got_from(&cases, 1, Some("menu-A"), true), Some("a".into()));
+}
+
+fn got_from(cases: &[CaseRef<'_>], step: i64, cat: Option<&str>, first: bool) -> Option<String> {
+    matching_case(cases, step, cat, first).and_then(|c| c.label.map(|l| l.acceptable[0].clone()))
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Aggregates of `ladder.md` over any filtered set of decisions: the ladder
 //! counts, the routing rates, pass^k, definition tokens, confusion cells,
-//! refusals by reason and tool usage. Pure: facts in, numbers out.
+//! refusals by reason and tool usage; and the four metrics over runs with
+//! expectations (`expectations.md`). Pure: facts in, numbers out.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -8,8 +9,10 @@ use serde::Serialize;
 
 use crate::model::Rung;
 
+mod expect;
 mod matrix;
 mod trend;
+pub use expect::{ExpectAcc, ExpectationFacts, ExpectationMetrics};
 pub use matrix::{Matrix, matrix};
 pub use trend::{RefusalTrend, refusal_trend, runs_affected};
 
@@ -107,7 +110,8 @@ pub struct Metrics {
 pub struct LadderCounts {
     pub decisions: u64,
     pub labelled: u64,
-    pub rungs: [u64; 13],
+    /// By rung, in [`Rung::ALL`] order.
+    pub rungs: [u64; Rung::COUNT],
 }
 
 impl LadderCounts {

@@ -2,7 +2,10 @@
 //! trace format, with the spellings of `trace-format.md` as their only names.
 
 pub mod canonical;
+mod expect;
 mod json;
+
+pub use expect::{ABSENT, Expectations, ExpectedCall, ExpectedValue, ONE_OF};
 
 use std::fmt;
 
@@ -10,10 +13,10 @@ use serde_json::Value;
 
 /// Declares a closed enum with one canonical spelling per variant.
 macro_rules! spelled_enum {
-    ($(#[$m:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$m])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum $name { $($variant),+ }
+        pub enum $name { $($(#[$vm])* $variant),+ }
 
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
@@ -102,7 +105,30 @@ spelled_enum!(
 );
 
 spelled_enum!(
-    /// The rungs of the ladder, in walking order, plus `passed`.
+    /// How a case compares expected and actual strings (`strings`).
+    #[derive(Default)]
+    Strings {
+        #[default]
+        Exact => "exact",
+        Loose => "loose",
+    }
+);
+
+spelled_enum!(
+    /// What a case does with call arguments its expected call does not
+    /// list (`extra_arguments`).
+    #[derive(Default)]
+    ExtraArguments {
+        #[default]
+        Ignore => "ignore",
+        Reject => "reject",
+    }
+);
+
+spelled_enum!(
+    /// The rungs of the ladder, in walking order, then the two verdicts of
+    /// a decision that failed nowhere: `unlabelled` (nothing said what it
+    /// should have done) and `passed` (judged, and right).
     Rung {
         Coverage => "coverage",
         Exposure => "exposure",
@@ -116,6 +142,7 @@ spelled_enum!(
         Unclassified => "unclassified",
         Execution => "execution",
         Progress => "progress",
+        Unlabelled => "unlabelled",
         Passed => "passed",
     }
 );
@@ -146,6 +173,14 @@ spelled_enum!(
 );
 
 spelled_enum!(
+    /// The arguments part of a decision's walk (format v1.1): its call
+    /// differs from the expected call of its tool.
+    Arguments {
+        Mismatch => "mismatch",
+    }
+);
+
+spelled_enum!(
     /// Why a catalogue tool was visible or hidden at a decision.
     Rule {
         TrustedControl => "trusted_control",
@@ -171,6 +206,10 @@ spelled_enum!(
         InvalidControl => "invalid_control",
         UnclassifiedReason => "unclassified_reason",
         LabelConflict => "label_conflict",
+        MissingCall => "missing_call",
+        ArgumentMismatch => "argument_mismatch",
+        UnexpectedCall => "unexpected_call",
+        MissingOutput => "missing_output",
     }
 );
 
@@ -215,16 +254,26 @@ impl Routing {
 }
 
 impl Rung {
-    /// Where a run with no failed rung (none recorded, or `passed`) sorts
-    /// by its first failed rung: after every rung.
+    /// How many rungs there are (the length of [`Rung::ALL`]).
+    pub const COUNT: usize = Rung::Passed as usize + 1;
+
+    /// Where a run with no failed rung (none recorded, `passed` or
+    /// `unlabelled`) sorts by its first failed rung: after every rung.
     pub const NOT_FAILED_ORDER: i64 = 99;
+
+    /// Whether a decision at this rung failed somewhere: every rung but
+    /// `unlabelled` and `passed`. A run's `first_failed_rung` skips the
+    /// others.
+    pub fn is_failure(self) -> bool {
+        !matches!(self, Rung::Unlabelled | Rung::Passed)
+    }
 
     /// The sort position of a run's first failed rung: the walking order
     /// of [`Rung::ALL`] (coverage 0 … progress 11), no failed rung last.
     /// The store's SQL and the TUI's sorting both derive from this.
     pub fn failed_order(rung: Option<Rung>) -> i64 {
         match rung {
-            Some(r) if r != Rung::Passed => r as i64,
+            Some(r) if r.is_failure() => r as i64,
             _ => Rung::NOT_FAILED_ORDER,
         }
     }
@@ -410,15 +459,28 @@ pub struct Decision {
     pub result: Option<Value>,
     pub progress: Option<Progress>,
     pub expected: Option<Label>,
+    /// The answer an importer keeps for a decision without a call (format
+    /// v1.1): what `expected_outputs` are looked for in, beside `raw`. The
+    /// native reader leaves it in `extra` too, where importers and the
+    /// store have always kept it.
+    pub text: Option<String>,
     pub extra: Value,
 }
 
+/// A label and/or the expectations of a run (`trace-format.md`, and
+/// `expectations.md` for format v1.1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Case {
     pub task_id: String,
     pub step: Option<i64>,
     pub catalogue: Option<String>,
-    pub label: Label,
+    /// `acceptable`/`forbidden`; none on a case that only carries
+    /// expectations (it labels no decision directly).
+    pub label: Option<Label>,
+    /// `expected_calls`, `expected_outputs`, `strings`, `extra_arguments`;
+    /// only on a step-less case. The native reader leaves the four fields
+    /// in `extra` too, so a store without columns for them keeps them.
+    pub expectations: Expectations,
     pub note: Option<String>,
     pub extra: Value,
 }
@@ -429,7 +491,7 @@ pub enum Record {
     Catalogue(Catalogue),
     Run(Box<Run>),
     Decision(Box<Decision>),
-    Case(Case),
+    Case(Box<Case>),
 }
 
 impl Record {
@@ -472,6 +534,7 @@ mod tests {
                 ("unclassified", 9),
                 ("execution", 10),
                 ("progress", 11),
+                ("unlabelled", 99),
                 ("passed", 99),
             ]
         );

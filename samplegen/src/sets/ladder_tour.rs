@@ -173,15 +173,10 @@ const EXPECTED: &[(&str, u32, &str, &str)] = &[
     (
         "tour-02",
         2,
-        "passed",
-        "unlabelled; two reads sent in one model turn (turn 2)",
+        "unlabelled",
+        "two reads sent in one model turn (turn 2)",
     ),
-    (
-        "tour-02",
-        3,
-        "passed",
-        "unlabelled; the second read of turn 2",
-    ),
+    ("tour-02", 3, "unlabelled", "the second read of turn 2"),
     (
         "tour-02",
         4,
@@ -191,8 +186,8 @@ const EXPECTED: &[(&str, u32, &str, &str)] = &[
     (
         "tour-02",
         5,
-        "passed",
-        "unlabelled; the same edit with a string path",
+        "unlabelled",
+        "the same edit with a string path",
     ),
     (
         "tour-02",
@@ -227,8 +222,8 @@ const EXPECTED: &[(&str, u32, &str, &str)] = &[
     (
         "tour-03",
         3,
-        "passed",
-        "unlabelled; `wait_for_event`, a trusted control",
+        "unlabelled",
+        "`wait_for_event`, a trusted control",
     ),
     (
         "tour-03",
@@ -245,8 +240,8 @@ const EXPECTED: &[(&str, u32, &str, &str)] = &[
     (
         "tour-04",
         2,
-        "passed",
-        "unlabelled; one of two ticket reads in turn 2",
+        "unlabelled",
+        "one of two ticket reads in turn 2",
     ),
     (
         "tour-04",
@@ -278,12 +273,7 @@ const EXPECTED: &[(&str, u32, &str, &str)] = &[
         "progress",
         "unlabelled; the same read as step 1 again, `progress: none`",
     ),
-    (
-        "tour-04",
-        8,
-        "passed",
-        "unlabelled; the final answer (no call)",
-    ),
+    ("tour-04", 8, "unlabelled", "the final answer (no call)"),
     (
         "tour-05",
         1,
@@ -293,8 +283,8 @@ const EXPECTED: &[(&str, u32, &str, &str)] = &[
     (
         "tour-05",
         2,
-        "passed",
-        "unlabelled; `ask_user`. This run trusts `page_oncall`, which is not a control: `invalid_control`",
+        "unlabelled",
+        "`ask_user`. This run trusts `page_oncall`, which is not a control: `invalid_control`",
     ),
 ];
 

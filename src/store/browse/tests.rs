@@ -116,11 +116,13 @@ fn runs_sort_by_first_failed_rung_in_walking_order_none_last() {
             Some("unclassified"),
             Some("execution"),
             Some("progress"),
-            // No failed rung, and `passed`, sort together last by run id:
-            // run-01 and run-03 have none, run-04 passed.
+            // No failed rung, `passed` and `unlabelled` sort together last
+            // by run id: run-01 and run-03 have none, run-04 passed,
+            // run-05 unlabelled.
             None,
             None,
             Some("passed"),
+            Some("unlabelled"),
         ]
     );
     assert_eq!(page.rows[15].1.run_id, "run-04");

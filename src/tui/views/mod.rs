@@ -137,7 +137,7 @@ pub fn spark(values: &[u64]) -> String {
 /// A rung as a coloured badge: `passed`, or the failed rung in capitals.
 pub fn badge<'a>(rung: Rung, theme: &Theme) -> Span<'a> {
     let text = match rung {
-        Rung::Passed => "passed".to_string(),
+        Rung::Passed | Rung::Unlabelled => rung.as_str().to_string(),
         r => r.as_str().to_uppercase(),
     };
     Span::styled(text, theme.rung(rung))
@@ -147,6 +147,7 @@ pub fn badge<'a>(rung: Rung, theme: &Theme) -> Span<'a> {
 pub fn short_badge<'a>(rung: Rung, theme: &Theme) -> Span<'a> {
     let text = match rung {
         Rung::Passed => "passed",
+        Rung::Unlabelled => "no label",
         Rung::Representation => "REPRESENT",
         Rung::Authorization => "AUTHORIZE",
         Rung::Precondition => "PRECOND",
