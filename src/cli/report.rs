@@ -34,22 +34,21 @@ pub struct ReportArgs {
 pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
     let store = open_read(g)?;
     let conn = &store.conn;
-    let text = match args.kind {
+    let built = match args.kind {
         Kind::Ladder => {
             let f = window::filter(&args.filter, false)?;
-            report::ladder(
+            report::ladder::build(
                 &query::ladder(conn, &f)?,
                 &query::boundary_profile(conn, &f)?,
-                args.format,
             )
         }
         Kind::Metrics => {
             let f = window::filter(&args.filter, false)?;
-            report::metrics(&query::metrics(conn, &f)?, args.format)
+            report::metrics::build(&query::metrics(conn, &f)?)
         }
         Kind::Confusions => {
             let f = window::filter(&args.filter, false)?;
-            report::confusions(&query::confusions(conn, &f)?, args.format)
+            report::confusions::build(&query::confusions(conn, &f)?)
         }
         Kind::Refusals => {
             let f = window::filter(&args.filter, true)?;
@@ -57,20 +56,20 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
             let items = query::refusals(conn, &f)?;
             let runs_affected = metrics::runs_affected(&items, since, until);
             let rep = metrics::refusals(items, since, until);
-            report::refusals(&rep, runs_affected, args.format)
+            report::refusals::build(&rep, runs_affected)
         }
         Kind::Tools => {
             let f = window::filter(&args.filter, false)?;
-            report::tools(&query::tools(conn, &f)?, args.format)
+            report::tools::build(&query::tools(conn, &f)?)
         }
         Kind::Runs => {
             let f = window::filter(&args.filter, false)?;
-            report::runs(&query::runs(conn, &f)?, args.format)
+            report::runs::build(&query::runs(conn, &f)?)
         }
         Kind::Findings => {
             let f = window::filter(&args.filter, false)?;
-            report::findings(&query::findings(conn, &f)?, args.format)
+            report::findings::build(&query::findings(conn, &f)?)
         }
     };
-    print(&text)
+    print(&report::render(&built, args.format))
 }

@@ -1,30 +1,9 @@
-//! Renderers for report results: aligned tables, markdown, CSV (RFC 4180)
-//! and the JSON shapes of `cli.md`. Pure: results in, text out. Every string
-//! from a trace is escaped before it is printed.
+//! The table format: aligned columns fitted to 80 characters, prose wrapped,
+//! notes under their rows, groups as labels or as a grid each. The grid
+//! engine is here too; cells reach it already escaped.
 
-use serde_json::{Value, json};
-
-use crate::metrics::{
-    Confusions, LadderCounts, Metrics, Rate, RefusalReport, RefusalRow, ToolUsage, top_share,
-};
-use crate::model::{Rung, Timestamp};
-use crate::store::query::{FindingRow, RunRow};
-use crate::text::{escape, safe_json, truncate};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Table,
-    Markdown,
-    Csv,
-    Json,
-}
-
-/// Pretty JSON, safe for a terminal, with a final newline.
-pub fn json_text(v: &Value) -> String {
-    let mut s = safe_json(serde_json::to_string_pretty(v).expect("serialises"));
-    s.push('\n');
-    s
-}
+use super::model::{Cell, Column, Groups, Place, Report, Row};
+use crate::text::{escape, truncate};
 
 /// The width tables and prose are fitted to.
 pub const WIDTH: usize = 80;
@@ -161,32 +140,6 @@ impl Grid {
         }
         out
     }
-
-    /// A GitHub-flavoured markdown table (cells whole, notes left out).
-    pub fn markdown(&self) -> String {
-        let mut out = String::from("|");
-        for h in &self.headers {
-            out.push_str(&format!(" {} |", md_cell(h)));
-        }
-        out.push_str("\n|");
-        for r in &self.right {
-            out.push_str(if *r { " ---: |" } else { " --- |" });
-        }
-        out.push('\n');
-        for row in &self.rows {
-            out.push('|');
-            for c in row {
-                out.push_str(&format!(" {} |", md_cell(c)));
-            }
-            out.push('\n');
-        }
-        out
-    }
-}
-
-/// A markdown table cell: pipes escaped so they do not split the cell.
-fn md_cell(c: &str) -> String {
-    c.replace('|', "\\|")
 }
 
 /// Word-wraps one line of (escaped) text to `width` columns, each line
@@ -233,859 +186,150 @@ pub fn wrap(text: &str, width: usize, indent: &str) -> String {
         .collect::<String>()
 }
 
-/// One CSV field, RFC 4180 quoted when it needs to be.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
+/// A paragraph for a table: escaped, wrapped at [`WIDTH`]. (Builders have
+/// escaped the trace text in it already; escaping again changes nothing.)
+fn prose(text: &str) -> String {
+    wrap(&escape(text), WIDTH, "")
 }
 
-/// CSV with a header row; cells are escaped text. Lines end with CRLF.
-pub fn csv(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let mut out = headers
-        .iter()
-        .map(|h| csv_field(h))
-        .collect::<Vec<_>>()
-        .join(",");
-    out.push_str("\r\n");
-    for r in rows {
-        out.push_str(&r.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(","));
-        out.push_str("\r\n");
+/// The report as a table: title line, summary paragraphs, the grid (or the
+/// groups' grids, or the empty line), notes.
+pub fn render(r: &Report) -> String {
+    let mut out = String::new();
+    if let Some(t) = &r.table_title {
+        out.push_str(&escape(t));
+        out.push('\n');
+    }
+    if let Some(e) = r.empty_now().filter(|e| e.whole) {
+        out.push_str(e.text);
+        out.push('\n');
+        return out;
+    }
+    for p in r.summary.iter().filter_map(|p| p.table.as_deref()) {
+        out.push_str(&prose(p));
+        out.push('\n');
+    }
+    match r.empty_now() {
+        Some(e) => {
+            out.push_str(e.text);
+            out.push('\n');
+        }
+        None => out.push_str(&body(r)),
+    }
+    for n in r.notes.iter().filter_map(|n| n.table.as_deref()) {
+        out.push('\n');
+        out.push_str(&prose(n));
     }
     out
 }
 
-fn opt(s: &Option<String>) -> String {
-    s.as_deref()
-        .map(|s| escape(s).into_owned())
-        .unwrap_or_default()
+/// The columns a table shows, and its note and aside columns.
+struct Layout<'a> {
+    shown: Vec<(usize, &'a Column)>,
+    note: Option<usize>,
+    aside: Option<(usize, &'static str)>,
 }
 
-fn opt_or(s: &Option<String>, none: &str) -> String {
-    s.as_deref()
-        .map(|s| escape(s).into_owned())
-        .unwrap_or_else(|| none.to_string())
-}
-
-fn esc(s: &str) -> String {
-    escape(s).into_owned()
-}
-
-fn percent(v: Option<f64>) -> String {
-    match v {
-        Some(v) => format!("{:.1}%", v * 100.0),
-        None => "n/a".to_string(),
-    }
-}
-
-fn full(v: Option<f64>) -> String {
-    v.map(|v| v.to_string()).unwrap_or_default()
-}
-
-/// `1 run`, `2 runs`.
-fn count(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-fn bool_text(b: Option<bool>) -> String {
-    match b {
-        Some(true) => "yes".into(),
-        Some(false) => "no".into(),
-        None => "-".into(),
-    }
-}
-
-fn bool_csv(b: Option<bool>) -> String {
-    b.map(|b| b.to_string()).unwrap_or_default()
-}
-
-/// A line of prose for a table: wrapped at [`WIDTH`] for `table`, one line
-/// for markdown (documents wrap it themselves).
-fn prose(format: Format, text: &str) -> String {
-    if format == Format::Table {
-        wrap(text, WIDTH, "")
-    } else {
-        format!("{text}\n")
-    }
-}
-
-// ---- ladder -------------------------------------------------------------
-
-pub fn ladder(c: &LadderCounts, boundary: &[(String, u64)], format: Format) -> String {
-    match format {
-        Format::Json => json_text(&c.to_json()),
-        Format::Csv => {
-            // One row, the json keys as columns: weekly rows append cleanly.
-            let mut headers = vec!["decisions", "labelled"];
-            headers.extend(Rung::ALL.iter().map(|r| r.as_str()));
-            let mut row = vec![c.decisions.to_string(), c.labelled.to_string()];
-            row.extend(Rung::ALL.iter().map(|r| c.count(*r).to_string()));
-            csv(&headers, &[row])
-        }
-        Format::Table | Format::Markdown => {
-            let mut g = Grid::new(
-                &["rung", "decisions", "share", "by boundary alone"],
-                &[false, true, true, true],
-            );
-            for r in Rung::ALL {
-                let n = c.count(*r);
-                let share = (c.decisions > 0).then(|| n as f64 / c.decisions as f64);
-                let b = boundary
-                    .iter()
-                    .find(|(s, _)| s == r.as_str())
-                    .map(|(_, n)| n.to_string())
-                    .unwrap_or_default();
-                g.row(vec![
-                    r.as_str().to_string(),
-                    n.to_string(),
-                    percent(share),
-                    b,
-                ]);
-            }
-            let head = prose(
-                format,
-                &format!(
-                    "{}, {} labelled; each counted once, at its first failed rung.",
-                    count(c.decisions, "decision", "decisions"),
-                    c.labelled
-                ),
-            );
-            let foot = prose(
-                format,
-                "by boundary alone: the same decisions counted by the boundary check \
-                 that refused or failed them, whatever rung they reached first.",
-            );
-            if format == Format::Table {
-                format!("{head}\n{}\n{foot}", g.table())
-            } else {
-                format!("## Ladder\n\n{head}\n{}\n{foot}", g.markdown())
+impl<'a> Layout<'a> {
+    fn of(columns: &'a [Column]) -> Layout<'a> {
+        let mut l = Layout {
+            shown: Vec::new(),
+            note: None,
+            aside: None,
+        };
+        for (i, c) in columns.iter().enumerate() {
+            match c.table {
+                Place::Column => l.shown.push((i, c)),
+                Place::Hidden => {}
+                Place::Note => l.note = Some(i),
+                Place::Aside(header) => l.aside = Some((i, header)),
             }
         }
+        l
     }
-}
 
-// ---- metrics ------------------------------------------------------------
-
-/// (key, rate) rows of the metrics report, nested keys dotted.
-fn metric_rates(m: &Metrics) -> Vec<(String, Rate)> {
-    let mut v = vec![
-        ("capability_coverage".to_string(), m.capability_coverage),
-        ("exposure_recall".to_string(), m.exposure_recall),
-    ];
-    for (k, r) in &m.tool_recall_at_k {
-        v.push((format!("tool_recall_at_k.{k}"), *r));
+    fn grid(&self) -> Grid {
+        let headers: Vec<&str> = self.shown.iter().map(|(_, c)| c.table_heading()).collect();
+        let right: Vec<bool> = self.shown.iter().map(|(_, c)| c.right).collect();
+        let flex: Vec<usize> = (0..self.shown.len())
+            .filter(|&i| self.shown[i].1.flex)
+            .collect();
+        Grid::new(&headers, &right).flexible(&flex)
     }
-    v.extend([
-        ("selection_accuracy".to_string(), m.selection_accuracy),
-        ("abstention_accuracy".to_string(), m.abstention_accuracy),
-        ("no_call_accuracy".to_string(), m.no_call_accuracy),
-        ("violation_rate".to_string(), m.violation_rate),
-        ("first_call_accuracy".to_string(), m.first_call_accuracy),
-        ("recovery_within_3".to_string(), m.recovery_within_3),
-    ]);
-    v
-}
 
-pub fn metrics(m: &Metrics, format: Format) -> String {
-    match format {
-        Format::Json => json_text(&serde_json::to_value(m).expect("serialises")),
-        Format::Csv => {
-            // One row per dotted metric key (the names `rung check` takes);
-            // pass^k puts its task count and definition tokens their
-            // decision count where a rate has its denominator.
-            let mut rows: Vec<Vec<String>> = metric_rates(m)
-                .into_iter()
-                .map(|(k, r)| {
-                    vec![
-                        k,
-                        full(r.value),
-                        r.numerator.to_string(),
-                        r.denominator.to_string(),
-                    ]
-                })
-                .collect();
-            for (k, p) in &m.pass_hat_k {
-                rows.push(vec![
-                    format!("pass_hat_k.{k}"),
-                    p.value.to_string(),
-                    String::new(),
-                    p.tasks.to_string(),
-                ]);
-            }
-            let t = &m.definition_tokens;
-            for (k, v) in [
-                ("mean", t.mean),
-                ("p50", t.p50.map(|x| x as f64)),
-                ("p95", t.p95.map(|x| x as f64)),
-            ] {
-                rows.push(vec![
-                    format!("definition_tokens.{k}"),
-                    full(v),
-                    String::new(),
-                    t.decisions.to_string(),
-                ]);
-            }
-            csv(&["metric", "value", "numerator", "denominator"], &rows)
+    fn cells(&self, row: &Row) -> Vec<String> {
+        self.shown
+            .iter()
+            .map(|(i, c)| c.read(&row.cells[*i]))
+            .collect()
+    }
+
+    fn add(&self, g: &mut Grid, r: &Report, row: &Row) {
+        match self.note {
+            Some(n) => g.row_with_note(self.cells(row), r.columns[n].read(&row.cells[n])),
+            None => g.row(self.cells(row)),
         }
-        Format::Table | Format::Markdown => {
-            let mut g = Grid::new(&["metric", "value", "of"], &[false, true, true]);
-            for (k, r) in metric_rates(m) {
-                g.row(vec![
-                    k,
-                    percent(r.value),
-                    format!("{}/{}", r.numerator, r.denominator),
-                ]);
-            }
-            for (k, p) in &m.pass_hat_k {
-                g.row(vec![
-                    format!("pass_hat_k.{k}"),
-                    format!("{:.3}", p.value),
-                    count(p.tasks, "task", "tasks"),
-                ]);
-            }
-            if m.pass_hat_k.is_empty() {
-                // No run recorded success: say so rather than drop the row.
-                g.row(vec!["pass_hat_k".into(), "n/a".into(), "0 tasks".into()]);
-            }
-            let t = &m.definition_tokens;
-            let est = |v: Option<String>| v.unwrap_or_else(|| "n/a".into());
+    }
+
+    /// The (first column, aside column) grid of these rows; none when no
+    /// row has an aside.
+    fn aside(&self, r: &Report, rows: &[Row]) -> Option<Grid> {
+        let (a, header) = self.aside?;
+        let &(first, col) = self.shown.first()?;
+        let mut g = Grid::new(&[col.table_heading(), header], &[false, false]).flexible(&[0, 1]);
+        for row in rows.iter().filter(|row| row.cells[a] != Cell::None) {
             g.row(vec![
-                "definition_tokens.mean (estimate)".into(),
-                est(t.mean.map(|v| format!("{v:.1}"))),
-                count(t.decisions, "decision", "decisions"),
+                col.read(&row.cells[first]),
+                r.columns[a].read(&row.cells[a]),
             ]);
-            g.row(vec![
-                "definition_tokens.p50 (estimate)".into(),
-                est(t.p50.map(|v| v.to_string())),
-                String::new(),
-            ]);
-            g.row(vec![
-                "definition_tokens.p95 (estimate)".into(),
-                est(t.p95.map(|v| v.to_string())),
-                String::new(),
-            ]);
-            if format == Format::Table {
-                g.table()
-            } else {
-                format!("## Metrics\n\n{}", g.markdown())
-            }
         }
+        (!g.rows.is_empty()).then_some(g)
     }
 }
 
-// ---- confusions ---------------------------------------------------------
-
-/// The "top two cells explain N%" sentence.
-pub fn confusion_summary(c: &Confusions) -> String {
-    let n = c.selection_failures;
-    match top_share(c, 2) {
-        Some(s) if c.cells.len() >= 2 => format!(
-            "The top two cells explain {} of {} selection failures ({}).",
-            c.cells[0].count + c.cells[1].count,
-            n,
-            percent(Some(s))
-        ),
-        Some(s) => format!(
-            "The top cell explains {} of {} ({}).",
-            c.cells[0].count,
-            count(n, "selection failure", "selection failures"),
-            percent(Some(s))
-        ),
-        None => "No selection failures.".to_string(),
-    }
-}
-
-pub fn confusions(c: &Confusions, format: Format) -> String {
-    match format {
-        Format::Json => json_text(&serde_json::to_value(c).expect("serialises")),
-        Format::Csv => {
-            let rows: Vec<Vec<String>> = c
-                .cells
-                .iter()
-                .map(|x| {
-                    vec![
-                        esc(&x.acceptable.join(" ")),
-                        opt(&x.selected),
-                        x.count.to_string(),
-                        x.share.to_string(),
-                    ]
-                })
-                .collect();
-            csv(&["acceptable", "selected", "count", "share"], &rows)
-        }
-        Format::Table | Format::Markdown => {
-            let mut g = Grid::new(
-                &["acceptable", "selected instead", "count", "share"],
-                &[false, false, true, true],
-            )
-            .flexible(&[0, 1]);
-            for x in &c.cells {
-                g.row(vec![
-                    esc(&x.acceptable.join(", ")),
-                    opt_or(&x.selected, "(no call)"),
-                    x.count.to_string(),
-                    percent(Some(x.share)),
-                ]);
-            }
-            let head = prose(
-                format,
-                &format!(
-                    "{} in {}, by (acceptable, selected) pair.",
-                    count(
-                        c.selection_failures,
-                        "selection failure",
-                        "selection failures"
-                    ),
-                    count(c.cells.len() as u64, "cell", "cells"),
-                ),
-            );
-            let summary = prose(format, &confusion_summary(c));
-            if format == Format::Table {
-                format!("{head}\n{}\n{summary}", g.table())
-            } else {
-                format!("## Confusion cells\n\n{head}\n{}\n{summary}", g.markdown())
-            }
-        }
-    }
-}
-
-// ---- refusals -----------------------------------------------------------
-
-/// A row's change against the previous window, for reading.
-pub fn change(count: u64, previous: u64) -> String {
-    match (count, previous) {
-        (c, 0) if c > 0 => "new".into(),
-        (0, p) if p > 0 => "gone".into(),
-        (c, p) => {
-            let d = c as i64 - p as i64;
-            if d > 0 {
-                format!("+{d}")
-            } else {
-                d.to_string()
-            }
-        }
-    }
-}
-
-pub fn refusals_json(r: &RefusalReport) -> Value {
-    json!({
-        "window": {
-            "since": Timestamp(r.since_us).to_rfc3339(),
-            "until": Timestamp(r.until_us).to_rfc3339(),
-        },
-        "rows": r.rows,
-        "undated": r.undated,
-    })
-}
-
-/// The row whose count moved most against the previous window; the first
-/// in report order among equals; none when nothing moved.
-pub fn biggest_mover(rows: &[RefusalRow]) -> Option<&RefusalRow> {
-    let delta = |x: &RefusalRow| x.count.abs_diff(x.previous);
-    let mut best: Option<&RefusalRow> = None;
-    for x in rows {
-        if delta(x) > 0 && best.is_none_or(|b| delta(x) > delta(b)) {
-            best = Some(x);
-        }
-    }
-    best
-}
-
-/// The one-line summary: total refusals, runs affected, the biggest mover.
-pub fn refusal_summary(r: &RefusalReport, runs_affected: u64) -> String {
-    let total: u64 = r.rows.iter().map(|x| x.count).sum();
-    let prev_total: u64 = r.rows.iter().map(|x| x.previous).sum();
-    let mover = biggest_mover(&r.rows)
-        .map(|x| {
-            format!(
-                "; biggest mover: {} {} ({} → {})",
-                opt_or(&x.reason, "(no reason)"),
-                change(x.count, x.previous),
-                x.previous,
-                x.count
-            )
-        })
-        .unwrap_or_default();
-    format!(
-        "{} in {} (previous window: {prev_total}){mover}.",
-        count(total, "refusal", "refusals"),
-        count(runs_affected, "run", "runs"),
-    )
-}
-
-pub fn refusals(r: &RefusalReport, runs_affected: u64, format: Format) -> String {
-    let since = Timestamp(r.since_us).to_rfc3339();
-    let until = Timestamp(r.until_us).to_rfc3339();
-    match format {
-        Format::Json => json_text(&refusals_json(r)),
-        Format::Csv => {
-            // The window on every row, so weekly files can be appended.
-            let rows: Vec<Vec<String>> = r
-                .rows
-                .iter()
-                .map(|x| {
-                    vec![
-                        opt(&x.reason),
-                        x.stage.clone(),
-                        x.count.to_string(),
-                        x.runs.to_string(),
-                        x.previous.to_string(),
-                        since.clone(),
-                        until.clone(),
-                    ]
-                })
-                .collect();
-            csv(
-                &[
-                    "reason", "stage", "count", "runs", "previous", "since", "until",
-                ],
-                &rows,
-            )
-        }
-        Format::Table | Format::Markdown => {
-            let mut g = Grid::new(
-                &["reason", "stage", "count", "runs", "previous", "change"],
-                &[false, false, true, true, true, true],
-            )
-            .flexible(&[0]);
-            for x in &r.rows {
-                g.row(vec![
-                    opt_or(&x.reason, "(no reason)"),
-                    x.stage.clone(),
-                    x.count.to_string(),
-                    x.runs.to_string(),
-                    x.previous.to_string(),
-                    change(x.count, x.previous),
-                ]);
-            }
-            let prev_since = Timestamp(r.since_us - (r.until_us - r.since_us)).to_rfc3339();
-            let summary = prose(format, &refusal_summary(r, runs_affected));
-            let mut notes = if format == Format::Table {
-                format!("previous counts the window just before: [{prev_since}, {since}).")
-            } else {
-                format!("previous counts the window just before: {prev_since} to {since}.")
-            };
-            if r.undated > 0 {
-                notes.push_str(&format!(
-                    " {} no time and {} in no window.",
-                    if r.undated == 1 {
-                        "1 refusal has".to_string()
-                    } else {
-                        format!("{} refusals have", r.undated)
-                    },
-                    if r.undated == 1 { "is" } else { "are" }
-                ));
-            }
-            let notes = prose(format, &notes);
-            let body = if r.rows.is_empty() {
-                "No refusals in either window.\n".to_string()
-            } else if format == Format::Table {
-                g.table()
-            } else {
-                g.markdown()
-            };
-            if format == Format::Table {
-                format!("Refusals by reason, [{since}, {until})\n{summary}\n{body}\n{notes}")
-            } else {
-                format!("## Refusals by reason, {since} to {until}\n\n{summary}\n{body}\n{notes}")
-            }
-        }
-    }
-}
-
-// ---- tools --------------------------------------------------------------
-
-/// A tool's refusals by reason, most first ("outside_intent 2, not_found 1").
-fn reasons_text(t: &ToolUsage) -> String {
-    let mut v: Vec<(&String, &u64)> = t.refused_by_reason.iter().collect();
-    v.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
-    v.iter()
-        .map(|(reason, n)| {
-            let reason = if reason.is_empty() {
-                "(no reason)".to_string()
-            } else {
-                esc(reason)
-            };
-            format!("{reason} {n}")
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-pub fn tools(list: &[ToolUsage], format: Format) -> String {
-    match format {
-        Format::Json => json_text(&json!({ "tools": list })),
-        Format::Csv => {
-            let rows: Vec<Vec<String>> = list
-                .iter()
-                .map(|t| {
-                    vec![
-                        esc(&t.name),
-                        esc(&t.catalogue),
-                        esc(&t.family),
-                        t.effect.clone(),
-                        t.visible.to_string(),
-                        t.selected.to_string(),
-                        t.selected_wrongly.to_string(),
-                        t.refused.to_string(),
-                        // The json object as compact json (escaped for a terminal).
-                        safe_json(serde_json::to_string(&t.refused_by_reason).expect("serialises")),
-                        t.never_selected.to_string(),
-                    ]
-                })
-                .collect();
-            csv(
-                &[
-                    "name",
-                    "catalogue",
-                    "family",
-                    "effect",
-                    "visible",
-                    "selected",
-                    "selected_wrongly",
-                    "refused",
-                    "refused_by_reason",
-                    "never_selected",
-                ],
-                &rows,
-            )
-        }
-        Format::Markdown => {
-            let mut g = Grid::new(
-                &[
-                    "catalogue",
-                    "tool",
-                    "family",
-                    "effect",
-                    "visible",
-                    "selected",
-                    "selected wrongly",
-                    "refused",
-                    "refused by reason",
-                    "never selected",
-                ],
-                &[
-                    false, false, false, false, true, true, true, true, false, false,
-                ],
-            );
-            for t in list {
-                g.row(vec![
-                    esc(&t.catalogue),
-                    esc(&t.name),
-                    esc(&t.family),
-                    t.effect.clone(),
-                    t.visible.to_string(),
-                    t.selected.to_string(),
-                    t.selected_wrongly.to_string(),
-                    t.refused.to_string(),
-                    reasons_text(t),
-                    if t.never_selected { "yes" } else { "" }.to_string(),
-                ]);
-            }
-            let mut out = String::from("## Tools\n\n");
-            if list.is_empty() {
-                out.push_str("No catalogue tools.\n");
-                return out;
-            }
-            out.push_str(&g.markdown());
-            let never: Vec<&ToolUsage> = list.iter().filter(|t| t.never_selected).collect();
-            if never.is_empty() {
-                out.push_str("\nEvery tool was selected at least once.\n");
-            } else {
-                out.push_str(&format!(
-                    "\nPruning queue ({} never selected):\n\n",
-                    count(never.len() as u64, "tool", "tools")
-                ));
-                for (cat, tools) in by_catalogue(&never) {
-                    let names: Vec<String> = tools.iter().map(|t| esc(&t.name)).collect();
-                    out.push_str(&format!("- {}: {}\n", esc(cat), names.join(", ")));
-                }
-            }
-            out
-        }
-        Format::Table => {
-            if list.is_empty() {
-                return "No catalogue tools.\n".to_string();
-            }
-            let mut out = String::new();
-            for (cat, tools) in by_catalogue(&list.iter().collect::<Vec<_>>()) {
-                let never: Vec<String> = tools
-                    .iter()
-                    .filter(|t| t.never_selected)
-                    .map(|t| esc(&t.name))
-                    .collect();
-                if !out.is_empty() {
-                    out.push('\n');
-                }
-                out.push_str(&wrap(
-                    &format!(
-                        "Catalogue {}: {}, {} never selected",
-                        esc(cat),
-                        count(tools.len() as u64, "tool", "tools"),
-                        never.len()
-                    ),
-                    WIDTH,
-                    "",
-                ));
-                out.push('\n');
-                let mut g = Grid::new(
-                    &[
-                        "tool", "effect", "visible", "selected", "wrongly", "refused",
-                    ],
-                    &[false, false, true, true, true, true],
-                )
-                .flexible(&[0]);
-                let mut reasons =
-                    Grid::new(&["tool", "refused, by reason"], &[false, false]).flexible(&[0, 1]);
-                for t in &tools {
-                    g.row(vec![
-                        esc(&t.name),
-                        t.effect.clone(),
-                        t.visible.to_string(),
-                        t.selected.to_string(),
-                        t.selected_wrongly.to_string(),
-                        t.refused.to_string(),
-                    ]);
-                    if t.refused > 0 {
-                        reasons.row(vec![esc(&t.name), reasons_text(t)]);
+/// The grid or grids of a report with rows.
+fn body(r: &Report) -> String {
+    let l = Layout::of(&r.columns);
+    match &r.groups {
+        Groups::None | Groups::Sections(_) => {
+            let mut g = l.grid();
+            for (i, row) in r.rows.iter().enumerate() {
+                if let Groups::Sections(s) = &r.groups {
+                    for (_, label) in s.iter().filter(|(at, _)| *at == i) {
+                        g.section(escape(label).into_owned());
                     }
                 }
-                out.push_str(&g.table());
-                if !reasons.rows.is_empty() {
-                    out.push('\n');
-                    out.push_str(&reasons.table());
-                }
+                l.add(&mut g, r, row);
+            }
+            let mut out = g.table();
+            if let Some(a) = l.aside(r, &r.rows) {
                 out.push('\n');
-                out.push_str(&if never.is_empty() {
-                    "Every tool was selected at least once.\n".to_string()
-                } else {
-                    wrap(
-                        &format!("Pruning queue (never selected): {}", never.join(", ")),
-                        WIDTH,
-                        "",
-                    )
-                });
+                out.push_str(&a.table());
             }
             out
         }
-    }
-}
-
-/// Tools grouped by catalogue, in list order.
-fn by_catalogue<'a>(list: &[&'a ToolUsage]) -> Vec<(&'a str, Vec<&'a ToolUsage>)> {
-    let mut out: Vec<(&str, Vec<&ToolUsage>)> = Vec::new();
-    for t in list {
-        match out.last_mut() {
-            Some((c, v)) if *c == t.catalogue => v.push(t),
-            _ => out.push((&t.catalogue, vec![t])),
-        }
-    }
-    out
-}
-
-// ---- runs ---------------------------------------------------------------
-
-pub fn runs(list: &[RunRow], format: Format) -> String {
-    match format {
-        Format::Json => json_text(&json!({ "runs": list })),
-        Format::Csv => {
-            let rows: Vec<Vec<String>> = list
-                .iter()
-                .map(|r| {
-                    vec![
-                        esc(&r.run_id),
-                        opt(&r.task_id),
-                        r.trial.map(|t| t.to_string()).unwrap_or_default(),
-                        opt(&r.model),
-                        opt(&r.catalogue),
-                        r.decisions.to_string(),
-                        r.first_failed_rung.clone().unwrap_or_default(),
-                        bool_csv(r.success),
-                        bool_csv(r.harm),
-                    ]
-                })
-                .collect();
-            csv(
-                &[
-                    "run_id",
-                    "task_id",
-                    "trial",
-                    "model",
-                    "catalogue",
-                    "decisions",
-                    "first_failed_rung",
-                    "success",
-                    "harm",
-                ],
-                &rows,
-            )
-        }
-        Format::Table | Format::Markdown => {
-            let n = list.len() as u64;
-            if list.is_empty() {
-                return match format {
-                    Format::Table => "No runs.\n".to_string(),
-                    _ => "## Runs\n\nNo runs.\n".to_string(),
-                };
-            }
-            let succeeded = list.iter().filter(|r| r.success == Some(true)).count();
-            let failed = list.iter().filter(|r| r.success == Some(false)).count();
-            let harmful = list.iter().filter(|r| r.harm == Some(true)).count();
-            let with_rung = list
-                .iter()
-                .filter(|r| r.first_failed_rung.is_some())
-                .count();
-            let head = prose(
-                format,
-                &format!(
-                    "{}: {succeeded} succeeded, {failed} failed, {harmful} harmful; \
-                     {with_rung} reached a failed rung.",
-                    count(n, "run", "runs")
-                ),
-            );
-            // Markdown has every column; a table says model and catalogue
-            // once above each stretch of runs that share them, to fit.
-            let md = format == Format::Markdown;
-            let mut cols: Vec<(&str, bool)> =
-                vec![("run", false), ("task", false), ("trial", true)];
-            if md {
-                cols.extend([("model", false), ("catalogue", false)]);
-            }
-            cols.extend([
-                ("decisions", true),
-                ("first failed", false),
-                ("success", false),
-                ("harm", false),
-            ]);
-            let headers: Vec<&str> = cols.iter().map(|c| c.0).collect();
-            let right: Vec<bool> = cols.iter().map(|c| c.1).collect();
-            let mut g = Grid::new(&headers, &right).flexible(&[1]);
-            let mut group: Option<(&Option<String>, &Option<String>)> = None;
-            for r in list {
-                let key = (&r.model, &r.catalogue);
-                if !md && group != Some(key) {
-                    g.section(format!(
-                        "model {} · catalogue {}",
-                        opt_or(&r.model, "-"),
-                        opt_or(&r.catalogue, "-")
-                    ));
-                    group = Some(key);
+        Groups::Split(groups) => {
+            let mut out = String::new();
+            for (i, group) in groups.iter().enumerate() {
+                if i > 0 {
+                    out.push('\n');
                 }
-                let mut row = vec![
-                    esc(&r.run_id),
-                    opt_or(&r.task_id, "-"),
-                    r.trial.map(|t| t.to_string()).unwrap_or_else(|| "-".into()),
-                ];
-                if md {
-                    row.push(opt_or(&r.model, "-"));
-                    row.push(opt_or(&r.catalogue, "-"));
+                out.push_str(&prose(&group.heading));
+                out.push('\n');
+                let rows = &r.rows[group.rows.clone()];
+                let mut g = l.grid();
+                for row in rows {
+                    l.add(&mut g, r, row);
                 }
-                row.extend([
-                    r.decisions.to_string(),
-                    r.first_failed_rung.clone().unwrap_or_else(|| "-".into()),
-                    bool_text(r.success),
-                    bool_text(r.harm),
-                ]);
-                g.row(row);
-            }
-            if md {
-                format!("## Runs\n\n{head}\n{}", g.markdown())
-            } else {
-                format!("{head}\n{}", g.table())
-            }
-        }
-    }
-}
-
-// ---- findings -----------------------------------------------------------
-
-pub fn findings(list: &[FindingRow], format: Format) -> String {
-    match format {
-        Format::Json => json_text(&json!({ "findings": list })),
-        Format::Csv => {
-            let rows: Vec<Vec<String>> = list
-                .iter()
-                .map(|f| {
-                    vec![
-                        f.kind.clone(),
-                        opt(&f.catalogue),
-                        opt(&f.task_id),
-                        opt(&f.run_id),
-                        f.step.map(|s| s.to_string()).unwrap_or_default(),
-                        opt(&f.tool),
-                        esc(&f.detail),
-                    ]
-                })
-                .collect();
-            csv(
-                &[
-                    "kind",
-                    "catalogue",
-                    "task_id",
-                    "run_id",
-                    "step",
-                    "tool",
-                    "detail",
-                ],
-                &rows,
-            )
-        }
-        Format::Table | Format::Markdown => {
-            let n = count(list.len() as u64, "finding", "findings");
-            if list.is_empty() {
-                return match format {
-                    Format::Table => "No findings.\n".to_string(),
-                    _ => "## Findings\n\nNo findings.\n".to_string(),
-                };
-            }
-            // A table leaves the task out (its run names it) so the tool
-            // fits; markdown has every column and the detail in one.
-            let md = format == Format::Markdown;
-            let g = if md {
-                let mut g = Grid::new(
-                    &["kind", "catalogue", "task", "run", "step", "tool", "detail"],
-                    &[false, false, false, false, true, false, false],
-                );
-                for f in list {
-                    g.row(vec![
-                        f.kind.clone(),
-                        opt_or(&f.catalogue, "-"),
-                        opt_or(&f.task_id, "-"),
-                        opt_or(&f.run_id, "-"),
-                        f.step.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
-                        opt_or(&f.tool, "-"),
-                        esc(&f.detail),
-                    ]);
+                out.push_str(&g.table());
+                if let Some(a) = l.aside(r, rows) {
+                    out.push('\n');
+                    out.push_str(&a.table());
                 }
-                g
-            } else {
-                let mut g = Grid::new(
-                    &["kind", "catalogue", "run", "step", "tool"],
-                    &[false, false, false, true, false],
-                )
-                .flexible(&[1, 2, 4]);
-                for f in list {
-                    // The detail whole, under its row: it is the point.
-                    g.row_with_note(
-                        vec![
-                            f.kind.clone(),
-                            opt_or(&f.catalogue, "-"),
-                            opt_or(&f.run_id, "-"),
-                            f.step.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
-                            opt_or(&f.tool, "-"),
-                        ],
-                        esc(&f.detail),
-                    );
-                }
-                g
-            };
-            if format == Format::Table {
-                format!("{n}\n\n{}", g.table())
-            } else {
-                format!("## Findings\n\n{n}\n\n{}", g.markdown())
+                out.push('\n');
+                out.push_str(&prose(&group.footer));
             }
+            out
         }
     }
 }
@@ -1095,25 +339,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn csv_quotes_per_rfc4180() {
-        assert_eq!(
-            csv(&["a", "b"], &[vec!["x,y".into(), "say \"hi\"".into()]]),
-            "a,b\r\n\"x,y\",\"say \"\"hi\"\"\"\r\n"
-        );
-    }
-
-    #[test]
-    fn table_aligns_and_markdown_escapes_pipes() {
+    fn table_aligns_numbers_right() {
         let mut g = Grid::new(&["name", "n"], &[false, true]);
         g.row(vec!["a|b".into(), "7".into()]);
         g.row(vec!["long name".into(), "12".into()]);
         assert_eq!(
             g.table(),
             "name        n\n─────────  ──\na|b         7\nlong name  12\n"
-        );
-        assert_eq!(
-            g.markdown(),
-            "| name | n |\n| --- | ---: |\n| a\\|b | 7 |\n| long name | 12 |\n"
         );
     }
 
@@ -1155,8 +387,6 @@ mod tests {
              \x20   word word word word word word word word word word word word word word word\n\
              \x20   word word word word word\n"
         );
-        // Markdown keeps neither: documents take whole cells.
-        assert_eq!(g.markdown(), "| kind | n |\n| --- | ---: |\n| a | 1 |\n");
     }
 
     #[test]
@@ -1170,40 +400,83 @@ mod tests {
         assert_eq!(wrap("é é", 3, ""), "é é\n");
     }
 
+    fn tools_like() -> Report {
+        use crate::report::model::{Group, Prose, Shape};
+        let mut r = Report::new(
+            "Things",
+            Shape::List("things"),
+            vec![
+                Column::new("name", "name"),
+                Column::new("n", "count").table_header("n").right(),
+                Column::new("why", "why").in_table(Place::Aside("why, in full")),
+                Column::new("id", "id").data_only(),
+            ],
+        );
+        r.row(vec![
+            Cell::text("a"),
+            Cell::Count(7),
+            Cell::None,
+            Cell::Int(1),
+        ]);
+        r.row(vec![
+            Cell::text("b"),
+            Cell::Count(12),
+            Cell::text("x y"),
+            Cell::Int(2),
+        ]);
+        r.row(vec![
+            Cell::text("c\u{1b}"),
+            Cell::Count(1),
+            Cell::None,
+            Cell::Int(3),
+        ]);
+        r.groups = Groups::Split(vec![
+            Group {
+                rows: 0..2,
+                heading: "Group one".into(),
+                footer: "End one.".into(),
+            },
+            Group {
+                rows: 2..3,
+                heading: "Group two".into(),
+                footer: "End two.".into(),
+            },
+        ]);
+        r.notes.push(Prose::markdown("markdown only".into()));
+        r
+    }
+
     #[test]
-    fn the_biggest_mover_is_the_first_of_the_largest_changes() {
-        let row = |reason: &str, count: u64, previous: u64| RefusalRow {
-            reason: Some(reason.into()),
-            stage: "authorization".into(),
-            count,
-            runs: count,
-            previous,
-        };
-        let rows = [
-            row("a", 3, 2),
-            row("b", 2, 0),
-            row("c", 0, 2),
-            row("d", 1, 1),
-        ];
-        assert_eq!(biggest_mover(&rows).unwrap().reason.as_deref(), Some("b"));
-        assert!(biggest_mover(&[row("a", 1, 1)]).is_none());
-        let r = RefusalReport {
-            since_us: 0,
-            until_us: 1,
-            rows: rows.to_vec(),
-            undated: 0,
-        };
+    fn split_groups_get_a_grid_each_with_their_aside_rows() {
         assert_eq!(
-            refusal_summary(&r, 4),
-            "6 refusals in 4 runs (previous window: 5); biggest mover: b new (0 → 2)."
+            render(&tools_like()),
+            "Group one\n\nname   n\n────  ──\na      7\nb     12\n\n\
+             name  why, in full\n────  ────────────\nb     x y\n\nEnd one.\n\n\
+             Group two\n\nname   n\n─────  ─\nc\\x1b  1\n\nEnd two.\n"
         );
-        let one = RefusalReport {
-            rows: vec![row("a", 1, 0)],
-            ..r
-        };
-        assert_eq!(
-            refusal_summary(&one, 1),
-            "1 refusal in 1 run (previous window: 0); biggest mover: a new (0 → 1)."
-        );
+    }
+
+    #[test]
+    fn an_empty_report_prints_its_empty_line() {
+        use crate::report::model::{Empty, Prose};
+        let mut r = tools_like();
+        r.rows.clear();
+        r.groups = Groups::None;
+        r.table_title = Some("Title".into());
+        r.summary.push(Prose::both("Summary.".into()));
+        r.notes.push(Prose::both("Note.".into()));
+        r.empty = Some(Empty {
+            text: "Nothing.",
+            whole: false,
+        });
+        assert_eq!(render(&r), "Title\nSummary.\n\nNothing.\n\nNote.\n");
+        r.empty = Some(Empty {
+            text: "Nothing.",
+            whole: true,
+        });
+        assert_eq!(render(&r), "Title\nNothing.\n");
+        // Without an empty line, the header of an empty grid.
+        r.empty = None;
+        assert_eq!(render(&r), "Title\nSummary.\n\nname  n\n────  ─\n\nNote.\n");
     }
 }
