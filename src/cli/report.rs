@@ -1,8 +1,10 @@
 //! `rung report KIND`: every report in table, markdown, csv or json.
 
+use std::time::Instant;
+
 use clap::{Args, ValueEnum};
 
-use super::{FilterArgs, Global, open_read, print, window};
+use super::{FilterArgs, Global, log, open_read, print, window};
 use crate::error::Result;
 use crate::metrics;
 use crate::report::{self, Format};
@@ -32,6 +34,7 @@ pub struct ReportArgs {
 }
 
 pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
+    let start = Instant::now();
     let store = open_read(g)?;
     let conn = &store.conn;
     let built = match args.kind {
@@ -71,5 +74,14 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
             report::findings::build(&query::findings(conn, &f)?)
         }
     };
-    print(&report::render(&built, args.format))
+    let text = report::render(&built, args.format);
+    tracing::info!(
+        kind = %format!("{:?}", args.kind).to_lowercase(),
+        format = %format!("{:?}", args.format).to_lowercase(),
+        filter = %args.filter.describe(),
+        rows = built.rows.len(),
+        elapsed_ms = log::elapsed_ms(start),
+        "report"
+    );
+    print(&text)
 }
