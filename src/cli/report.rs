@@ -54,8 +54,7 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
             report::confusions::build(&query::confusions(conn, &f)?)
         }
         Kind::Refusals => {
-            let f = window::filter(&args.filter, true)?;
-            let (since, until) = (f.since.unwrap_or(0), f.until.unwrap_or(0));
+            let (f, since, until) = window::closed(&args.filter)?;
             let items = query::refusals(conn, &f)?;
             let runs_affected = metrics::runs_affected(&items, since, until);
             let rep = metrics::refusals(items, since, until);
