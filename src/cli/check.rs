@@ -2,10 +2,11 @@
 //! metrics, exit 1 when a bound fails.
 
 use std::process::ExitCode;
+use std::time::Instant;
 
 use clap::Args;
 
-use super::{FilterArgs, Global, open_read, print, window};
+use super::{FilterArgs, Global, log, open_read, print, window};
 use crate::error::{Error, Result};
 use crate::metrics::Metrics;
 use crate::store::query;
@@ -190,10 +191,12 @@ pub fn run(g: &Global, args: &CheckArgs) -> Result<ExitCode> {
     for (b, is_min) in in_command_line_order(args, std::env::args_os().skip(1)) {
         bounds.push((parse_bound(&b)?, is_min));
     }
+    let start = Instant::now();
     let store = open_read(g)?;
     let f = window::filter(&args.filter, false)?;
     let m = query::metrics(&store.conn, &f)?;
-    let mut failed = false;
+    let mut failures = 0usize;
+    let checked = bounds.len();
     let mut out = String::new();
     for ((name, bound), is_min) in bounds {
         let measured = lookup(&m, &name).map_err(Error::usage)?;
@@ -205,7 +208,16 @@ pub fn run(g: &Global, args: &CheckArgs) -> Result<ExitCode> {
             }
             None => (args.allow_empty, "n/a".to_string()),
         };
-        failed |= !ok;
+        failures += usize::from(!ok);
+        tracing::debug!(
+            metric = %crate::text::escape(&name),
+            op,
+            bound,
+            value = measured.value,
+            over = %measured.over,
+            ok,
+            "check bound"
+        );
         out.push_str(&format!(
             "{}  {name} = {shown} ({}) {op} {}{}\n",
             if ok { "ok  " } else { "FAIL" },
@@ -222,8 +234,16 @@ pub fn run(g: &Global, args: &CheckArgs) -> Result<ExitCode> {
             }
         ));
     }
+    tracing::info!(
+        bounds = checked,
+        failed = failures,
+        allow_empty = args.allow_empty,
+        filter = %args.filter.describe(),
+        elapsed_ms = log::elapsed_ms(start),
+        "check"
+    );
     print(&out)?;
-    Ok(if failed {
+    Ok(if failures > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -1,10 +1,12 @@
 //! `rung explain RUN [STEP] [--tool NAME]`: the ladder walk and, for every
 //! catalogue tool, visible or hidden and the rule that says why.
 
+use std::time::Instant;
+
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
-use super::{Global, open_read, print};
+use super::{Global, log, open_read, print};
 use crate::error::{Error, Result};
 use crate::ladder::{ToolVisibility, label_text};
 use crate::redact::Redactor;
@@ -33,6 +35,7 @@ pub struct ExplainArgs {
 }
 
 pub fn run(g: &Global, args: &ExplainArgs) -> Result<()> {
+    let start = Instant::now();
     let store = open_read(g)?;
     let config = store.config()?;
     let redactor = Redactor::new(&config.redact.patterns, g.no_redact).map_err(Error::usage)?;
@@ -74,6 +77,15 @@ pub fn run(g: &Global, args: &ExplainArgs) -> Result<()> {
             .collect::<Vec<_>>()
             .join("\n"),
     };
+    tracing::info!(
+        run = %escape(&args.run),
+        step = args.step,
+        tool = args.tool.as_deref().map(|t| escape(t).into_owned()),
+        format = %format!("{:?}", args.format).to_lowercase(),
+        decisions = explained.len(),
+        elapsed_ms = log::elapsed_ms(start),
+        "explain"
+    );
     print(&text)
 }
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::Global;
+use super::{Global, log};
 use crate::config::Config;
 use crate::error::{InputError, Result};
 use crate::ingest::{self, Progress};
@@ -67,6 +67,16 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
         .sum();
     progress.total_bytes.store(total, Ordering::Relaxed);
     let stop = Arc::new(AtomicBool::new(false));
+    let start = Instant::now();
+    tracing::info!(
+        sources = sources.len(),
+        bytes = total,
+        format = %escape_multiline(&args.format),
+        keep_going = args.keep_going,
+        replace = args.replace,
+        catalogue = args.catalogue.as_deref().map(|c| escape_multiline(c).into_owned()),
+        "import start"
+    );
     // A live bar on a terminal; with -v and no terminal, a line a second
     // (logs, and scripts that want to know the import is under way).
     let terminal = std::io::stderr().is_terminal();
@@ -84,16 +94,23 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
     let described: Vec<&str> = sources.iter().map(|s| s.display.as_str()).collect();
     let quiet = g.quiet;
     let mut skip = |e: &InputError| {
-        eprintln!("skipped: {}", escape_multiline(&e.to_string()));
+        let e = escape_multiline(&e.to_string()).into_owned();
+        tracing::warn!(error = %e, "skipped a bad record");
+        eprintln!("skipped: {e}");
     };
     let mut dropped = 0u64;
     let mut drop_part = |e: &InputError| {
         dropped += 1;
-        eprintln!("dropped: {}", escape_multiline(&e.to_string()));
+        let e = escape_multiline(&e.to_string()).into_owned();
+        tracing::warn!(error = %e, "dropped a part the importer could not map");
+        eprintln!("dropped: {e}");
     };
     let result = (|| -> Result<ImportSummary> {
         let (mut batch, changed) =
             Batch::begin_with(&store, opts, &described.join("\n"), config.as_ref())?;
+        if changed {
+            tracing::info!("the configuration changed: everything stored is classified again");
+        }
         if changed && !quiet {
             eprintln!("the configuration changed: everything stored is classified again");
         }
@@ -110,6 +127,7 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
             return batch.finish(&mut skip);
         }
         for source in &sources {
+            tracing::debug!(source = %escape_multiline(&source.display), "reading");
             ingest::read_source(
                 &mut batch,
                 source,
@@ -126,6 +144,26 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
         let _ = h.join();
     }
     let summary = result?;
+    let c = |n: &crate::store::Counts| {
+        format!(
+            "{} new, {} replaced, {} unchanged",
+            n.new, n.replaced, n.unchanged
+        )
+    };
+    tracing::info!(
+        catalogues = %c(&summary.catalogues),
+        runs = %c(&summary.runs),
+        decisions = %c(&summary.decisions),
+        cases = %c(&summary.cases),
+        skipped = summary.skipped,
+        dropped,
+        tools_changed = summary.tools_changed,
+        reclassified_runs = summary.reclassified_runs,
+        unknown_types = summary.unknown_types.len(),
+        warnings = summary.warnings.len(),
+        elapsed_ms = log::elapsed_ms(start),
+        "import end"
+    );
     let _ = store.conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)");
     if !g.quiet {
         report(&summary, sources.len());

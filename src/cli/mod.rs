@@ -5,11 +5,13 @@
 pub mod check;
 pub mod explain;
 pub mod import;
+pub mod log;
 pub mod report;
 pub mod window;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -56,6 +58,14 @@ pub struct Global {
     /// More detail on stderr.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+    /// Append a log of what rung does (commands, imports, timings, errors,
+    /// panics) to FILE; nothing is logged without it, and never to the screen.
+    #[arg(long, env = "RUNG_LOG", global = true, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// What the log keeps: info (the default), debug, or a filter such as
+    /// rung::cli=debug.
+    #[arg(long, env = "RUNG_LOG_LEVEL", global = true, value_name = "FILTER")]
+    pub log_level: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -102,32 +112,86 @@ pub struct FilterArgs {
     pub tag: Vec<String>,
 }
 
-/// Runs the command line and maps errors to exit codes.
-pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
-        Ok(code) => code,
-        Err(e) => {
-            let msg = e.to_string();
-            match e {
-                Error::Input(_) => eprintln!("{}", crate::text::escape_multiline(&msg)),
-                _ => eprintln!("rung: {}", crate::text::escape_multiline(&msg)),
+impl FilterArgs {
+    /// The filters given, as flags (`--model m --since 7d`), for the log.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        for (flag, v) in [("--since", &self.since), ("--until", &self.until)] {
+            if let Some(v) = v {
+                parts.push(format!("{flag} {v}"));
             }
-            ExitCode::from(2)
+        }
+        for (flag, vs) in [
+            ("--model", &self.model),
+            ("--catalogue", &self.catalogue),
+            ("--task", &self.task),
+            ("--phase", &self.phase),
+            ("--run", &self.run),
+            ("--tag", &self.tag),
+        ] {
+            parts.extend(vs.iter().map(|v| format!("{flag} {v}")));
+        }
+        if parts.is_empty() {
+            "none".to_string()
+        } else {
+            crate::text::escape(&parts.join(" ")).into_owned()
         }
     }
 }
 
+/// Runs the command line and maps errors to exit codes.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Err(e) = log::init(cli.global.log.as_deref(), cli.global.log_level.as_deref()) {
+        return fail(e);
+    }
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => fail(e),
+    }
+}
+
+/// Prints the error (escaped) and exits 2.
+fn fail(e: Error) -> ExitCode {
+    let msg = e.to_string();
+    match e {
+        Error::Input(_) => eprintln!("{}", crate::text::escape_multiline(&msg)),
+        _ => eprintln!("rung: {}", crate::text::escape_multiline(&msg)),
+    }
+    ExitCode::from(2)
+}
+
 fn run(cli: Cli) -> Result<ExitCode> {
     let g = &cli.global;
-    match cli.command {
-        Some(Command::Import(args)) => import::run(g, &args).map(|_| ExitCode::SUCCESS),
-        Some(Command::Report(args)) => report::run(g, &args).map(|_| ExitCode::SUCCESS),
-        Some(Command::Explain(args)) => explain::run(g, &args).map(|_| ExitCode::SUCCESS),
-        Some(Command::Check(args)) => check::run(g, &args),
-        Some(Command::Reclassify) => reclassify(g).map(|_| ExitCode::SUCCESS),
-        None => open(g, &cli.paths).map(|_| ExitCode::SUCCESS),
+    let start = Instant::now();
+    let (name, result) = match cli.command {
+        Some(Command::Import(args)) => ("import", import::run(g, &args).map(|_| ExitCode::SUCCESS)),
+        Some(Command::Report(args)) => ("report", report::run(g, &args).map(|_| ExitCode::SUCCESS)),
+        Some(Command::Explain(args)) => {
+            ("explain", explain::run(g, &args).map(|_| ExitCode::SUCCESS))
+        }
+        Some(Command::Check(args)) => ("check", check::run(g, &args)),
+        Some(Command::Reclassify) => ("reclassify", reclassify(g).map(|_| ExitCode::SUCCESS)),
+        None => ("open", open(g, &cli.paths).map(|_| ExitCode::SUCCESS)),
+    };
+    let elapsed_ms = log::elapsed_ms(start);
+    match &result {
+        // Only `check` ends with another code than 0: 1, a bound failed.
+        Ok(code) => tracing::info!(
+            command = name,
+            elapsed_ms,
+            exit = if *code == ExitCode::SUCCESS { 0 } else { 1 },
+            "command done"
+        ),
+        Err(e) => tracing::error!(
+            command = name,
+            elapsed_ms,
+            exit = 2,
+            error = %crate::text::escape_multiline(&e.to_string()),
+            "command failed"
+        ),
     }
+    result
 }
 
 /// `rung [PATH...]`: import what is given, then open the TUI.
@@ -140,10 +204,14 @@ fn open(g: &Global, paths: &[PathBuf]) -> Result<()> {
         };
         import::run(g, &args)?;
     }
-    crate::tui::run(&crate::tui::Settings {
+    // The TUI's own requests and errors are for its worker to log.
+    tracing::info!(db = %g.db.display(), "tui start");
+    let result = crate::tui::run(&crate::tui::Settings {
         db: g.db.clone(),
         no_redact: g.no_redact,
-    })
+    });
+    tracing::info!(ok = result.is_ok(), "tui end");
+    result
 }
 
 fn reclassify(g: &Global) -> Result<()> {
@@ -158,6 +226,7 @@ fn reclassify(g: &Global) -> Result<()> {
         store.set_config(&Config::load(path)?)?;
     }
     let n = crate::store::reclassify_all(&store)?;
+    tracing::info!(runs = n, "reclassified");
     if !g.quiet {
         eprintln!("reclassified {n} runs");
     }

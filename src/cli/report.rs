@@ -1,8 +1,10 @@
 //! `rung report KIND`: every report in table, markdown, csv or json.
 
+use std::time::Instant;
+
 use clap::{Args, ValueEnum};
 
-use super::{FilterArgs, Global, open_read, print, window};
+use super::{FilterArgs, Global, log, open_read, print, window};
 use crate::error::Result;
 use crate::metrics;
 use crate::report::{self, Format};
@@ -32,45 +34,53 @@ pub struct ReportArgs {
 }
 
 pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
+    let start = Instant::now();
     let store = open_read(g)?;
     let conn = &store.conn;
-    let text = match args.kind {
+    let built = match args.kind {
         Kind::Ladder => {
             let f = window::filter(&args.filter, false)?;
-            report::ladder(
+            report::ladder::build(
                 &query::ladder(conn, &f)?,
                 &query::boundary_profile(conn, &f)?,
-                args.format,
             )
         }
         Kind::Metrics => {
             let f = window::filter(&args.filter, false)?;
-            report::metrics(&query::metrics(conn, &f)?, args.format)
+            report::metrics::build(&query::metrics(conn, &f)?)
         }
         Kind::Confusions => {
             let f = window::filter(&args.filter, false)?;
-            report::confusions(&query::confusions(conn, &f)?, args.format)
+            report::confusions::build(&query::confusions(conn, &f)?)
         }
         Kind::Refusals => {
-            let f = window::filter(&args.filter, true)?;
-            let (since, until) = (f.since.unwrap_or(0), f.until.unwrap_or(0));
+            let (f, since, until) = window::closed(&args.filter)?;
             let items = query::refusals(conn, &f)?;
             let runs_affected = metrics::runs_affected(&items, since, until);
             let rep = metrics::refusals(items, since, until);
-            report::refusals(&rep, runs_affected, args.format)
+            report::refusals::build(&rep, runs_affected)
         }
         Kind::Tools => {
             let f = window::filter(&args.filter, false)?;
-            report::tools(&query::tools(conn, &f)?, args.format)
+            report::tools::build(&query::tools(conn, &f)?)
         }
         Kind::Runs => {
             let f = window::filter(&args.filter, false)?;
-            report::runs(&query::runs(conn, &f)?, args.format)
+            report::runs::build(&query::runs(conn, &f)?)
         }
         Kind::Findings => {
             let f = window::filter(&args.filter, false)?;
-            report::findings(&query::findings(conn, &f)?, args.format)
+            report::findings::build(&query::findings(conn, &f)?)
         }
     };
+    let text = report::render(&built, args.format);
+    tracing::info!(
+        kind = %format!("{:?}", args.kind).to_lowercase(),
+        format = %format!("{:?}", args.format).to_lowercase(),
+        filter = %args.filter.describe(),
+        rows = built.rows.len(),
+        elapsed_ms = log::elapsed_ms(start),
+        "report"
+    );
     print(&text)
 }

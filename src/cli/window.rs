@@ -55,3 +55,17 @@ pub fn filter(args: &FilterArgs, default_week: bool) -> Result<Filter> {
         tags,
     })
 }
+
+/// The filter of a report that always has a window (refusals: the last 7
+/// days when none is given), with the window's ends.
+pub fn closed(args: &FilterArgs) -> Result<(Filter, i64, i64)> {
+    let f = filter(args, true)?;
+    match (f.since, f.until) {
+        (Some(since), Some(until)) => Ok((f, since, until)),
+        // `complete` closes every window asked for a default week; say so
+        // loudly rather than report on 1970 should that ever change.
+        (since, until) => Err(Error::usage(format!(
+            "the report window was left open (since {since:?}, until {until:?})"
+        ))),
+    }
+}

@@ -1,0 +1,117 @@
+//! The CSV format (RFC 4180, CRLF lines): a header row of the JSON keys and
+//! a line per data row, or one line for a report that is one record.
+
+use super::model::{Cell, Report, Shape};
+use crate::text::{escape, safe_json};
+
+/// One CSV field from one cell: every field (headers too) is written here,
+/// so escaping for spreadsheets is made in one place. Text is escaped for a
+/// terminal and quoted when it needs to be.
+pub fn field(cell: &Cell) -> String {
+    let text = match cell {
+        Cell::Text(s) => escape(s).into_owned(),
+        Cell::Int(n) => n.to_string(),
+        Cell::Count(n) => n.to_string(),
+        Cell::Share(v) | Cell::Decimal { value: v, .. } => v.to_string(),
+        Cell::Fraction {
+            numerator,
+            denominator,
+        } => format!("{numerator}/{denominator}"),
+        Cell::Counted { n, .. } => n.to_string(),
+        Cell::Bool(b) => b.to_string(),
+        // Spaces, not commas: the names stay one unquoted field.
+        Cell::List(v) => escape(&v.join(" ")).into_owned(),
+        Cell::Json(v) => safe_json(v.to_string()),
+        Cell::None => String::new(),
+    };
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
+}
+
+fn line<'a>(cells: impl Iterator<Item = &'a Cell>) -> String {
+    let mut s = cells.map(field).collect::<Vec<_>>().join(",");
+    s.push_str("\r\n");
+    s
+}
+
+/// The report as CSV.
+pub fn render(r: &Report) -> String {
+    match r.shape {
+        Shape::List(_) => {
+            let cols: Vec<usize> = (0..r.columns.len()).filter(|&i| r.columns[i].csv).collect();
+            let headers: Vec<Cell> = cols.iter().map(|&i| Cell::text(r.columns[i].key)).collect();
+            let mut out = line(headers.iter());
+            for row in r.data_rows() {
+                out.push_str(&line(cols.iter().map(|&i| &row.cells[i])));
+            }
+            out
+        }
+        // One line, so that weekly files append cleanly.
+        Shape::Wide { key, value, .. } => {
+            let headers: Vec<Cell> = r.head.iter().map(|(k, _)| Cell::text(k)).collect();
+            let mut out = line(
+                headers
+                    .iter()
+                    .chain(r.data_rows().map(|row| &row.cells[key])),
+            );
+            out.push_str(&line(
+                r.head
+                    .iter()
+                    .map(|(_, c)| c)
+                    .chain(r.data_rows().map(|row| &row.cells[value])),
+            ));
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::{Column, Report};
+
+    #[test]
+    fn csv_quotes_per_rfc4180() {
+        assert_eq!(field(&Cell::text("x,y")), "\"x,y\"");
+        assert_eq!(field(&Cell::text("say \"hi\"")), "\"say \"\"hi\"\"\"");
+        assert_eq!(field(&Cell::text("a\nb")), "a\\nb");
+        assert_eq!(field(&Cell::List(vec!["a".into(), "b".into()])), "a b");
+        assert_eq!(
+            field(&Cell::Json(serde_json::json!({"x": 1, "y": 2}))),
+            "\"{\"\"x\"\":1,\"\"y\"\":2}\""
+        );
+        assert_eq!(field(&Cell::None), "");
+    }
+
+    #[test]
+    fn a_list_has_a_line_per_data_row_and_a_wide_report_one_line() {
+        let cols = || {
+            vec![
+                Column::new("name", "name"),
+                Column::new("n", "n"),
+                Column::new("shown", "shown").reading_only(),
+            ]
+        };
+        let mut r = Report::new("T", Shape::List("t"), cols());
+        r.row(vec![Cell::text("a"), Cell::Count(1), Cell::text("x")]);
+        r.reading_row(vec![Cell::text("none"), Cell::None, Cell::None]);
+        r.row(vec![Cell::text("b"), Cell::Share(0.5), Cell::text("y")]);
+        assert_eq!(render(&r), "name,n\r\na,1\r\nb,0.5\r\n");
+        let mut r = Report::new(
+            "T",
+            Shape::Wide {
+                nest: "by",
+                key: 0,
+                value: 1,
+            },
+            cols(),
+        );
+        r.head.push(("total", Cell::Count(3)));
+        r.row(vec![Cell::text("a"), Cell::Count(1), Cell::None]);
+        r.row(vec![Cell::text("b"), Cell::Count(2), Cell::None]);
+        assert_eq!(render(&r), "total,a,b\r\n3,1,2\r\n");
+    }
+}
