@@ -28,8 +28,8 @@ pub struct ImportArgs {
     /// A record whose key exists with different content replaces the stored one.
     #[arg(long)]
     pub replace: bool,
-    /// The input format: auto (detect each file), rung, otlp, openai,
-    /// anthropic, tau-bench or swe-agent.
+    /// The input format: auto (detect each file), rung, otlp, langfuse,
+    /// openai, anthropic, tau-bench or swe-agent.
     #[arg(long, default_value = "auto", value_name = "FORMAT")]
     pub format: String,
     /// Bind the runs read from other formats (OTLP, transcripts, tau-bench,
@@ -84,9 +84,12 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
         eprintln!("skipped: {}", escape_multiline(&e.to_string()));
     };
     let mut dropped = 0u64;
+    let list_drops = g.verbose > 0 || args.keep_going;
     let mut drop_part = |e: &InputError| {
         dropped += 1;
-        eprintln!("dropped: {}", escape_multiline(&e.to_string()));
+        if list_drops {
+            eprintln!("dropped: {}", escape_multiline(&e.to_string()));
+        }
     };
     let result = (|| -> Result<ImportSummary> {
         let (mut batch, changed) =
@@ -116,8 +119,13 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
         report(&summary, sources.len());
         if dropped > 0 {
             eprintln!(
-                "dropped {dropped} part{} the importers could not map (listed above); the rest was imported",
-                if dropped == 1 { "" } else { "s" }
+                "dropped {dropped} part{} the importers could not map ({}); the rest was imported",
+                if dropped == 1 { "" } else { "s" },
+                if list_drops {
+                    "listed above"
+                } else {
+                    "-v lists each"
+                }
             );
         }
     }

@@ -7,6 +7,7 @@
 pub mod anthropic;
 pub mod convo;
 pub mod detect;
+pub mod langfuse;
 pub mod locate;
 pub mod native;
 pub mod openai;
@@ -27,7 +28,7 @@ use serde_json::Value;
 use crate::error::{Error, InputError, Result};
 use crate::model::Record;
 use convo::Out;
-pub use detect::Format;
+pub use detect::{Drops, Format};
 use locate::Doc;
 use native::Parsed;
 pub use sink::RecordSink;
@@ -497,6 +498,7 @@ pub const FORMATS: &[&str] = &[
     "auto",
     "rung",
     "otlp",
+    "langfuse",
     "openai",
     "anthropic",
     "tau-bench",
@@ -538,7 +540,8 @@ pub struct ReadOptions {
 
 /// Reads one source into the batch. Bad records are reported through
 /// `skip` with `--keep-going` (else they fail the import); parts an
-/// importer recognised but could not map go to `dropped` the same way.
+/// importer recognised but could not map go to `dropped`: always for the
+/// formats whose drops are counted (`Format::drops`), else the same way.
 pub fn read_source(
     batch: &mut impl RecordSink,
     source: &Source,
@@ -738,6 +741,7 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
                 let rline = doc.line_of(off);
                 let mapped = match f {
                     Format::Otlp => spans.add(&doc, off, rec, &mut out),
+                    Format::Langfuse => langfuse::add(&mut spans, &doc, off, rec, &mut out),
                     Format::TauBench => {
                         tau_bench::map(rec, rline, &doc.item_lines(off, "traj"), &mut out)
                     }
@@ -756,15 +760,19 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
                     self.bad(InputError::at(&display, Some(rline), None, why))?;
                 }
             }
-            self.commit(out)?;
+            self.commit(out, f.drops())?;
         }
         let mut out = Out::default();
-        spans.finish(&mut out);
-        self.commit(out)
+        let from = match format {
+            Some(Format::Langfuse) => otlp::Source::Langfuse,
+            _ => otlp::Source::Otlp,
+        };
+        spans.finish(from, &mut out);
+        self.commit(out, Drops::Counted)
     }
 
     /// Feeds what an importer produced through validation into the batch.
-    fn commit(&mut self, out: Out) -> Result<()> {
+    fn commit(&mut self, out: Out, drops: Drops) -> Result<()> {
         let display = self.source.display.clone();
         for d in out.dropped {
             let mut e = InputError {
@@ -773,7 +781,7 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
                 record: d.record,
                 message: d.message,
             };
-            if self.keep_going() {
+            if drops == Drops::Counted || self.keep_going() {
                 (self.dropped)(&e);
             } else {
                 e.message

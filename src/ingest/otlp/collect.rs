@@ -5,8 +5,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::Source;
 use super::map::map_trace;
-use super::span::Span;
+use super::span::{Event, Span};
 use super::wire::{attributes, check, get, nanos};
 use crate::ingest::convo::Out;
 use crate::ingest::locate::Doc;
@@ -73,20 +74,34 @@ impl Collector {
                     let code = status.and_then(|s| s.get("code"));
                     let error = matches!(code, Some(Value::Number(n)) if n.as_i64() == Some(2))
                         || matches!(code, Some(Value::String(s)) if s == "STATUS_CODE_ERROR" || s == "ERROR");
-                    let exception = sp
+                    let mut exception = None;
+                    let mut events = Vec::new();
+                    for e in sp
                         .get("events")
                         .and_then(Value::as_array)
                         .into_iter()
                         .flatten()
-                        .filter(|e| e.get("name").and_then(Value::as_str) == Some("exception"))
-                        .find_map(|e| {
-                            attributes(e.get("attributes"))
+                    {
+                        let name = e.get("name").and_then(Value::as_str).unwrap_or("");
+                        if name == "exception" && exception.is_none() {
+                            exception = attributes(e.get("attributes"))
                                 .get("exception.message")
                                 .and_then(Value::as_str)
-                                .map(String::from)
-                        });
-                    self.spans.push(Span {
+                                .map(String::from);
+                        } else if name.starts_with("gen_ai.") {
+                            events.push(Event {
+                                name: name.to_string(),
+                                attrs: attributes(e.get("attributes")),
+                            });
+                        }
+                    }
+                    let size = sp_at
+                        .get(k)
+                        .and_then(|o| doc.value_end(*o).map(|end| end - o))
+                        .unwrap_or(0);
+                    self.push(Span {
                         trace_id,
+                        parent: id("parentSpanId", "parent_span_id"),
                         span_id,
                         name: sp
                             .get("name")
@@ -104,8 +119,10 @@ impl Collector {
                             .map(String::from),
                         exception,
                         line,
-                        order: self.spans.len(),
                         service: service.clone(),
+                        events,
+                        size,
+                        ..Span::default()
                     });
                 }
             }
@@ -113,8 +130,15 @@ impl Collector {
         Ok(())
     }
 
-    /// Maps every trace collected to a run with its decisions.
-    pub fn finish(self, out: &mut Out) {
+    /// Adds one span read by another reader (Langfuse, OTLP protobuf),
+    /// numbering it in arrival order.
+    pub fn push(&mut self, mut span: Span) {
+        span.order = self.spans.len();
+        self.spans.push(span);
+    }
+
+    /// The spans collected, by trace, traces in order of first arrival.
+    pub fn into_traces(self) -> Vec<(String, Vec<Span>)> {
         let mut traces: Vec<(String, Vec<Span>)> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
         for s in self.spans {
@@ -126,8 +150,13 @@ impl Collector {
                 }
             }
         }
-        for (trace_id, spans) in traces {
-            map_trace(&trace_id, spans, out);
+        traces
+    }
+
+    /// Maps every trace collected to runs with their decisions.
+    pub fn finish(self, from: Source, out: &mut Out) {
+        for (trace_id, spans) in self.into_traces() {
+            map_trace(&trace_id, spans, from, out);
         }
     }
 }

@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use super::llm::{InMsg, OutMsg, json_attr, openai_calls};
+use super::llm::{InMsg, OutMsg, is_call_list, json_attr, openai_calls};
+use super::span::call_id;
 use super::wire::Attrs;
 use crate::ingest::convo::{self, Args, Call};
 
@@ -16,19 +17,59 @@ pub fn defs(a: &Attrs) -> Option<Vec<Value>> {
     }
 }
 
-/// The first assistant message of `gen_ai.output.messages`.
-pub fn output(a: &Attrs) -> Option<OutMsg> {
-    match json_attr(a.get("gen_ai.output.messages")) {
-        Some(Value::Array(msgs)) => msgs
-            .iter()
-            .find(|m| {
-                m.get("role")
-                    .and_then(Value::as_str)
-                    .is_none_or(|r| r == "assistant")
-            })
-            .map(message_out),
-        _ => None,
+/// The menu pydantic-ai wrote before it wrote `gen_ai.tool.definitions`:
+/// `model_request_parameters` with `function_tools` and `output_tools`
+/// (the tool that ends the run is offered like any other).
+pub fn pydantic_defs(a: &Attrs) -> Option<Vec<Value>> {
+    let p = json_attr(a.get("model_request_parameters"))?;
+    let mut defs = Vec::new();
+    let mut any = false;
+    for key in ["function_tools", "output_tools"] {
+        let Some(Value::Array(tools)) = p.get(key) else {
+            continue;
+        };
+        any = true;
+        for t in tools {
+            let mut d = serde_json::Map::new();
+            for (from, to) in [
+                ("name", "name"),
+                ("description", "description"),
+                ("parameters_json_schema", "parameters"),
+            ] {
+                if let Some(v) = t.get(from).filter(|v| !v.is_null()) {
+                    d.insert(to.into(), v.clone());
+                }
+            }
+            defs.push(Value::Object(d));
+        }
     }
+    any.then_some(defs)
+}
+
+/// The first assistant message of `gen_ai.output.messages`, with the
+/// calls of the assistant messages right after it that hold only calls
+/// (Koog writes each of parallel calls as a message of its own).
+pub fn output(a: &Attrs) -> Option<OutMsg> {
+    let Some(Value::Array(msgs)) = json_attr(a.get("gen_ai.output.messages")) else {
+        return None;
+    };
+    let assistant = |m: &&Value| {
+        m.get("role")
+            .and_then(Value::as_str)
+            .is_none_or(|r| r == "assistant")
+    };
+    let mut rest = msgs.iter().skip_while(|m| !assistant(m));
+    let mut o = message_out(rest.next()?);
+    if !o.calls.is_empty() {
+        for m in rest.take_while(assistant) {
+            let next = message_out(m);
+            if next.calls.is_empty() || next.text.is_some() {
+                break;
+            }
+            o.calls.extend(next.calls);
+        }
+    }
+    Some(o)
 }
 
 /// A semconv message (`{role, parts}`), or an OpenAI-style one.
@@ -44,7 +85,7 @@ pub fn message_out(m: &Value) -> OutMsg {
                     }
                 }
                 Some("tool_call") => o.calls.push(Call {
-                    id: p.get("id").and_then(Value::as_str).map(String::from),
+                    id: p.get("id").and_then(call_id),
                     name: p.get("name").and_then(Value::as_str).map(String::from),
                     arguments: Args::from_value(p.get("arguments")),
                 }),
@@ -52,6 +93,9 @@ pub fn message_out(m: &Value) -> OutMsg {
             }
         }
         o.text = (!texts.is_empty()).then(|| texts.join("\n"));
+    } else if let Some(list) = m.get("content").filter(|c| is_call_list(c)) {
+        // Koog: the content is the call list.
+        o.calls = openai_calls(list);
     } else {
         o.text = convo::content_text(m.get("content"));
         if let Some(tc) = m.get("tool_calls") {
@@ -66,8 +110,13 @@ pub fn inputs(a: &Attrs) -> Option<Vec<InMsg>> {
     let Some(Value::Array(msgs)) = json_attr(a.get("gen_ai.input.messages")) else {
         return None;
     };
+    Some(messages_in(&msgs))
+}
+
+/// Input messages, semconv (`{role, parts}`) or OpenAI-style.
+pub fn messages_in(msgs: &[Value]) -> Vec<InMsg> {
     let mut inputs = Vec::new();
-    for m in &msgs {
+    for m in msgs {
         let role = m
             .get("role")
             .and_then(Value::as_str)
@@ -82,11 +131,17 @@ pub fn inputs(a: &Attrs) -> Option<Vec<InMsg>> {
                         tool_call_id: None,
                         response: None,
                     }),
+                    // pydantic-ai writes the response as `result`.
                     Some("tool_call_response") => inputs.push(InMsg {
                         role: role.clone(),
                         text: None,
-                        tool_call_id: p.get("id").and_then(Value::as_str).map(String::from),
-                        response: Some(p.get("response").cloned().unwrap_or(Value::Null)),
+                        tool_call_id: p.get("id").and_then(call_id),
+                        response: Some(
+                            p.get("response")
+                                .or_else(|| p.get("result"))
+                                .cloned()
+                                .unwrap_or(Value::Null),
+                        ),
                     }),
                     _ => {}
                 }
@@ -104,7 +159,7 @@ pub fn inputs(a: &Attrs) -> Option<Vec<InMsg>> {
             });
         }
     }
-    Some(inputs)
+    inputs
 }
 
 /// `gen_ai.response.finish_reasons`: a list, or one reason.

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::span::Span;
 use super::wire::Attrs;
-use super::{genai, openinference, openllmetry};
+use super::{events, genai, openinference, openllmetry};
 use crate::ingest::convo::{Args, Call};
 
 /// One model turn as an inference span records it.
@@ -20,6 +20,8 @@ pub struct Llm {
     pub inputs: Vec<InMsg>,
     pub finish: Vec<String>,
     pub model: Option<String>,
+    /// Attributes or events that were there but could not be read.
+    pub problems: Vec<String>,
 }
 
 /// What the model answered: its text and calls.
@@ -37,18 +39,49 @@ pub struct InMsg {
     pub response: Option<Value>,
 }
 
+/// Attributes holding a JSON list, and what is lost when one does not.
+const JSON_LISTS: &[(&str, &str)] = &[
+    ("gen_ai.output.messages", "what the model answered"),
+    (
+        "gen_ai.input.messages",
+        "its input (and the results it carries)",
+    ),
+    ("gen_ai.tool.definitions", "the menu"),
+];
+
 /// Reads a model turn off an inference span.
 pub fn read_llm(s: &Span) -> Llm {
     let a = &s.attrs;
+    let mut problems = Vec::new();
+    for (key, what) in JSON_LISTS {
+        if let Some(v) = a.get(*key).filter(|v| !v.is_null())
+            && !matches!(json_attr(Some(v)), Some(Value::Array(_)))
+        {
+            problems.push(format!(
+                "{key} is not a JSON list, so {what} could not be read"
+            ));
+        }
+    }
     let defs = genai::defs(a)
+        .or_else(|| genai::pydantic_defs(a))
         .or_else(|| openinference::defs(a))
         .or_else(|| openllmetry::defs(a));
     let output = genai::output(a)
         .or_else(|| openinference::output(a))
-        .or_else(|| openllmetry::output(a));
+        .or_else(|| openllmetry::output(a))
+        .or_else(|| openinference::output_value(a))
+        .or_else(|| match events::output(&s.events)? {
+            Ok(o) => Some(o),
+            Err(why) => {
+                problems.push(why);
+                None
+            }
+        });
     let inputs = genai::inputs(a)
         .or_else(|| openinference::inputs(a))
-        .unwrap_or_else(|| openllmetry::inputs(a));
+        .or_else(|| openllmetry::inputs(a))
+        .or_else(|| events::inputs(&s.events))
+        .unwrap_or_default();
     let finish = genai::finish(a)
         .or_else(|| openinference::finish(a))
         .or_else(|| openllmetry::finish(a))
@@ -66,6 +99,7 @@ pub fn read_llm(s: &Span) -> Llm {
         inputs,
         finish,
         model,
+        problems,
     }
 }
 
@@ -166,4 +200,21 @@ pub fn indexed_inputs(msgs: &Indexed<'_>, prefix: &str) -> Vec<InMsg> {
             }
         })
         .collect()
+}
+
+/// Whether a message's content is a list of OpenAI tool call objects
+/// (`{"id", "type": "function", "function": {"name", ...}}`), as the
+/// instrumentation recorded them, not text the model wrote.
+pub fn is_call_list(v: &Value) -> bool {
+    let Value::Array(items) = v else {
+        return false;
+    };
+    !items.is_empty()
+        && items.iter().all(|c| {
+            c.get("type").and_then(Value::as_str) == Some("function")
+                && c.get("id").is_some_and(Value::is_string)
+                && c.get("function")
+                    .and_then(|f| f.get("name"))
+                    .is_some_and(Value::is_string)
+        })
 }

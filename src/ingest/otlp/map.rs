@@ -6,119 +6,31 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
+use super::Source;
+use super::kept::kept;
 use super::llm::{Llm, def_name, read_llm};
-use super::rung_attrs::{apply_rung, run_attrs, rung_key_known};
+use super::rung_attrs::{apply_rung, run_attrs};
+use super::runs::{self, RunSpans};
 use super::span::Span;
+use super::tools;
 use super::wire::rfc3339;
 use crate::ingest::convo::{self, Draft, Out};
 
-/// Attribute keys the mapping consumes; the others are kept on the record.
-fn consumed(key: &str) -> bool {
-    const EXACT: &[&str] = &[
-        "gen_ai.operation.name",
-        "gen_ai.input.messages",
-        "gen_ai.output.messages",
-        "gen_ai.system_instructions",
-        "gen_ai.tool.definitions",
-        "gen_ai.tool.name",
-        "gen_ai.tool.call.id",
-        "gen_ai.tool.call.arguments",
-        "gen_ai.tool.call.result",
-        "openinference.span.kind",
-        "input.value",
-        "input.mime_type",
-        "output.value",
-        "output.mime_type",
-        "llm.request.functions",
-        "traceloop.entity.input",
-        "traceloop.entity.output",
-        "tool.name",
-        "tool_call.id",
-        "tool.id",
-    ];
-    const PREFIXES: &[&str] = &[
-        "llm.input_messages.",
-        "llm.output_messages.",
-        "llm.tools.",
-        "llm.request.functions.",
-        "gen_ai.prompt.",
-        "gen_ai.completion.",
-    ];
-    EXACT.contains(&key)
-        || PREFIXES.iter().any(|p| key.starts_with(p))
-        || (key.starts_with("rung.") && rung_key_known(key))
-}
-
-/// Span attributes kept on a record: the unmapped ones, with the span id.
-fn kept(s: &Span) -> Value {
-    let rest: Map<String, Value> = s
-        .attrs
-        .iter()
-        .filter(|(k, _)| !consumed(k))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    json!({"span_id": s.span_id, "name": s.name, "attributes": rest})
-}
-
-/// Applies an execute_tool span to its decision: result, outcome, latency,
-/// then its own `rung.*` attributes.
-fn apply_tool(d: &mut Draft, t: &Span) {
-    let result = t
-        .attrs
-        .get("gen_ai.tool.call.result")
-        .or_else(|| t.attrs.get("output.value"))
-        .or_else(|| t.attrs.get("traceloop.entity.output"))
-        .cloned();
-    let failed = t.error || t.attrs.contains_key("error.type");
-    if failed {
-        let mut o = json!({"status": "error", "stage": "execution"});
-        if let Some(r) = t.attrs.get("error.type") {
-            o["reason"] = r.clone();
-        }
-        if let Some(m) = t.status_message.as_ref().or(t.exception.as_ref()) {
-            o["message"] = json!(m);
-        }
-        if let Some(r) = result {
-            d.fields.insert("result".into(), convo::result_value(r));
-        }
-        d.has_result = true;
-        d.fields.insert("outcome".into(), o);
-    } else {
-        d.set_result(convo::result_value(result.unwrap_or(Value::Null)), None);
-        if d.fields.get("result") == Some(&Value::Null) {
-            d.fields.remove("result");
-        }
-    }
-    if let (Some(s), Some(e)) = (t.start, t.end)
-        && e >= s
-    {
-        d.fields
-            .insert("latency_ms".into(), json!((e - s) as f64 / 1_000_000.0));
-    }
-    if !d.fields.contains_key("arguments")
-        && let Some(args) = t
-            .attrs
-            .get("gen_ai.tool.call.arguments")
-            .or_else(|| t.attrs.get("input.value"))
-    {
-        let parsed = match args {
-            Value::String(s) => serde_json::from_str(s).unwrap_or(args.clone()),
-            other => other.clone(),
-        };
-        d.fields.insert("arguments".into(), parsed);
-    }
-    d.fields.insert("otel_tool_span".into(), kept(t));
-    d.context = Some(format!(
-        "{}, execute_tool span {}",
-        d.context.as_deref().unwrap_or("span ?"),
-        t.span_id
-    ));
-    apply_rung(&mut d.fields, t);
-}
-
-/// Maps one trace.
-pub fn map_trace(trace_id: &str, mut spans: Vec<Span>, out: &mut Out) {
+/// Maps one trace: one run per agent run in it (see `runs::split`).
+pub fn map_trace(trace_id: &str, mut spans: Vec<Span>, from: Source, out: &mut Out) {
     spans.sort_by_key(|s| (s.start.unwrap_or(i128::MIN), s.order));
+    for run in runs::split(trace_id, spans) {
+        map_run(trace_id, run, from, out);
+    }
+}
+
+/// Maps the spans of one run.
+fn map_run(trace_id: &str, run: RunSpans, from: Source, out: &mut Out) {
+    let RunSpans {
+        run_id: default_id,
+        agent_span,
+        spans,
+    } = run;
     let llm_spans: Vec<(usize, Llm)> = spans
         .iter()
         .enumerate()
@@ -134,7 +46,7 @@ pub fn map_trace(trace_id: &str, mut spans: Vec<Span>, out: &mut Out) {
     let run_id = match run.get("id") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
-        _ => trace_id.to_string(),
+        _ => default_id,
     };
     run.remove("id");
 
@@ -157,6 +69,13 @@ pub fn map_trace(trace_id: &str, mut spans: Vec<Span>, out: &mut Out) {
             }
         }
         base.insert("otel".into(), kept(s));
+        for why in &llm.problems {
+            out.drop_part(
+                s.line,
+                Some(format!("run {run_id} ({})", s.context())),
+                format!("dropped part of an inference span: {why}"),
+            );
+        }
         let Some(msg) = &llm.output else {
             continue;
         };
@@ -212,101 +131,7 @@ pub fn map_trace(trace_id: &str, mut spans: Vec<Span>, out: &mut Out) {
 
     // Tool spans: to their call by id, else by name; a tool span whose turn
     // recorded no output messages stands for the call itself.
-    let mut matched = vec![false; drafts.len()];
-    // For each span, the latest inference span (its index in `llm_spans`)
-    // that started before it.
-    let mut prev_llm: Vec<Option<usize>> = Vec::with_capacity(spans.len());
-    let mut last = None;
-    let mut next = llm_spans.iter().map(|(si, _)| *si).enumerate().peekable();
-    for i in 0..spans.len() {
-        prev_llm.push(last);
-        if let Some(&(p, si)) = next.peek()
-            && si == i
-        {
-            last = Some(p);
-            next.next();
-        }
-    }
-    for ti in tool_spans {
-        let t = &spans[ti];
-        let id = t.tool_call_id();
-        let name = t.tool_name();
-        let prev = prev_llm[ti];
-        let before = |d: &Draft| d.turn <= prev.map_or(0, |p| p as i64 + 1);
-        let target = id
-            .as_ref()
-            .and_then(|id| {
-                (0..drafts.len()).find(|&i| !matched[i] && drafts[i].call_id() == Some(id))
-            })
-            .or_else(|| {
-                let name = name.as_deref()?;
-                (0..drafts.len()).find(|&i| {
-                    !matched[i]
-                        && before(&drafts[i])
-                        && drafts[i].selected() == Some(name)
-                        && (id.is_none() || drafts[i].call_id().is_none())
-                })
-            });
-        if let Some(i) = target {
-            matched[i] = true;
-            apply_tool(&mut drafts[i], t);
-            continue;
-        }
-        let unrecorded = prev.is_none_or(|p| llm_spans[p].1.output.is_none());
-        let Some(name) = name.filter(|_| unrecorded) else {
-            out.drop_part(
-                t.line,
-                Some(format!("run {run_id} (span {})", t.span_id)),
-                format!(
-                    "dropped an execute_tool span that answers no call in the trace{}{}",
-                    t.tool_name()
-                        .map(|n| format!(" (tool {n:?})"))
-                        .unwrap_or_default(),
-                    id.map(|i| format!(" (call id {i:?})")).unwrap_or_default()
-                ),
-            );
-            continue;
-        };
-        // No output recorded: the tool span is the only record of the call.
-        let mut f = Map::new();
-        let (turn, line, context) = match prev {
-            Some(p) => {
-                let s = &spans[llm_spans[p].0];
-                if let Some(defs) = &llm_spans[p].1.defs {
-                    f.insert(
-                        "visible".into(),
-                        json!(defs.iter().filter_map(def_name).collect::<Vec<_>>()),
-                    );
-                }
-                f.insert("otel".into(), kept(s));
-                (p as i64 + 1, s.line, s.context())
-            }
-            None => (0, t.line, format!("span {}", t.span_id)),
-        };
-        let at_span = prev.map(|p| &spans[llm_spans[p].0]).unwrap_or(t);
-        if let Some(at) = at_span.start.and_then(rfc3339) {
-            f.insert("at".into(), json!(at));
-        }
-        f.insert("selected".into(), json!(name));
-        if let Some(id) = &id {
-            f.insert("call_id".into(), json!(id));
-        }
-        f.insert("reconstructed_from".into(), json!("execute_tool span"));
-        if let Some(p) = prev {
-            apply_rung(&mut f, &spans[llm_spans[p].0]);
-        }
-        let mut d = Draft {
-            fields: f,
-            line,
-            context: Some(context),
-            turn,
-            seq: 1000 + ti as i64,
-            has_result: false,
-        };
-        apply_tool(&mut d, t);
-        drafts.push(d);
-        matched.push(true);
-    }
+    tools::attach(&run_id, &spans, &llm_spans, &tool_spans, &mut drafts, out);
 
     // Turns with no output and no tool span: a finish reason that is not a
     // tool call means a text answer; otherwise the turn cannot be mapped.
@@ -428,7 +253,10 @@ pub fn map_trace(trace_id: &str, mut spans: Vec<Span>, out: &mut Out) {
     if !others.is_empty() {
         run.insert("other_spans".into(), Value::Array(others));
     }
-    run.insert("imported_from".into(), json!("otlp"));
+    if let Some(a) = agent_span {
+        run.insert("agent_span_id".into(), json!(a));
+    }
+    run.insert("imported_from".into(), json!(from.as_str()));
     let (line, context) = spans
         .first()
         .map_or((0, None), |s| (s.line, Some(s.context())));

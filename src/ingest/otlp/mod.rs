@@ -9,17 +9,41 @@
 //! applies the `rung.*` attributes, and `map` turns a trace into records.
 
 mod collect;
+mod events;
 mod genai;
+mod kept;
 mod llm;
 mod map;
 mod openinference;
 mod openllmetry;
 mod rung_attrs;
+mod runs;
 mod span;
+mod tools;
 mod wire;
 
 pub use collect::Collector;
-pub use wire::{any_value, check};
+pub use map::map_trace;
+pub use span::{Hint, Span};
+pub use wire::{Attrs, any_value, check};
+
+/// Where the spans of a trace were read from (the run's `imported_from`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// An OTLP export: JSON in a file, or received by `rung serve`.
+    Otlp,
+    /// A Langfuse trace export.
+    Langfuse,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Otlp => "otlp",
+            Source::Langfuse => "langfuse",
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests;

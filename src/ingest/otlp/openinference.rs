@@ -4,9 +4,10 @@
 
 use serde_json::{Value, json};
 
+use super::genai;
 use super::llm::{InMsg, OutMsg, def_name, indexed, indexed_in, indexed_inputs, json_attr, s_of};
 use super::wire::Attrs;
-use crate::ingest::convo::{Args, Call};
+use crate::ingest::convo::{self, Args, Call};
 
 /// The menu: `llm.tools.N.tool.json_schema`, else its name and description.
 pub fn defs(a: &Attrs) -> Option<Vec<Value>> {
@@ -79,4 +80,76 @@ pub fn finish(a: &Attrs) -> Option<Vec<String>> {
 pub fn invocation_model(a: &Attrs) -> Option<String> {
     json_attr(a.get("llm.invocation_parameters"))
         .and_then(|p| p.get("model").and_then(Value::as_str).map(String::from))
+}
+
+/// What the model answered when no `llm.output_messages` were written
+/// (Agno): `output.value` holding the provider's response body, an OpenAI
+/// chat completion (`choices`), a Responses API response (`output` items)
+/// or a Gemini one (`content.parts` or `candidates`).
+pub fn output_value(a: &Attrs) -> Option<OutMsg> {
+    let v = json_attr(a.get("output.value"))?;
+    if let Some(Value::Array(choices)) = v.get("choices") {
+        return choices
+            .first()
+            .and_then(|c| c.get("message"))
+            .map(genai::message_out);
+    }
+    if let Some(Value::Array(items)) = v.get("output") {
+        return Some(responses_out(items));
+    }
+    let content = v
+        .get("candidates")
+        .and_then(|c| c.get(0))
+        .unwrap_or(&v)
+        .get("content")?;
+    let Value::Array(parts) = content.get("parts")? else {
+        return None;
+    };
+    Some(gemini_out(parts))
+}
+
+/// Responses API output items: `function_call`s and `message` texts.
+fn responses_out(items: &[Value]) -> OutMsg {
+    let mut o = OutMsg::default();
+    let mut texts = Vec::new();
+    for item in items {
+        match item.get("type").and_then(Value::as_str) {
+            Some("function_call") => o.calls.push(Call {
+                id: item
+                    .get("call_id")
+                    .or_else(|| item.get("id"))
+                    .and_then(Value::as_str)
+                    .map(String::from),
+                name: item.get("name").and_then(Value::as_str).map(String::from),
+                arguments: Args::from_value(item.get("arguments")),
+            }),
+            Some("message") => {
+                if let Some(t) = convo::content_text(item.get("content")) {
+                    texts.push(t);
+                }
+            }
+            _ => {}
+        }
+    }
+    o.text = (!texts.is_empty()).then(|| texts.join("\n"));
+    o
+}
+
+/// Gemini content parts: `function_call` / `functionCall` and texts.
+fn gemini_out(parts: &[Value]) -> OutMsg {
+    let mut o = OutMsg::default();
+    let mut texts = Vec::new();
+    for p in parts {
+        if let Some(fc) = p.get("function_call").or_else(|| p.get("functionCall")) {
+            o.calls.push(Call {
+                id: fc.get("id").and_then(Value::as_str).map(String::from),
+                name: fc.get("name").and_then(Value::as_str).map(String::from),
+                arguments: Args::from_value(fc.get("args")),
+            });
+        } else if let Some(t) = p.get("text").and_then(Value::as_str) {
+            texts.push(t.to_string());
+        }
+    }
+    o.text = (!texts.is_empty()).then(|| texts.join("\n"));
+    o
 }

@@ -2,10 +2,12 @@
 //! `llm.request.functions.N.*`), `gen_ai.completion.N.*` and
 //! `gen_ai.prompt.N.*`. Current releases write the GenAI conventions.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value, json};
 
 use super::llm::{
-    InMsg, OutMsg, indexed, indexed_in, indexed_inputs, json_attr, openai_calls, s_of,
+    InMsg, OutMsg, indexed, indexed_in, indexed_inputs, is_call_list, json_attr, openai_calls, s_of,
 };
 use super::wire::Attrs;
 use crate::ingest::convo::{Args, Call};
@@ -39,16 +41,43 @@ pub fn defs(a: &Attrs) -> Option<Vec<Value>> {
 }
 
 /// The first `gen_ai.completion.N`: content, tool calls (a JSON list or
-/// `tool_calls.N.*`), or a legacy `function_call`.
+/// `tool_calls.N.*`), or a legacy `function_call`. Koog writes each of
+/// parallel calls as a completion of its own, its content the call list:
+/// the completions after the first that hold only calls are the same
+/// turn's calls.
 pub fn output(a: &Attrs) -> Option<OutMsg> {
     let old = indexed(a, "gen_ai.completion");
-    let m = old.values().next()?;
+    let mut msgs = old.values();
+    let mut o = completion(msgs.next()?);
+    if !o.calls.is_empty() {
+        for m in msgs {
+            let next = completion(m);
+            if next.calls.is_empty() || next.text.is_some() {
+                break;
+            }
+            o.calls.extend(next.calls);
+        }
+    }
+    Some(o)
+}
+
+/// One `gen_ai.completion.N` message.
+fn completion(m: &BTreeMap<&str, &Value>) -> OutMsg {
+    let content = m.get("content").copied();
+    let content_calls = json_attr(content).filter(is_call_list);
     let mut o = OutMsg {
-        text: s_of(m, "content"),
+        text: if content_calls.is_some() {
+            None
+        } else {
+            s_of(m, "content")
+        },
         calls: Vec::new(),
     };
+    if let Some(list) = &content_calls {
+        o.calls = openai_calls(list);
+    }
     if let Some(tc) = m.get("tool_calls").and_then(|v| json_attr(Some(v))) {
-        o.calls = openai_calls(&tc);
+        o.calls.extend(openai_calls(&tc));
     }
     for tc in indexed_in(m, "tool_calls").values() {
         o.calls.push(Call {
@@ -66,12 +95,13 @@ pub fn output(a: &Attrs) -> Option<OutMsg> {
             arguments: Args::from_value(m.get("function_call.arguments").copied()),
         });
     }
-    Some(o)
+    o
 }
 
-/// `gen_ai.prompt.N.*`.
-pub fn inputs(a: &Attrs) -> Vec<InMsg> {
-    indexed_inputs(&indexed(a, "gen_ai.prompt"), "")
+/// `gen_ai.prompt.N.*`, when there are any.
+pub fn inputs(a: &Attrs) -> Option<Vec<InMsg>> {
+    let msgs = indexed(a, "gen_ai.prompt");
+    (!msgs.is_empty()).then(|| indexed_inputs(&msgs, ""))
 }
 
 /// `gen_ai.completion.0.finish_reason`.

@@ -39,7 +39,7 @@ fn repeated_call_ids_take_the_newest_response() {
     let mut c = Collector::default();
     let mut out = Out::default();
     c.add(&doc, 0, &export, &mut out).unwrap();
-    c.finish(&mut out);
+    c.finish(super::Source::Otlp, &mut out);
     assert!(out.dropped.is_empty(), "{:?}", out.dropped);
     let d: Vec<&Value> = out.records.iter().map(|m| &m.value).skip(1).collect();
     assert_eq!(d.len(), 3);
