@@ -6,6 +6,7 @@ pub mod check;
 pub mod explain;
 pub mod import;
 pub mod report;
+pub mod serve;
 pub mod window;
 
 use std::path::PathBuf;
@@ -71,6 +72,9 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Classify everything stored again (after a new --config).
     Reclassify,
+    /// Receive OTLP/HTTP traces (POST /v1/traces, JSON or protobuf) into the
+    /// database; each trace is imported once its root span arrives.
+    Serve(serve::ServeArgs),
 }
 
 /// The report filters shared by `report` and `check`.
@@ -126,6 +130,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Explain(args)) => explain::run(g, &args).map(|_| ExitCode::SUCCESS),
         Some(Command::Check(args)) => check::run(g, &args),
         Some(Command::Reclassify) => reclassify(g).map(|_| ExitCode::SUCCESS),
+        Some(Command::Serve(args)) => serve::run(g, &args).map(|_| ExitCode::SUCCESS),
         None => open(g, &cli.paths).map(|_| ExitCode::SUCCESS),
     }
 }

@@ -573,6 +573,14 @@ impl App {
     }
 
     /// Forgets everything the filter shaped, then reloads the screen.
+    /// The database changed under the TUI (`rung serve` or an import wrote
+    /// to it): everything shown is asked for again.
+    pub fn data_changed(&mut self) {
+        self.empty.loading = true;
+        self.request(Slot::Empty, Request::Empty);
+        self.filter_changed();
+    }
+
     fn filter_changed(&mut self) {
         self.ladder.counts = Load::default();
         self.ladder.metrics = Load::default();

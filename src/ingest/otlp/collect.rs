@@ -160,3 +160,14 @@ impl Collector {
         }
     }
 }
+
+/// The spans of one OTLP JSON export sent as a request body (`rung
+/// serve`): one JSON object. Spans that cannot belong to a run are dropped
+/// into `out`; an error says why the body is not an export.
+pub fn json_spans(body: &[u8], out: &mut Out) -> Result<Vec<Span>, String> {
+    let v: Value = serde_json::from_slice(body).map_err(|e| format!("invalid JSON: {e}"))?;
+    let doc = Doc::new(body);
+    let mut c = Collector::default();
+    c.add(&doc, doc.skip_ws(0), &v, out)?;
+    Ok(c.spans)
+}

@@ -16,14 +16,16 @@ mod llm;
 mod map;
 mod openinference;
 mod openllmetry;
+mod proto;
 mod rung_attrs;
 mod runs;
 mod span;
 mod tools;
 mod wire;
 
-pub use collect::Collector;
+pub use collect::{Collector, json_spans};
 pub use map::map_trace;
+pub use proto::spans as proto_spans;
 pub use span::{Hint, Span};
 pub use wire::{Attrs, any_value, check};
 
