@@ -147,6 +147,10 @@ fn map_run(trace_id: &str, run: RunSpans, from: Source, out: &mut Out) {
                 .iter()
                 .all(|r| !r.contains("tool") && !r.contains("function"));
         if !answered {
+            if !llm.problems.is_empty() {
+                // Already dropped, with the reason its output is missing.
+                continue;
+            }
             out.drop_part(
                 s.line,
                 Some(format!("run {run_id} ({})", s.context())),
