@@ -229,3 +229,122 @@ fn a_malformed_body_is_refused_and_stores_nothing() {
     drop(serve);
     assert_eq!(report(&db, "runs")["runs"], serde_json::json!([]));
 }
+
+/// Spans of one trace as OTLP JSON: a chat turn calling lookup_order and
+/// its tool span, under a root `r...` that is or is not in the body.
+fn partial_trace(with_root: bool) -> String {
+    let t = "0af7651916cd43dd8448eb211c8031aa";
+    let kv = |k: &str, v: &str| {
+        format!(
+            r#"{{"key": "{k}", "value": {{"stringValue": {}}}}}"#,
+            serde_json::json!(v)
+        )
+    };
+    let call = r#"[{"role": "assistant", "parts": [{"type": "tool_call", "id": "call_1", "name": "lookup_order", "arguments": {}}]}]"#;
+    let mut spans = vec![
+        format!(
+            r#"{{"traceId": "{t}", "spanId": "c000000000000001", "parentSpanId": "r000000000000001", "name": "chat", "startTimeUnixNano": "1795165201000000000", "endTimeUnixNano": "1795165202000000000", "attributes": [{}, {}]}}"#,
+            kv("gen_ai.operation.name", "chat"),
+            kv("gen_ai.output.messages", call)
+        ),
+        format!(
+            r#"{{"traceId": "{t}", "spanId": "c000000000000002", "parentSpanId": "r000000000000001", "name": "execute_tool lookup_order", "startTimeUnixNano": "1795165203000000000", "endTimeUnixNano": "1795165204000000000", "attributes": [{}, {}, {}]}}"#,
+            kv("gen_ai.operation.name", "execute_tool"),
+            kv("gen_ai.tool.name", "lookup_order"),
+            kv("gen_ai.tool.call.id", "call_1")
+        ),
+    ];
+    if with_root {
+        spans = vec![format!(
+            r#"{{"traceId": "{t}", "spanId": "r000000000000001", "name": "invoke_agent", "startTimeUnixNano": "1795165200000000000", "endTimeUnixNano": "1795165209000000000", "attributes": [{}, {}]}}"#,
+            kv("gen_ai.operation.name", "invoke_agent"),
+            kv("rung.run.task_id", "late-root")
+        )];
+    }
+    format!(
+        r#"{{"resourceSpans": [{{"scopeSpans": [{{"spans": [{}]}}]}}]}}"#,
+        spans.join(", ")
+    )
+}
+
+/// `rung report runs --format json`'s runs, asked until `pred` holds
+/// (at most 10 s: the server writes between requests).
+fn runs_when(
+    db: &std::path::Path,
+    pred: impl Fn(&[serde_json::Value]) -> bool,
+) -> Vec<serde_json::Value> {
+    let start = std::time::Instant::now();
+    loop {
+        let runs = report(db, "runs")["runs"].as_array().unwrap().clone();
+        if pred(&runs) || start.elapsed() > std::time::Duration::from_secs(10) {
+            return runs;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_trace_whose_root_never_came_is_imported_after_flush_after_and_a_late_root_joins_it() {
+    let (_dir, db) = setup();
+    let serve = Serve::start(&db, &["--flush-after", "2"]);
+    let (status, _) = post(
+        &serve.addr,
+        "application/json",
+        partial_trace(false).as_bytes(),
+    );
+    assert_eq!(status, 200);
+    // Held: the root has not arrived.
+    assert_eq!(report(&db, "runs")["runs"], serde_json::json!([]));
+    // Two seconds of quiet, and it is written without it.
+    let runs = runs_when(&db, |r| !r.is_empty());
+    assert_eq!(runs.len(), 1, "not written after --flush-after");
+    assert_eq!(runs[0]["decisions"], 1);
+    assert_eq!(runs[0]["task_id"], serde_json::Value::Null);
+    // The root arrives late: the trace is written again with it.
+    let (status, _) = post(
+        &serve.addr,
+        "application/json",
+        partial_trace(true).as_bytes(),
+    );
+    assert_eq!(status, 200);
+    let runs = runs_when(&db, |r| {
+        r.first().is_some_and(|r| r["task_id"] == "late-root")
+    });
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["task_id"], "late-root");
+    let d = stored(&db, "0af7651916cd43dd8448eb211c8031aa");
+    assert_eq!(
+        d.iter()
+            .map(|d| (
+                d.selected.as_deref(),
+                d.call_id.as_deref(),
+                d.status.as_deref()
+            ))
+            .collect::<Vec<_>>(),
+        vec![(Some("lookup_order"), Some("call_1"), Some("ok"))]
+    );
+}
+
+#[test]
+fn listening_beyond_loopback_warns() {
+    let (_dir, db) = setup();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rung"))
+        .env_remove("RUNG_DB")
+        .arg("--db")
+        .arg(&db)
+        .args(["serve", "--listen", "0.0.0.0:0"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        first.starts_with("warning: listening on 0.0.0.0:0, which other machines can reach; rung serve has no authentication"),
+        "{first}"
+    );
+}
