@@ -8,6 +8,7 @@ pub mod ingest;
 mod memory;
 pub mod redact;
 pub mod report;
+pub mod serve;
 pub mod store;
 pub mod text;
 pub mod tui;

@@ -277,7 +277,7 @@ fn otlp_from_stdin_and_a_wrong_format() {
     assert_eq!(r.code, 2);
     assert!(
         r.stderr.contains(
-            "known formats are auto, rung, otlp, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages"
+            "known formats are auto, rung, otlp, langfuse, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages"
         ),
         "{}",
         r.stderr
@@ -369,20 +369,41 @@ fn dropped_parts_fail_the_import_unless_keep_going() {
 }
 
 #[test]
-fn otlp_tool_span_with_no_call_names_the_span() {
+fn otlp_tool_span_with_no_call_is_counted_and_listed_with_v() {
     let (_dir, db) = setup();
     let f = fixture("otlp-orphan-tool-span.json");
+    // The rest of the trace is imported; the summary counts the span.
     let r = rung(&db, &["import", &f]);
-    assert_eq!(r.code, 2);
-    assert_eq!(
-        r.stderr.trim_end(),
-        format!(
-            "{f}:32: run 0af7651916cd43dd8448eb211c80319c (span c000000000000002): dropped an execute_tool span that answers no call in the trace (tool \"refund_order\") (call id \"call_zz\") (--keep-going imports the rest and lists each part it dropped)"
-        )
-    );
-    let r = rung(&db, &["import", "--keep-going", &f]);
     assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("dropped: "), "{}", r.stderr);
+    assert!(
+        r.stderr.lines().any(|l| l
+            == "dropped 1 part the importers could not map (-v lists each); the rest was imported"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(report(&db, "ladder")["decisions"], 1);
+    // -v names the file, the line of the span and the span id.
+    let (_dir, db) = setup();
+    let r = rung(&db, &["-v", "import", &f]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let listed: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("dropped: "))
+        .collect();
+    assert_eq!(
+        listed,
+        vec![format!(
+            "dropped: {f}:32: run 0af7651916cd43dd8448eb211c80319c (span c000000000000002): dropped an execute_tool span that answers no call in the trace (tool \"refund_order\") (call id \"call_zz\")"
+        )]
+    );
+    assert!(
+        r.stderr
+            .contains("dropped 1 part the importers could not map (listed above)"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -398,6 +419,7 @@ fn unknown_format_lists_what_was_tried() {
   rung: line 1 is not a whole JSON object (rung traces are JSON Lines)
   otlp: no \"resourceSpans\" list at the top level
   inspect: no \"eval\" object
+  langfuse: no \"trace\" object; no \"observations\" list
   tau-bench: no \"traj\" list; no \"task_id\"
   swe-agent: no \"history\" list
   openai-responses: no \"input\" or \"output\" list
@@ -405,7 +427,7 @@ fn unknown_format_lists_what_was_tried() {
   openai: no \"messages\" list
   anthropic: no \"messages\" list
   messages: a message list is a JSON list, not an object
-name one with --format (auto, rung, otlp, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages, bfcl)"
+name one with --format (auto, rung, otlp, langfuse, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages, bfcl)"
         )
     );
     // Not JSON at all.

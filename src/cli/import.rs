@@ -28,8 +28,8 @@ pub struct ImportArgs {
     /// A record whose key exists with different content replaces the stored one.
     #[arg(long)]
     pub replace: bool,
-    /// The input format: auto (detect each file), rung, otlp, openai,
-    /// openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect
+    /// The input format: auto (detect each file), rung, otlp, langfuse,
+    /// openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect
     /// (.json or zipped .eval logs), messages (a bare list of chat
     /// messages) or bfcl (BFCL's question, possible-answer, result and score
     /// files, read together). See docs/importers.md and docs/bfcl.md.
@@ -99,11 +99,14 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
         eprintln!("skipped: {e}");
     };
     let mut dropped = 0u64;
+    let list_drops = g.verbose > 0 || args.keep_going;
     let mut drop_part = |e: &InputError| {
         dropped += 1;
         let e = escape_multiline(&e.to_string()).into_owned();
         tracing::warn!(error = %e, "dropped a part the importer could not map");
-        eprintln!("dropped: {e}");
+        if list_drops {
+            eprintln!("dropped: {e}");
+        }
     };
     let result = (|| -> Result<ImportSummary> {
         let (mut batch, changed) =
@@ -169,8 +172,13 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
         report(&summary, sources.len());
         if dropped > 0 {
             eprintln!(
-                "dropped {dropped} part{} the importers could not map (listed above); the rest was imported",
-                if dropped == 1 { "" } else { "s" }
+                "dropped {dropped} part{} the importers could not map ({}); the rest was imported",
+                if dropped == 1 { "" } else { "s" },
+                if list_drops {
+                    "listed above"
+                } else {
+                    "-v lists each"
+                }
             );
         }
     }

@@ -7,6 +7,7 @@ pub mod explain;
 pub mod import;
 pub mod log;
 pub mod report;
+pub mod serve;
 pub mod window;
 
 use std::path::PathBuf;
@@ -81,6 +82,9 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Classify everything stored again (after a new --config).
     Reclassify,
+    /// Receive OTLP/HTTP traces (POST /v1/traces, JSON or protobuf) into the
+    /// database; each trace is imported once its root span arrives.
+    Serve(serve::ServeArgs),
 }
 
 /// The report filters shared by `report` and `check`.
@@ -172,6 +176,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Some(Command::Check(args)) => ("check", check::run(g, &args)),
         Some(Command::Reclassify) => ("reclassify", reclassify(g).map(|_| ExitCode::SUCCESS)),
+        Some(Command::Serve(args)) => ("serve", serve::run(g, &args).map(|_| ExitCode::SUCCESS)),
         None => ("open", open(g, &cli.paths).map(|_| ExitCode::SUCCESS)),
     };
     let elapsed_ms = log::elapsed_ms(start);

@@ -7,13 +7,15 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::{
-    anthropic, bfcl, gemini, inspect, messages, openai, otlp, responses, swe_agent, tau_bench,
+    anthropic, bfcl, gemini, inspect, langfuse, messages, openai, otlp, responses, swe_agent,
+    tau_bench,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Rung,
     Otlp,
+    Langfuse,
     OpenAi,
     OpenAiResponses,
     Anthropic,
@@ -26,10 +28,22 @@ pub enum Format {
     Bfcl,
 }
 
+/// What an import does with a part an importer recognised but could not
+/// map (a call with no tool name, a tool span that answers no call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drops {
+    /// The import fails, unless `--keep-going`.
+    Fatal,
+    /// The import goes on; each is counted in the summary and listed with
+    /// `-v` (or `--keep-going`).
+    Counted,
+}
+
 /// The importers, in the order auto-detection tries them.
 pub const IMPORTERS: &[Format] = &[
     Format::Otlp,
     Format::Inspect,
+    Format::Langfuse,
     Format::TauBench,
     Format::SweAgent,
     Format::OpenAiResponses,
@@ -44,6 +58,7 @@ impl Format {
         match self {
             Format::Rung => "rung",
             Format::Otlp => "otlp",
+            Format::Langfuse => "langfuse",
             Format::OpenAi => "openai",
             Format::OpenAiResponses => "openai-responses",
             Format::Anthropic => "anthropic",
@@ -87,6 +102,7 @@ impl Format {
         match self {
             Format::Rung => rung_reason(v).into_iter().collect(),
             Format::Otlp => otlp::check(v),
+            Format::Langfuse => langfuse::check(v),
             Format::OpenAi => openai::check(v),
             Format::OpenAiResponses => responses::check(v),
             Format::Anthropic => anthropic::check(v),
@@ -96,6 +112,16 @@ impl Format {
             Format::Inspect => inspect::check(v),
             Format::Messages => messages::check(v),
             Format::Bfcl => bfcl::check(v),
+        }
+    }
+
+    /// What dropping a part means in this format: span traces (OTLP,
+    /// Langfuse) count and list them, so that one span a convention cannot
+    /// map never costs the rest of the trace (nor a `rung serve` payload).
+    pub fn drops(self) -> Drops {
+        match self {
+            Format::Otlp | Format::Langfuse => Drops::Counted,
+            _ => Drops::Fatal,
         }
     }
 
@@ -233,6 +259,10 @@ mod tests {
     fn detects_each_shape() {
         let d = |v: Value| detect(&v, "-").unwrap().map(Format::as_str);
         assert_eq!(d(json!({"resourceSpans": []})), Some("otlp"));
+        assert_eq!(
+            d(json!({"trace": {"id": "t"}, "observations": []})),
+            Some("langfuse")
+        );
         assert_eq!(d(json!([{"task_id": 1, "traj": []}])), Some("tau-bench"));
         assert_eq!(d(json!({"history": [{"role": "user"}]})), Some("swe-agent"));
         assert_eq!(
@@ -282,7 +312,7 @@ mod tests {
         let e = detect(&json!({"foo": 1}), "it has no \"type\" field").unwrap_err();
         assert_eq!(
             e,
-            "matches no known trace format; tried:\n  rung: it has no \"type\" field\n  otlp: no \"resourceSpans\" list at the top level\n  inspect: no \"eval\" object\n  tau-bench: no \"traj\" list; no \"task_id\"\n  swe-agent: no \"history\" list\n  openai-responses: no \"input\" or \"output\" list\n  gemini: no \"contents\" or \"candidates\" list\n  openai: no \"messages\" list\n  anthropic: no \"messages\" list\n  messages: a message list is a JSON list, not an object\nname one with --format (auto, rung, otlp, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages, bfcl)"
+            "matches no known trace format; tried:\n  rung: it has no \"type\" field\n  otlp: no \"resourceSpans\" list at the top level\n  inspect: no \"eval\" object\n  langfuse: no \"trace\" object; no \"observations\" list\n  tau-bench: no \"traj\" list; no \"task_id\"\n  swe-agent: no \"history\" list\n  openai-responses: no \"input\" or \"output\" list\n  gemini: no \"contents\" or \"candidates\" list\n  openai: no \"messages\" list\n  anthropic: no \"messages\" list\n  messages: a message list is a JSON list, not an object\nname one with --format (auto, rung, otlp, langfuse, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages, bfcl)"
         );
     }
 }

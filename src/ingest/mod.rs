@@ -10,6 +10,7 @@ pub mod convo;
 pub mod detect;
 pub mod gemini;
 pub mod inspect;
+pub mod langfuse;
 pub mod locate;
 pub mod messages;
 pub mod native;
@@ -32,7 +33,7 @@ use serde_json::Value;
 use crate::error::{Error, InputError, Result};
 use crate::model::Record;
 use convo::Out;
-pub use detect::Format;
+pub use detect::{Drops, Format};
 use locate::Doc;
 use native::Parsed;
 pub use sink::RecordSink;
@@ -502,6 +503,7 @@ pub const FORMATS: &[&str] = &[
     "auto",
     "rung",
     "otlp",
+    "langfuse",
     "openai",
     "openai-responses",
     "anthropic",
@@ -548,7 +550,8 @@ pub struct ReadOptions {
 
 /// Reads one source into the batch. Bad records are reported through
 /// `skip` with `--keep-going` (else they fail the import); parts an
-/// importer recognised but could not map go to `dropped` the same way.
+/// importer recognised but could not map go to `dropped`: always for the
+/// formats whose drops are counted (`Format::drops`), else the same way.
 pub fn read_source(
     batch: &mut impl RecordSink,
     source: &Source,
@@ -685,7 +688,7 @@ pub(crate) fn feed<S: RecordSink>(
     for e in bad {
         ctx.bad(e)?;
     }
-    ctx.commit(out)
+    ctx.commit(out, Format::Bfcl.drops())
 }
 
 /// One source being read by an importer.
@@ -784,6 +787,7 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
                 let rline = doc.line_of(off);
                 let mapped = match f {
                     Format::Otlp => spans.add(&doc, off, rec, &mut out),
+                    Format::Langfuse => langfuse::add(&mut spans, &doc, off, rec, &mut out),
                     Format::TauBench => {
                         tau_bench::map(rec, rline, &doc.item_lines(off, "traj"), &mut out)
                     }
@@ -807,11 +811,15 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
                     self.bad(InputError::at(&display, Some(rline), None, why))?;
                 }
             }
-            self.commit(out)?;
+            self.commit(out, f.drops())?;
         }
         let mut out = Out::default();
-        spans.finish(&mut out);
-        self.commit(out)
+        let from = match format {
+            Some(Format::Langfuse) => otlp::Source::Langfuse,
+            _ => otlp::Source::Otlp,
+        };
+        spans.finish(from, &mut out);
+        self.commit(out, Drops::Counted)
     }
 
     /// Reads a zipped Inspect log: its header, then each sample, named in
@@ -892,19 +900,19 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
                 ))?;
                 continue;
             }
-            self.commit_as(out, &at(&name))?;
+            self.commit_as(out, &at(&name), Format::Inspect.drops())?;
         }
         Ok(())
     }
 
     /// Feeds what an importer produced through validation into the batch.
-    fn commit(&mut self, out: Out) -> Result<()> {
+    fn commit(&mut self, out: Out, drops: Drops) -> Result<()> {
         let display = self.source.display.clone();
-        self.commit_as(out, &display)
+        self.commit_as(out, &display, drops)
     }
 
     /// [`Ctx::commit`], naming the records' source `display`.
-    fn commit_as(&mut self, out: Out, display: &str) -> Result<()> {
+    fn commit_as(&mut self, out: Out, display: &str, drops: Drops) -> Result<()> {
         let display = display.to_string();
         for d in out.dropped {
             let mut e = InputError {
@@ -913,7 +921,7 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
                 record: d.record,
                 message: d.message,
             };
-            if self.keep_going() {
+            if drops == Drops::Counted || self.keep_going() {
                 (self.dropped)(&e);
             } else {
                 e.message

@@ -6,6 +6,7 @@ mod batch;
 pub mod browse;
 mod classify;
 pub mod query;
+mod watch;
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +14,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 pub use batch::{Batch, Counts, ImportOptions, ImportSummary, Prepared};
 pub use classify::{Explained, explain};
+pub use watch::{ChangeWatch, changed_since};
 
 use crate::config::Config;
 use crate::error::{Error, Result};

@@ -36,6 +36,36 @@ use crate::store::Store;
 enum Msg {
     Term(Event),
     Done(Box<Done>),
+    /// Another connection wrote to the database (`rung serve`).
+    DbChanged,
+}
+
+/// How often the TUI asks whether the database changed.
+const WATCH_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Tells the event loop when another connection commits to the database:
+/// one cheap `data_version` query a second on a connection of its own.
+fn watch(db: &std::path::Path, tx: std::sync::mpsc::Sender<Msg>) -> Result<()> {
+    let mut w = crate::store::ChangeWatch::open(db)?;
+    std::thread::Builder::new()
+        .name("rung-watch".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(WATCH_EVERY);
+                match w.changed() {
+                    Ok(false) => {}
+                    Ok(true) => {
+                        if tx.send(Msg::DbChanged).is_err() {
+                            break;
+                        }
+                    }
+                    // The file went away or is unreadable: stop watching;
+                    // the workers' own errors show on screen.
+                    Err(_) => break,
+                }
+            }
+        })?;
+    Ok(())
 }
 
 fn wrap(d: Done) -> Msg {
@@ -82,6 +112,7 @@ pub fn run(settings: &Settings) -> Result<()> {
         ));
     }
     let (tx, rx) = channel::<Msg>();
+    watch(&settings.db, tx.clone())?;
     // init installs a panic hook that restores the terminal first; the
     // workers' hook, installed after it, keeps the panics they catch from
     // reaching it.
@@ -145,6 +176,7 @@ fn handle(app: &mut App, msg: Msg) {
             }
         }
         Msg::Term(Event::Resize(w, h)) => update(app, Action::Resize(w, h)),
+        Msg::DbChanged => app.data_changed(),
         Msg::Term(_) => {}
     }
 }

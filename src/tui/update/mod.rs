@@ -48,6 +48,14 @@ impl App {
         }
     }
 
+    /// The database changed under the TUI (`rung serve` or an import wrote
+    /// to it): everything shown is asked for again.
+    pub fn data_changed(&mut self) {
+        self.empty.begin();
+        self.request(super::worker::Slot::Empty, super::worker::Request::Empty);
+        self.filter_changed();
+    }
+
     /// Forgets everything the filter shaped, then reloads the screen.
     fn filter_changed(&mut self) {
         self.ladder.counts = Load::default();
