@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
 use crate::ladder::ReasonTable;
 use crate::model::{DEFAULT_ABSTAIN, Stage};
 
@@ -42,9 +42,9 @@ impl Config {
         })?;
         let config: Config = toml::from_str(&text)
             .map_err(|e| Error::usage(format!("{}: {}", path.display(), e.message())))?;
-        config
-            .validate()
-            .map_err(|m| Error::usage(format!("{}: {m}", path.display())))?;
+        config.validate().map_err(|m| {
+            Error::Input(InputError::at(&path.display().to_string(), None, None, m))
+        })?;
         Ok(config)
     }
 
@@ -57,6 +57,9 @@ impl Config {
                 ));
             }
         }
+        // Compiled now, so a bad pattern stops the import before anything
+        // is stored (and never reaches a report or the TUI).
+        crate::redact::Redactor::new(&self.redact.patterns, false)?;
         Ok(())
     }
 

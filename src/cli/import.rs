@@ -163,9 +163,9 @@ fn report(s: &ImportSummary, files: usize) {
     );
     for (ty, (n, first)) in &s.unknown_types {
         eprintln!(
-            "note: ignored {n} record{} of unknown type {:?} (first at {})",
+            "note: ignored {n} record{} of unknown type {} (first at {})",
             if *n == 1 { "" } else { "s" },
-            escape_multiline(ty),
+            crate::text::echo(ty),
             escape_multiline(first)
         );
     }

@@ -1046,8 +1046,12 @@ fn map_trace(trace_id: &str, mut spans: Vec<Span>, out: &mut Out) {
                 f.insert("call_id".into(), json!(id));
             }
             let what = match &call.id {
-                Some(id) => format!("call {id:?} to {name:?}"),
-                None => format!("the call to {name:?}"),
+                Some(id) => format!(
+                    "call {} to {}",
+                    crate::text::echo(id),
+                    crate::text::echo(name)
+                ),
+                None => format!("the call to {}", crate::text::echo(name)),
             };
             convo::put_arguments(
                 &mut f,
@@ -1115,9 +1119,10 @@ fn map_trace(trace_id: &str, mut spans: Vec<Span>, out: &mut Out) {
                 format!(
                     "dropped an execute_tool span that answers no call in the trace{}{}",
                     tool_name(t)
-                        .map(|n| format!(" (tool {n:?})"))
+                        .map(|n| format!(" (tool {})", crate::text::echo(&n)))
                         .unwrap_or_default(),
-                    id.map(|i| format!(" (call id {i:?})")).unwrap_or_default()
+                    id.map(|i| format!(" (call id {})", crate::text::echo(&i)))
+                        .unwrap_or_default()
                 ),
             );
             continue;

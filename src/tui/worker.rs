@@ -480,7 +480,7 @@ pub fn answer(
             decision_id,
             column,
             from,
-        } => match seek(conn, decision_id, column, from, cancelled)? {
+        } => match seek(conn, &shared.redactor, decision_id, column, from, cancelled)? {
             Some(c) => Response::PayloadSeek(c),
             None => return Ok(None),
         },
@@ -554,8 +554,8 @@ fn chunk(
     state: Indent,
 ) -> Result<Chunk> {
     let total = browse::payload_bytes(conn, id, column).unwrap_or(0);
-    let buf = browse::payload_read(conn, id, column, start, payload::CHUNK + payload::EXTRA)?;
-    let (len, end_state) = payload::chunk_len(&buf, state);
+    let buf = browse::payload_read(conn, id, column, start, payload::READ)?;
+    let (len, end_state) = payload::chunk_len(&buf, state, redactor);
     let bytes = &buf[..len];
     // A raw model output is usually one JSON string: show its text.
     let lines = if column == PayloadColumn::Raw && start == 0 && len as u64 == total {
@@ -577,6 +577,7 @@ fn chunk(
 
 fn seek(
     conn: &rusqlite::Connection,
+    redactor: &Redactor,
     id: i64,
     column: PayloadColumn,
     from: (u64, Indent),
@@ -590,8 +591,8 @@ fn seek(
         if cancelled() {
             return Ok(None);
         }
-        let buf = reader.read(start, payload::CHUNK + payload::EXTRA)?;
-        let (len, end) = payload::chunk_len(&buf, state);
+        let buf = reader.read(start, payload::READ)?;
+        let (len, end) = payload::chunk_len(&buf, state, redactor);
         if len == 0 || start + len as u64 >= total {
             return Ok(Some(out));
         }
