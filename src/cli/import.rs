@@ -37,6 +37,11 @@ pub struct ImportArgs {
     /// rung format in the same import or already stored.
     #[arg(long, value_name = "VERSION")]
     pub catalogue: Option<String>,
+    /// The longest line read (default 256MB): a longer one is an error
+    /// naming it. Also bounds a file an importer reads whole, and the
+    /// memory one record may take once parsed. Sizes: 65536, 64KB, 1GB.
+    #[arg(long, value_name = "SIZE", value_parser = ingest::read::parse_size)]
+    pub max_line: Option<usize>,
 }
 
 pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
@@ -51,8 +56,15 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
     let read = ingest::ReadOptions {
         format,
         catalogue: args.catalogue.clone(),
+        limits: ingest::read::Limits {
+            max_line: args.max_line.unwrap_or(ingest::read::DEFAULT_MAX_LINE),
+        },
     };
-    let sources = ingest::expand(&args.paths, ingest::accepts(format))?;
+    let sources = ingest::expand(&args.paths, ingest::accepts(format), &mut |w| {
+        if !g.quiet {
+            eprintln!("warning: {}", crate::text::escape(&w));
+        }
+    })?;
     let config = g.config.as_deref().map(Config::load).transpose()?;
     let store = Store::open_rw(&g.db)?;
     let progress = Arc::new(Progress::default());
