@@ -261,7 +261,13 @@ fn push_capped(buf: &mut Vec<u8>, data: &[u8], limit: usize) {
             .max(64 * 1024)
             .min(limit.saturating_add(1))
             .max(need);
+        let old = buf.capacity();
         buf.reserve_exact(want - buf.len());
+        if old > crate::memory::HUGE {
+            // The allocator keeps the smaller block it copied from: give it
+            // back, or a 256 MB line costs 384 MB.
+            crate::memory::release();
+        }
     }
     buf.extend_from_slice(data);
 }
