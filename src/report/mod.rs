@@ -184,9 +184,30 @@ impl Grid {
     }
 }
 
-/// A markdown table cell: pipes escaped so they do not split the cell.
+/// A markdown table cell: pipes escaped so they do not split the cell,
+/// and trace text made inert (see [`md_text`]).
 fn md_cell(c: &str) -> String {
-    c.replace('|', "\\|")
+    md_text(c).replace('|', "\\|")
+}
+
+/// Text from a trace as markdown shows it: HTML escaped (no `<script>`, no
+/// `<img onerror>`, no `<https://…>` autolink) and brackets escaped, so no
+/// link or remote image (`![](https://…)`) is made from it; a backslash is
+/// itself escaped so none of these escapes can be undone.
+fn md_text(c: &str) -> String {
+    let mut out = String::with_capacity(c.len());
+    for ch in c.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '[' => out.push_str("\\["),
+            ']' => out.push_str("\\]"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Word-wraps one line of (escaped) text to `width` columns, each line
@@ -233,12 +254,20 @@ pub fn wrap(text: &str, width: usize, indent: &str) -> String {
         .collect::<String>()
 }
 
-/// One CSV field, RFC 4180 quoted when it needs to be.
+/// One CSV field, RFC 4180 quoted when it needs to be. A field a
+/// spreadsheet would take for a formula (starting with `=`, `+`, `-`, `@`,
+/// a tab or a carriage return) gets a `'` in front, unless it is a number.
 fn csv_field(s: &str) -> String {
+    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r']) && s.parse::<f64>().is_err();
+    let s = if formula {
+        std::borrow::Cow::Owned(format!("'{s}"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    };
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s.into_owned()
     }
 }
 
@@ -661,7 +690,12 @@ pub fn refusals(r: &RefusalReport, runs_affected: u64, format: Format) -> String
                 ]);
             }
             let prev_since = Timestamp(r.since_us - (r.until_us - r.since_us)).to_rfc3339();
-            let summary = prose(format, &refusal_summary(r, runs_affected));
+            let summary = refusal_summary(r, runs_affected);
+            let summary = if format == Format::Markdown {
+                prose(format, &md_text(&summary))
+            } else {
+                prose(format, &summary)
+            };
             let mut notes = if format == Format::Table {
                 format!("previous counts the window just before: [{prev_since}, {since}).")
             } else {
@@ -800,7 +834,7 @@ pub fn tools(list: &[ToolUsage], format: Format) -> String {
                 ));
                 for (cat, tools) in by_catalogue(&never) {
                     let names: Vec<String> = tools.iter().map(|t| esc(&t.name)).collect();
-                    out.push_str(&format!("- {}: {}\n", esc(cat), names.join(", ")));
+                    out.push_str(&md_text(&format!("- {}: {}\n", esc(cat), names.join(", "))));
                 }
             }
             out
@@ -1114,6 +1148,60 @@ mod tests {
         assert_eq!(
             g.markdown(),
             "| name | n |\n| --- | ---: |\n| a\\|b | 7 |\n| long name | 12 |\n"
+        );
+    }
+
+    #[test]
+    fn csv_cells_that_look_like_formulas_are_quoted_with_an_apostrophe() {
+        let rows: Vec<Vec<String>> = [
+            "=HYPERLINK(\"http://x\")",
+            "+1+cmd",
+            "-2+3",
+            "@SUM(A1)",
+            "\tx",
+            "-1.5",
+            "+7",
+            "-",
+            "a=b",
+        ]
+        .iter()
+        .map(|c| vec![c.to_string()])
+        .collect();
+        assert_eq!(
+            csv(&["cell"], &rows),
+            "cell\r\n\
+             \"'=HYPERLINK(\"\"http://x\"\")\"\r\n\
+             '+1+cmd\r\n\
+             '-2+3\r\n\
+             '@SUM(A1)\r\n\
+             '\tx\r\n\
+             -1.5\r\n\
+             +7\r\n\
+             '-\r\n\
+             a=b\r\n"
+        );
+    }
+
+    #[test]
+    fn markdown_escapes_html_links_and_images() {
+        let mut g = Grid::new(&["reason"], &[false]);
+        for c in [
+            "<script>alert(1)</script>",
+            "<img src=x onerror=alert(1)>",
+            "![t](https://evil.example/p.png)",
+            "[click](https://evil.example)",
+            "R&D \\| a|b",
+        ] {
+            g.row(vec![c.into()]);
+        }
+        assert_eq!(
+            g.markdown(),
+            "| reason |\n| --- |\n\
+             | &lt;script&gt;alert(1)&lt;/script&gt; |\n\
+             | &lt;img src=x onerror=alert(1)&gt; |\n\
+             | !\\[t\\](https://evil.example/p.png) |\n\
+             | \\[click\\](https://evil.example) |\n\
+             | R&amp;D \\\\\\| a\\|b |\n"
         );
     }
 
