@@ -66,7 +66,17 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
         }
     })?;
     let config = g.config.as_deref().map(Config::load).transpose()?;
-    let store = Store::open_rw(&g.db)?;
+    // A database this import creates is removed again if the import fails.
+    let created = !g.db.exists();
+    let store = match Store::open_rw(&g.db) {
+        Ok(s) => s,
+        Err(e) => {
+            if created {
+                crate::store::remove_if_unused(&g.db);
+            }
+            return Err(crate::store::explain_busy(e, &g.db));
+        }
+    };
     let progress = Arc::new(Progress::default());
     let total: u64 = sources
         .iter()
@@ -122,7 +132,16 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
     if let Some(h) = bar {
         let _ = h.join();
     }
-    let summary = result?;
+    let summary = match result {
+        Ok(s) => s,
+        Err(e) => {
+            drop(store);
+            if created {
+                crate::store::remove_if_unused(&g.db);
+            }
+            return Err(crate::store::explain_busy(e, &g.db));
+        }
+    };
     let _ = store.conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)");
     if !g.quiet {
         report(&summary, sources.len());
