@@ -995,7 +995,8 @@ impl<'a> Batch<'a> {
                 line,
                 record: Some(record),
                 message: format!(
-                    "catalogue {catalogue:?} is not defined in this import or in the database; import the catalogue record with that version (or fix the name)"
+                    "catalogue {} is not defined in this import or in the database; import the catalogue record with that version (or fix the name)",
+                    crate::text::echo(catalogue)
                 ),
             }
         };
