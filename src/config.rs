@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
 use crate::ladder::{EffectRules, ErrorStages, ReasonTable};
 use crate::model::{DEFAULT_ABSTAIN, Effect, Stage};
 
@@ -51,12 +51,11 @@ impl Config {
         })?;
         let config: Config = toml::from_str(&text)
             .map_err(|e| Error::usage(format!("{}: {}", path.display(), e.message())))?;
-        config
-            .validate()
-            .map_err(|m| Error::usage(format!("{}: {m}", path.display())))?;
-        config
-            .validate_expectation_tables()
-            .map_err(|m| Error::usage(format!("{}: {m}", path.display())))?;
+        // What the file holds is wrong: an error naming the file.
+        let invalid =
+            |m: String| Error::Input(InputError::at(&path.display().to_string(), None, None, m));
+        config.validate().map_err(invalid)?;
+        config.validate_expectation_tables().map_err(invalid)?;
         Ok(config)
     }
 
@@ -69,6 +68,9 @@ impl Config {
                 ));
             }
         }
+        // Compiled now, so a bad pattern stops the import before anything
+        // is stored (and never reaches a report or the TUI).
+        crate::redact::Redactor::new(&self.redact.patterns, false)?;
         Ok(())
     }
 

@@ -96,6 +96,30 @@ pub fn truncate(s: &str, max: usize) -> Cow<'_, str> {
     }
 }
 
+/// How many characters of a value from a trace an error message echoes.
+pub const ECHO_MAX: usize = 120;
+
+/// A value from a trace as a message echoes it: secrets masked, control
+/// characters (newlines too) escaped, cut to [`ECHO_MAX`] characters with
+/// `…`, in double quotes.
+pub fn echo(s: &str) -> String {
+    // Only the start is shown: masking and escaping more is wasted work
+    // (a secret cut at the edge is still masked, its start being enough).
+    let head = match s.char_indices().nth(4 * ECHO_MAX) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    };
+    let masked = crate::redact::mask(head);
+    let escaped = escape(&masked);
+    let cut = s.len() > head.len() || escaped.chars().count() > ECHO_MAX;
+    if cut {
+        let t: String = escaped.chars().take(ECHO_MAX - 1).collect();
+        format!("\"{t}…\"")
+    } else {
+        format!("\"{escaped}\"")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +137,20 @@ mod tests {
             "\"x\\u001by\\u009b\""
         );
         assert_eq!(truncate("abcdef", 4), "abc…");
+    }
+
+    #[test]
+    fn echoes_are_masked_escaped_and_cut() {
+        assert_eq!(echo("act"), "\"act\"");
+        assert_eq!(echo("sk-proj-4f9aQ2xLk81abcd"), "\"••••\"");
+        assert_eq!(echo("a\nERROR forged"), "\"a\\nERROR forged\"");
+        let long = echo(&"x".repeat(100_000_000));
+        assert_eq!(long, format!("\"{}…\"", "x".repeat(ECHO_MAX - 1)));
+        // a key cut by the limit still does not show
+        let key = format!(
+            "{} sk-proj-4f9aQ2xLk81abcdefghijklmnop",
+            "y".repeat(ECHO_MAX - 5)
+        );
+        assert_eq!(echo(&key), format!("\"{} ••••\"", "y".repeat(ECHO_MAX - 5)));
     }
 }

@@ -527,6 +527,13 @@ fn an_empty_database_says_what_to_do() {
     h.start();
     h.settle_draw();
     assert!(h.text().contains("This database has no decisions yet."));
+    // The format's description ships with rung.
+    assert!(
+        h.text()
+            .contains("The trace format: docs/trace-format.md in rung's repository."),
+        "{}",
+        h.text()
+    );
     for k in [
         "2", "Enter", "3", "j", "4", "Enter", "5", "m", "Enter", "6", "Enter", "/",
     ] {

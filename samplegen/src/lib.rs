@@ -60,8 +60,8 @@ pub fn generate(out_dir: &Path) -> io::Result<()> {
 fn top_readme() -> String {
     r#"# Sample traces
 
-Trace sets in rung's native format (`../../shared/spec/trace-format.md` in the
-project's shared folder), written by the `rung-samplegen` crate. Each folder
+Trace sets in rung's native format ([`docs/trace-format.md`](../docs/trace-format.md)),
+written by the `rung-samplegen` crate. Each folder
 imports on its own (`rung import sample-traces/NAME`) and has a README listing
 the numbers rung should report for it and the `RUNG_NOW` value that puts the
 default 7-day window on the story's latest week. Do not edit the files by

@@ -40,6 +40,11 @@ pub struct ImportArgs {
     /// rung format in the same import or already stored.
     #[arg(long, value_name = "VERSION")]
     pub catalogue: Option<String>,
+    /// The longest line read (default 256MB): a longer one is an error
+    /// naming it. Also bounds a file an importer reads whole, and the
+    /// memory one record may take once parsed. Sizes: 65536, 64KB, 1GB.
+    #[arg(long, value_name = "SIZE", value_parser = ingest::read::parse_size)]
+    pub max_line: Option<usize>,
 }
 
 pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
@@ -54,10 +59,28 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
     let read = ingest::ReadOptions {
         format,
         catalogue: args.catalogue.clone(),
+        limits: ingest::read::Limits {
+            max_line: args.max_line.unwrap_or(ingest::read::DEFAULT_MAX_LINE),
+        },
     };
-    let sources = ingest::expand(&args.paths, ingest::accepts(format))?;
+    let sources = ingest::expand(&args.paths, ingest::accepts(format), &mut |w| {
+        tracing::warn!(warning = %crate::text::escape(&w), "skipped in a folder");
+        if !g.quiet {
+            eprintln!("warning: {}", crate::text::escape(&w));
+        }
+    })?;
     let config = g.config.as_deref().map(Config::load).transpose()?;
-    let store = Store::open_rw(&g.db)?;
+    // A database this import creates is removed again if the import fails.
+    let created = !g.db.exists();
+    let store = match Store::open_rw(&g.db) {
+        Ok(s) => s,
+        Err(e) => {
+            if created {
+                crate::store::remove_if_unused(&g.db);
+            }
+            return Err(crate::store::explain_busy(e, &g.db));
+        }
+    };
     let progress = Arc::new(Progress::default());
     let total: u64 = sources
         .iter()
@@ -146,7 +169,16 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
     if let Some(h) = bar {
         let _ = h.join();
     }
-    let summary = result?;
+    let summary = match result {
+        Ok(s) => s,
+        Err(e) => {
+            drop(store);
+            if created {
+                crate::store::remove_if_unused(&g.db);
+            }
+            return Err(crate::store::explain_busy(e, &g.db));
+        }
+    };
     let c = |n: &crate::store::Counts| {
         format!(
             "{} new, {} replaced, {} unchanged",
@@ -224,9 +256,9 @@ fn report(s: &ImportSummary, files: usize) {
     );
     for (ty, (n, first)) in &s.unknown_types {
         eprintln!(
-            "note: ignored {n} record{} of unknown type {:?} (first at {})",
+            "note: ignored {n} record{} of unknown type {} (first at {})",
             if *n == 1 { "" } else { "s" },
-            escape_multiline(ty),
+            crate::text::echo(ty),
             escape_multiline(first)
         );
     }

@@ -226,11 +226,12 @@ fn reclassify(g: &Global) -> Result<()> {
             g.db.display()
         )));
     }
-    let store = Store::open_rw(&g.db)?;
+    let busy = |e| crate::store::explain_busy(e, &g.db);
+    let store = Store::open_rw(&g.db).map_err(busy)?;
     if let Some(path) = &g.config {
-        store.set_config(&Config::load(path)?)?;
+        store.set_config(&Config::load(path)?).map_err(busy)?;
     }
-    let n = crate::store::reclassify_all(&store)?;
+    let n = crate::store::reclassify_all(&store).map_err(busy)?;
     tracing::info!(runs = n, "reclassified");
     if !g.quiet {
         eprintln!("reclassified {n} runs");

@@ -23,7 +23,8 @@ pub fn check(v: &Value) -> Vec<String> {
                 match m.get("role").and_then(Value::as_str) {
                     Some("user" | "assistant") => {}
                     Some(r) => why.push(format!(
-                        "messages[{i}] has role {r:?} (Anthropic has only user and assistant)"
+                        "messages[{i}] has role {} (Anthropic has only user and assistant)",
+                        crate::text::echo(r)
                     )),
                     None => why.push(format!("messages[{i}] has no \"role\"")),
                 }

@@ -31,6 +31,7 @@ use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value, json};
 
 use super::convo::Out;
+use super::read::{self, Limits};
 use super::{Progress, ReadOptions, Source};
 use crate::error::{Error, InputError, Result};
 
@@ -737,12 +738,17 @@ fn decode_item(item: &OJson) -> std::result::Result<Call, String> {
         return Err("an empty object names no function".into());
     };
     let arguments = match args {
-        OJson::Str(text) => serde_json::from_str::<Value>(text)
-            .map_err(|e| format!("the arguments of {name:?} are not JSON ({e})"))?,
+        OJson::Str(text) => serde_json::from_str::<Value>(text).map_err(|e| {
+            format!(
+                "the arguments of {} are not JSON ({e})",
+                crate::text::echo(name)
+            )
+        })?,
         OJson::Obj(_) => args.to_value(),
         other => {
             return Err(format!(
-                "the arguments of {name:?} are {}, not JSON text",
+                "the arguments of {} are {}, not JSON text",
+                crate::text::echo(name),
                 crate::ingest::native::type_name(&other.to_value())
             ));
         }
@@ -765,8 +771,14 @@ pub struct File {
 }
 
 impl File {
-    /// Parses JSON Lines; lines that are not JSON come back as errors.
-    pub fn parse(display: &str, path: &Path, bytes: &[u8]) -> (File, Vec<InputError>) {
+    /// Parses JSON Lines; lines that are not JSON, or that would take more
+    /// memory than `limits` allow once parsed, come back as errors.
+    pub fn parse(
+        display: &str,
+        path: &Path,
+        bytes: &[u8],
+        limits: &Limits,
+    ) -> (File, Vec<InputError>) {
         let mut lines = Vec::new();
         let mut errors = Vec::new();
         for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
@@ -777,6 +789,10 @@ impl File {
                 raw
             };
             if raw.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if let Err(e) = read::check_json(raw, limits) {
+                errors.push(InputError::at(display, Some(n), None, e.message));
                 continue;
             }
             match serde_json::from_slice::<OJson>(raw) {
@@ -1532,15 +1548,16 @@ pub fn read_all<S: super::RecordSink>(
         };
         let mut opened = super::open(source, progress.bytes.clone())?;
         let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut opened.reader, &mut bytes).map_err(|e| {
-            Error::Input(InputError::at(
-                &source.display,
-                None,
-                None,
-                format!("cannot read: {e}"),
-            ))
-        })?;
-        let (file, errors) = File::parse(&source.display, path, &bytes);
+        let limits = &opts.limits;
+        if !super::read_whole(opened.reader.as_mut(), &mut bytes, &source.display, limits)? {
+            // Too large to read whole: the file is one bad record, and
+            // takes no part in the joins.
+            let (file, _) = File::parse(&source.display, path, &[], limits);
+            files.push(file);
+            load_errors.push(vec![super::too_large(&source.display, limits)]);
+            continue;
+        }
+        let (file, errors) = File::parse(&source.display, path, &bytes, limits);
         files.push(file);
         load_errors.push(errors);
     }
@@ -1915,7 +1932,7 @@ mod tests {
             .join("tests/fixtures/bfcl")
             .join(rel);
         let bytes = std::fs::read(&path).unwrap();
-        let (f, errors) = File::parse(rel, &path, &bytes);
+        let (f, errors) = File::parse(rel, &path, &bytes, &Limits::default());
         assert!(errors.is_empty(), "{errors:?}");
         f
     }
@@ -2551,6 +2568,7 @@ mod tests {
             "q/BFCL_v3_simple.json",
             Path::new("q/BFCL_v3_simple.json"),
             b"{\"id\": \"simple_0\", \"question\": [], \"function\": []}\n{\"id\": \"simple_0\", \"question\": [], \"function\": []}\nnot json\n",
+            &Limits::default(),
         );
         assert_eq!(q.1.len(), 1);
         assert_eq!(
@@ -2561,11 +2579,13 @@ mod tests {
             "result/m/BFCL_v3_simple_result.json",
             Path::new("result/m/BFCL_v3_simple_result.json"),
             b"{\"id\": \"simple_0\", \"result\": []}\n{\"id\": \"simple_9\", \"result\": []}\n",
+            &Limits::default(),
         );
         let orphan = File::parse(
             "result/m/BFCL_v3_multiple_result.json",
             Path::new("result/m/BFCL_v3_multiple_result.json"),
             b"{\"id\": \"multiple_0\", \"result\": []}\n",
+            &Limits::default(),
         );
         let mapped = map_files(&[q.0, r.0, orphan.0]);
         let msgs: Vec<String> = mapped
@@ -2609,7 +2629,7 @@ mod tests {
             for name in names {
                 let read = |sub: &str| {
                     let p = root.join(dir).join(sub).join(&name);
-                    File::parse(&name, &p, &std::fs::read(&p).unwrap()).0
+                    File::parse(&name, &p, &std::fs::read(&p).unwrap(), &Limits::default()).0
                 };
                 let (q, a) = (read("question"), read("possible_answer"));
                 let category = key_of(&stem(Path::new(&name))).category;

@@ -371,7 +371,7 @@ pub fn decisions(
                             format!(
                                 "dropped a tool call with no tool name{}",
                                 call.id
-                                    .map(|i| format!(" (call id {i:?})"))
+                                    .map(|i| format!(" (call id {})", crate::text::echo(&i)))
                                     .unwrap_or_default()
                             ),
                         );
@@ -380,8 +380,12 @@ pub fn decisions(
                     let mut f = Map::new();
                     f.insert("selected".into(), json!(name));
                     let what = match &call.id {
-                        Some(id) => format!("call {id:?} to {name:?}"),
-                        None => format!("the call to {name:?}"),
+                        Some(id) => format!(
+                            "call {} to {}",
+                            crate::text::echo(id),
+                            crate::text::echo(&name)
+                        ),
+                        None => format!("the call to {}", crate::text::echo(&name)),
                     };
                     if let Some(id) = call.id {
                         f.insert("call_id".into(), json!(id));
@@ -431,9 +435,11 @@ pub fn decisions(
                         format!(
                             "dropped a tool result that answers no call{}{}",
                             r.call_id
-                                .map(|i| format!(" (call id {i:?})"))
+                                .map(|i| format!(" (call id {})", crate::text::echo(&i)))
                                 .unwrap_or_default(),
-                            r.name.map(|n| format!(" (tool {n:?})")).unwrap_or_default()
+                            r.name
+                                .map(|n| format!(" (tool {})", crate::text::echo(&n)))
+                                .unwrap_or_default()
                         ),
                     ),
                 }

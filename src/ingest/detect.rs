@@ -156,7 +156,8 @@ pub fn rung_reason(v: &Value) -> Option<String> {
     match v.get("type") {
         Some(Value::String(t)) if RUNG_TYPES.contains(&t.as_str()) => None,
         Some(Value::String(t)) => Some(format!(
-            "its \"type\" is {t:?}, not catalogue, run, decision or case"
+            "its \"type\" is {}, not catalogue, run, decision or case",
+            crate::text::echo(t)
         )),
         Some(_) => Some("its \"type\" is not a string".to_string()),
         None if v.is_object() => Some("it has no \"type\" field".to_string()),

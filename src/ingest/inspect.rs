@@ -535,13 +535,21 @@ pub const MAX_TOTAL: u64 = 8 << 30;
 pub struct Archive<'a> {
     zip: zip::ZipArchive<Cursor<&'a [u8]>>,
     read: u64,
+    /// Largest entry read: [`MAX_ENTRY`], or `--max-line` when smaller.
+    max_entry: u64,
 }
 
 impl<'a> Archive<'a> {
-    pub fn open(bytes: &'a [u8]) -> Result<Archive<'a>, String> {
+    /// Opens an archive whose entries are read only up to `max_line` bytes
+    /// each (`--max-line`; never more than [`MAX_ENTRY`]).
+    pub fn open(bytes: &'a [u8], max_line: u64) -> Result<Archive<'a>, String> {
         let zip = zip::ZipArchive::new(Cursor::new(bytes))
             .map_err(|e| format!("not a readable .eval archive: {e}"))?;
-        Ok(Archive { zip, read: 0 })
+        Ok(Archive {
+            zip,
+            read: 0,
+            max_entry: max_line.min(MAX_ENTRY),
+        })
     }
 
     fn names(&self) -> Vec<String> {
@@ -572,24 +580,31 @@ impl<'a> Archive<'a> {
         s
     }
 
-    /// One entry's bytes, within [`MAX_ENTRY`] and [`MAX_TOTAL`] whatever
-    /// the archive declares.
+    /// One entry's bytes, within the entry bound and [`MAX_TOTAL`]
+    /// whatever the archive declares.
     pub fn read(&mut self, name: &str) -> Result<Vec<u8>, String> {
         let entry = self
             .zip
             .by_name(name)
             .map_err(|e| format!("{name}: cannot read it from the archive: {e}"))?;
-        let room = MAX_ENTRY.min(MAX_TOTAL.saturating_sub(self.read));
-        let mut buf = Vec::new();
+        let room = self.max_entry.min(MAX_TOTAL.saturating_sub(self.read));
+        // Never more than the room (plus the byte that shows it is over),
+        // whatever size the entry declares.
+        let mut buf = Vec::with_capacity(entry.size().min(room + 1) as usize);
         entry
             .take(room + 1)
             .read_to_end(&mut buf)
             .map_err(|e| format!("{name}: the archive is corrupt ({e})"))?;
         if buf.len() as u64 > room {
-            return Err(if room < MAX_ENTRY {
+            return Err(if room < self.max_entry {
                 format!(
                     "{name}: the archive decompresses past {} GiB in all; rung reads no more of it",
                     MAX_TOTAL >> 30
+                )
+            } else if self.max_entry < MAX_ENTRY {
+                format!(
+                    "{name}: decompresses past {} (--max-line); rung does not read an entry that large (raise --max-line)",
+                    super::read::size_text(self.max_entry as usize)
                 )
             } else {
                 format!(
@@ -680,7 +695,7 @@ mod tests {
         .unwrap();
         w.write_all(b"{\"id\": 1}").unwrap();
         let bytes = w.finish().unwrap().into_inner();
-        let mut a = Archive::open(&bytes).unwrap();
+        let mut a = Archive::open(&bytes, u64::MAX).unwrap();
         assert_eq!(a.sample_names(), vec!["samples/1_epoch_1.json"]);
         assert_eq!(a.header_name(), None);
         assert_eq!(a.read("samples/1_epoch_1.json").unwrap(), b"{\"id\": 1}");
@@ -688,6 +703,14 @@ mod tests {
         assert_eq!(
             a.read("samples/1_epoch_1.json").unwrap_err(),
             "samples/1_epoch_1.json: the archive decompresses past 8 GiB in all; rung reads no more of it"
+        );
+        // --max-line bounds each entry: 9 bytes fit in 9, not in 8
+        let mut a = Archive::open(&bytes, 9).unwrap();
+        assert_eq!(a.read("samples/1_epoch_1.json").unwrap(), b"{\"id\": 1}");
+        let mut a = Archive::open(&bytes, 8).unwrap();
+        assert_eq!(
+            a.read("samples/1_epoch_1.json").unwrap_err(),
+            "samples/1_epoch_1.json: decompresses past 8 bytes (--max-line); rung does not read an entry that large (raise --max-line)"
         );
     }
 }

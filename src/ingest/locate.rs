@@ -3,11 +3,17 @@
 //! structural scan: serde_json does the real parsing and reports syntax
 //! errors; this only finds where values start.
 
-/// A document's bytes with its line starts.
+/// A document's bytes with an index of its lines: the count of line ends
+/// before every block of [`BLOCK`] bytes (a few bytes per 4 KB, however
+/// many lines there are).
 pub struct Doc<'a> {
     pub bytes: &'a [u8],
-    newlines: Vec<usize>,
+    blocks: Vec<u64>,
+    /// Lines before the first byte (blank lines read but not kept).
+    base: u64,
 }
+
+const BLOCK: usize = 4096;
 
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
@@ -15,18 +21,34 @@ fn is_ws(b: u8) -> bool {
 
 impl<'a> Doc<'a> {
     pub fn new(bytes: &'a [u8]) -> Doc<'a> {
-        let newlines = bytes
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| **b == b'\n')
-            .map(|(i, _)| i)
-            .collect();
-        Doc { bytes, newlines }
+        Doc::starting_after(bytes, 0)
+    }
+
+    /// A document whose first byte is on line `base + 1`.
+    pub fn starting_after(bytes: &'a [u8], base: u64) -> Doc<'a> {
+        let mut blocks = Vec::with_capacity(bytes.len() / BLOCK + 1);
+        let mut n = 0u64;
+        blocks.push(0);
+        for block in bytes.chunks(BLOCK) {
+            n += block.iter().filter(|&&b| b == b'\n').count() as u64;
+            blocks.push(n);
+        }
+        Doc {
+            bytes,
+            blocks,
+            base,
+        }
     }
 
     /// The 1-based line holding byte `offset`.
     pub fn line_of(&self, offset: usize) -> u64 {
-        (self.newlines.partition_point(|&n| n < offset) + 1) as u64
+        let offset = offset.min(self.bytes.len());
+        let k = offset / BLOCK;
+        let within = self.bytes[k * BLOCK..offset]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u64;
+        self.base + self.blocks[k] + within + 1
     }
 
     /// The first byte at or after `i` that is not whitespace (a UTF-8 byte
@@ -220,6 +242,20 @@ mod tests {
         assert_eq!(doc.line_of(bc), 3);
         assert!(doc.member(values[0].0, "zz").is_none());
         assert!(doc.items(doc.member(values[1].0, "a").unwrap()).is_empty());
+    }
+
+    #[test]
+    fn lines_across_index_blocks_and_after_skipped_lines() {
+        let text = format!("{}x\n{}y", "\n".repeat(5000), " ".repeat(9000));
+        let doc = Doc::new(text.as_bytes());
+        let x = text.find('x').unwrap();
+        let y = text.find('y').unwrap();
+        assert_eq!(doc.line_of(0), 1);
+        assert_eq!(doc.line_of(x), 5001);
+        assert_eq!(doc.line_of(y), 5002);
+        assert_eq!(doc.line_of(text.len()), 5002);
+        let doc = Doc::starting_after(text.as_bytes(), 10);
+        assert_eq!(doc.line_of(y), 5012);
     }
 
     #[test]

@@ -31,7 +31,9 @@ pub fn check(v: &Value) -> Vec<String> {
     for (i, m) in items.iter().enumerate() {
         match m.get("role").and_then(Value::as_str) {
             None => why.push(format!("[{i}] has no \"role\"")),
-            Some(r) if !ROLES.contains(&r) => why.push(format!("[{i}] has role {r:?}")),
+            Some(r) if !ROLES.contains(&r) => {
+                why.push(format!("[{i}] has role {}", crate::text::echo(r)))
+            }
             Some(_) => {}
         }
         if let Some(t) = m.get("type").and_then(Value::as_str)

@@ -16,10 +16,12 @@ pub mod messages;
 pub mod native;
 pub mod openai;
 pub mod otlp;
+pub mod read;
 pub mod responses;
 mod sink;
 pub mod swe_agent;
 pub mod tau_bench;
+pub mod walk;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -36,6 +38,7 @@ use convo::Out;
 pub use detect::{Drops, Format};
 use locate::Doc;
 use native::Parsed;
+use read::{Limits, LineError, Lines};
 pub use sink::RecordSink;
 
 /// One input: a file or standard input.
@@ -62,10 +65,16 @@ pub fn is_trace_file(p: &Path) -> bool {
     name.ends_with(".jsonl") || name.ends_with(".jsonl.gz")
 }
 
-/// Expands the command-line paths: `-` is stdin, a folder means every file
-/// in it (recursively) that `accept` takes, ordered by full path compared
-/// byte by byte.
-pub fn expand(paths: &[PathBuf], accept: fn(&Path) -> bool) -> Result<Vec<Source>> {
+/// Expands the command-line paths: `-` is stdin, a folder means every
+/// regular file in it (recursively, links to folders not followed) that
+/// `accept` takes, ordered by full path compared byte by byte; what a
+/// folder holds that cannot be read is skipped with a warning through
+/// `warn`.
+pub fn expand(
+    paths: &[PathBuf],
+    accept: fn(&Path) -> bool,
+    warn: &mut dyn FnMut(String),
+) -> Result<Vec<Source>> {
     let mut out = Vec::new();
     for p in paths {
         if p.as_os_str() == "-" {
@@ -73,16 +82,18 @@ pub fn expand(paths: &[PathBuf], accept: fn(&Path) -> bool) -> Result<Vec<Source
             continue;
         }
         let meta = std::fs::metadata(p).map_err(|e| {
-            Error::Input(InputError::at(
-                &p.display().to_string(),
-                None,
-                None,
-                format!("cannot read: {e}"),
-            ))
+            let why = match std::fs::symlink_metadata(p) {
+                Ok(m) if m.file_type().is_symlink() => walk::broken_link(p, &e),
+                _ => format!("cannot read: {e}"),
+            };
+            Error::Input(InputError::at(&p.display().to_string(), None, None, why))
         })?;
         if meta.is_dir() {
             let mut found = Vec::new();
-            walk(p, accept, &mut found)?;
+            let mut skipped = Vec::new();
+            walk::walk(p, accept, &mut found, &mut |w| skipped.push(w))?;
+            skipped.sort();
+            skipped.into_iter().for_each(&mut *warn);
             found.sort_by(|a: &PathBuf, b| {
                 a.as_os_str()
                     .as_encoded_bytes()
@@ -100,28 +111,6 @@ pub fn expand(paths: &[PathBuf], accept: fn(&Path) -> bool) -> Result<Vec<Source
         }
     }
     Ok(out)
-}
-
-fn walk(dir: &Path, accept: fn(&Path) -> bool, out: &mut Vec<PathBuf>) -> Result<()> {
-    let entries = std::fs::read_dir(dir).map_err(|e| {
-        Error::Input(InputError::at(
-            &dir.display().to_string(),
-            None,
-            None,
-            format!("cannot read the folder: {e}"),
-        ))
-    })?;
-    for entry in entries {
-        let entry = entry?;
-        let path = entry.path();
-        let meta = std::fs::metadata(&path)?;
-        if meta.is_dir() {
-            walk(&path, accept, out)?;
-        } else if accept(&path) {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// Counts bytes read from the underlying input, for the progress display.
@@ -183,39 +172,12 @@ pub fn open(source: &Source, bytes: Arc<AtomicU64>) -> Result<Opened> {
     }
 }
 
-/// Reads one line (without its terminator) into `buf`; false at the end.
-/// Errors name the line being read (a corrupt gzip stream shows here).
-pub fn read_line(
-    reader: &mut dyn BufRead,
-    buf: &mut Vec<u8>,
-    source: &Source,
-    line: u64,
-) -> Result<bool> {
-    buf.clear();
-    match reader.read_until(b'\n', buf) {
-        Ok(0) => Ok(false),
-        Ok(_) => {
-            if buf.last() == Some(&b'\n') {
-                buf.pop();
-                if buf.last() == Some(&b'\r') {
-                    buf.pop();
-                }
-            }
-            Ok(true)
-        }
-        Err(e) => Err(Error::Input(InputError::at(
-            &source.display,
-            Some(line),
-            None,
-            read_error(&e),
-        ))),
-    }
-}
-
-/// Parses one line's bytes as a JSON value, with errors that say where.
-pub fn parse_json_line(bytes: &[u8]) -> std::result::Result<Value, String> {
+/// Parses one line's bytes as a JSON value, with errors that say where;
+/// a line over the limits is refused before anything is built.
+pub fn parse_json_line(bytes: &[u8], limits: &Limits) -> std::result::Result<Value, String> {
     // A byte-order mark (some editors write one) is not part of the JSON.
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    read::check_json(bytes, limits).map_err(|e| e.message)?;
     let text = std::str::from_utf8(bytes).map_err(|e| {
         format!(
             "invalid UTF-8 at byte {} of the line; trace files must be UTF-8",
@@ -298,6 +260,7 @@ pub fn read_native(
         reader.as_mut(),
         Start::Fresh,
         gzip,
+        &Limits::default(),
         progress,
         skip,
     )
@@ -329,37 +292,46 @@ fn parse_lines<S: RecordSink>(
     start: Start,
     gzip: bool,
     keep_going: bool,
+    limits: &Limits,
     out: std::sync::mpsc::SyncSender<Vec<Parsed2<S::Prepared>>>,
 ) {
     let mut chunk = Vec::with_capacity(CHUNK);
     let mut bytes_in_chunk = 0usize;
-    // A first line already read (by format detection) is used as it is:
-    // JSON allows the blank lines before it as whitespace.
-    let (mut line, mut buf, mut have) = match start {
+    // A first line already read (by format detection) is used as it is.
+    let (first, mut buf, mut have) = match start {
         Start::Fresh => (0, Vec::new(), false),
-        Start::Read { line, bytes } => (line - 1, bytes, true),
+        Start::Read { line, bytes } => (line, bytes, true),
     };
+    let mut lines = Lines::new(reader, limits, first);
     loop {
-        line += 1;
         if !std::mem::take(&mut have) {
-            match read_line(reader, &mut buf, source, line) {
+            match lines.next(&mut buf) {
                 Ok(true) => {}
                 Ok(false) => break,
+                Err(e @ LineError::TooLong { .. }) => {
+                    let bad =
+                        InputError::at(&source.display, Some(e.line()), None, e.message(limits));
+                    chunk.push(Parsed2::Bad(bad));
+                    if !keep_going {
+                        break;
+                    }
+                    continue;
+                }
                 Err(e) => {
-                    chunk.push(Parsed2::Fatal(e));
+                    let fatal =
+                        InputError::at(&source.display, Some(e.line()), None, e.message(limits));
+                    chunk.push(Parsed2::Fatal(fatal.into()));
                     break;
                 }
             }
         }
-        if buf.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+        let line = lines.line;
         let line_len = buf.len();
         if line_len > crate::memory::HUGE {
             // The buffer grew by doubling: let go of the smaller copies.
             crate::memory::release();
         }
-        let parsed = parse_json_line(&buf);
+        let parsed = parse_json_line(&buf, limits);
         bytes_in_chunk += line_len;
         if buf.capacity() > crate::memory::HUGE {
             // A huge line: give its buffer back before the record is stored.
@@ -391,12 +363,17 @@ fn parse_lines<S: RecordSink>(
             // Corruption inside a gzip stream can decode as garbage that
             // only the final checksum exposes: say so rather than blame
             // the JSON.
-            if let Err(e) = check_gzip_rest(reader, source, line) {
+            if let Err(e) = check_gzip_rest(lines.reader(), source, line) {
                 chunk.push(Parsed2::Fatal(e));
                 break;
             }
         }
+        let bad = matches!(item, Parsed2::Bad(_));
         chunk.push(item);
+        if bad && !keep_going {
+            // The import stops at this line: read no further.
+            break;
+        }
         // Huge lines go alone, so at most one of them is in flight.
         if chunk.len() >= CHUNK || bytes_in_chunk > 1 << 22 {
             bytes_in_chunk = 0;
@@ -415,26 +392,28 @@ fn parse_lines<S: RecordSink>(
 enum Start {
     /// At line 1.
     Fresh,
-    /// Lines up to `line` were read already; `bytes` are them, blank ones
-    /// and then the first record.
+    /// Lines up to `line` were read already; `bytes` are line `line`, the
+    /// first record (the blank lines before it are not kept).
     Read { line: u64, bytes: Vec<u8> },
 }
 
 /// Imports rung-format lines from an open reader: one thread reads and
 /// parses, this one writes.
+#[allow(clippy::too_many_arguments)]
 fn read_native_from<S: RecordSink>(
     batch: &mut S,
     source: &Source,
     reader: &mut (dyn BufRead + Send),
     start: Start,
     gzip: bool,
+    limits: &Limits,
     progress: &Progress,
     skip: &mut dyn FnMut(&InputError),
 ) -> Result<()> {
     let keep_going = batch.keep_going();
     let (tx, rx) = std::sync::mpsc::sync_channel(8);
     std::thread::scope(|scope| {
-        scope.spawn(|| parse_lines::<S>(reader, source, start, gzip, keep_going, tx));
+        scope.spawn(|| parse_lines::<S>(reader, source, start, gzip, keep_going, limits, tx));
         for item in rx.into_iter().flatten() {
             let result = match item {
                 Parsed2::Record {
@@ -480,7 +459,7 @@ fn read_native_from<S: RecordSink>(
 }
 
 /// Reads a gzip stream to its end; an error there means it is corrupt.
-fn check_gzip_rest(reader: &mut (dyn BufRead + Send), source: &Source, line: u64) -> Result<()> {
+fn check_gzip_rest(reader: &mut dyn BufRead, source: &Source, line: u64) -> Result<()> {
     let mut sink = [0u8; 1 << 16];
     loop {
         match reader.read(&mut sink) {
@@ -546,6 +525,8 @@ pub struct ReadOptions {
     /// Binds runs read by the importers that name no catalogue to this
     /// catalogue version (`--catalogue`).
     pub catalogue: Option<String>,
+    /// Line, document and parsed-size limits (`--max-line`).
+    pub limits: Limits,
 }
 
 /// Reads one source into the batch. Bad records are reported through
@@ -569,6 +550,7 @@ pub fn read_source(
         skip,
         dropped,
     };
+    let limits = &opts.limits;
     // A zipped Inspect log (`.eval`).
     if matches!(opts.format, None | Some(Format::Inspect))
         && reader
@@ -584,40 +566,43 @@ pub fn read_source(
             reader.as_mut(),
             Start::Fresh,
             gzip,
+            limits,
             progress,
             ctx.skip,
         );
     }
     if let Some(f) = opts.format {
-        return ctx.documents(reader.as_mut(), Vec::new(), Some(f), "");
+        return ctx.documents(reader.as_mut(), Vec::new(), 0, Some(f), "");
     }
     // Auto: the first non-blank line decides whether this is rung's own
-    // format, which streams; anything else is read whole.
-    let mut prefix = Vec::new();
-    let mut line = 0u64;
+    // format, which streams; anything else is read whole. Blank lines
+    // before it are counted, not kept.
+    let mut first = Vec::new();
+    let mut lines = Lines::new(reader.as_mut(), limits, 0);
     loop {
-        let start = prefix.len();
-        let n = reader.read_until(b'\n', &mut prefix).map_err(|e| {
-            Error::Input(InputError::at(
-                &source.display,
-                Some(line + 1),
-                None,
-                read_error(&e),
-            ))
-        })?;
-        if n == 0 {
-            return Ok(());
+        match lines.next(&mut first) {
+            Ok(true) => break,
+            Ok(false) => return Ok(()),
+            Err(e) => {
+                let bad = InputError::at(&source.display, Some(e.line()), None, e.message(limits));
+                if matches!(e, LineError::TooLong { .. }) && ctx.keep_going() {
+                    ctx.bad(bad)?;
+                    continue;
+                }
+                return Err(bad.into());
+            }
         }
-        line += 1;
-        let text = prefix[start..].trim_ascii();
-        if text.is_empty() {
-            continue;
-        }
+    }
+    let line = lines.line;
+    {
+        let text = first.trim_ascii();
         // A rung record, or a line no importer claims (an unknown record
         // type, a line that is not JSON) in a JSON Lines file: rung's
         // reader takes it, so such lines are counted or reported with
         // their line number like any other, and the rest still streams.
-        let parsed = if detect::is_rung_line(text) {
+        // A line over the limits is left to rung's reader too, which
+        // reports it at its line without building it.
+        let parsed = if read::check_json(text, limits).is_err() || detect::is_rung_line(text) {
             None
         } else {
             Some(serde_json::from_slice::<Value>(text))
@@ -636,16 +621,14 @@ pub fn read_source(
             Some(Err(_)) => !claimed,
         };
         if take {
-            let start = Start::Read {
-                line,
-                bytes: prefix,
-            };
+            let start = Start::Read { line, bytes: first };
             return read_native_from(
                 ctx.batch,
                 source,
                 reader.as_mut(),
                 start,
                 gzip,
+                limits,
                 progress,
                 ctx.skip,
             );
@@ -659,7 +642,9 @@ pub fn read_source(
                 format!("line {line} is not a whole JSON object (rung traces are JSON Lines)")
             }
         };
-        return ctx.documents(reader.as_mut(), prefix, None, &why);
+        // The document resumes at the first line (its end included).
+        first.push(b'\n');
+        ctx.documents(reader.as_mut(), first, line - 1, None, &why)
     }
 }
 
@@ -691,6 +676,31 @@ pub(crate) fn feed<S: RecordSink>(
     ctx.commit(out, Format::Bfcl.drops())
 }
 
+/// Reads the rest of a source that is read whole onto `bytes`: `false`
+/// when it is larger than `--max-line` (see [`too_large`]).
+pub(crate) fn read_whole(
+    reader: &mut dyn BufRead,
+    bytes: &mut Vec<u8>,
+    display: &str,
+    limits: &Limits,
+) -> Result<bool> {
+    read::read_document(reader, bytes, limits.max_line)
+        .map_err(|e| Error::Input(InputError::at(display, None, None, read_error(&e))))
+}
+
+/// The error for a source read whole that is larger than `--max-line`.
+pub(crate) fn too_large(display: &str, limits: &Limits) -> InputError {
+    InputError::at(
+        display,
+        None,
+        None,
+        format!(
+            "the file is larger than {} (--max-line); this format is read whole, so it must fit (raise --max-line, or split the file)",
+            read::size_text(limits.max_line)
+        ),
+    )
+}
+
 /// One source being read by an importer.
 struct Ctx<'b, 'c, S> {
     batch: &'b mut S,
@@ -719,18 +729,25 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
 
     /// Reads the whole source as JSON (one document, or JSON Lines) and
     /// maps each value with the given or detected importer.
+    /// `bytes` holds what was read already, from line `skipped + 1` on.
     fn documents(
         &mut self,
         reader: &mut dyn BufRead,
         mut bytes: Vec<u8>,
+        skipped: u64,
         format: Option<Format>,
         rung_why: &str,
     ) -> Result<()> {
         let display = self.source.display.clone();
-        reader
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::Input(InputError::at(&display, None, None, read_error(&e))))?;
-        let doc = Doc::new(&bytes);
+        let limits = self.opts.limits;
+        if !read_whole(reader, &mut bytes, &display, &limits)? {
+            return self.bad(too_large(&display, &limits));
+        }
+        let doc = Doc::starting_after(&bytes, skipped);
+        if let Err(e) = read::check_json(&bytes, &limits) {
+            let line = doc.line_of(e.offset);
+            return self.bad(InputError::at(&display, Some(line), None, e.message));
+        }
         let mut format = format;
         let mut spans = otlp::Collector::default();
         for (i, (start, end)) in doc.values().into_iter().enumerate() {
@@ -824,14 +841,18 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
 
     /// Reads a zipped Inspect log: its header, then each sample, named in
     /// messages as `FILE/samples/NAME.json`.
+    /// The archive is read whole, and each entry decompressed, only up to
+    /// `--max-line`; an entry's JSON is checked like a line's before it is
+    /// parsed.
     fn eval_archive(&mut self, reader: &mut dyn BufRead) -> Result<()> {
         let display = self.source.display.clone();
+        let limits = self.opts.limits;
         let mut bytes = Vec::new();
-        reader
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::Input(InputError::at(&display, None, None, read_error(&e))))?;
+        if !read_whole(reader, &mut bytes, &display, &limits)? {
+            return self.bad(too_large(&display, &limits));
+        }
         let at = |name: &str| format!("{display}/{name}");
-        let mut archive = match inspect::Archive::open(&bytes) {
+        let mut archive = match inspect::Archive::open(&bytes, limits.max_line as u64) {
             Ok(a) => a,
             Err(why) => return self.bad(InputError::at(&display, None, None, why)),
         };
@@ -840,6 +861,10 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
             return self.bad(InputError::at(&display, None, None, why));
         };
         let parse = |data: &[u8], name: &str| {
+            if let Err(e) = read::check_json(data, &limits) {
+                let line = Doc::new(data).line_of(e.offset);
+                return Err(InputError::at(&at(name), Some(line), None, e.message));
+            }
             serde_json::from_slice::<Value>(data).map_err(|e| {
                 InputError::at(
                     &at(name),

@@ -32,16 +32,41 @@ pub fn type_name(v: &Value) -> &'static str {
     }
 }
 
-/// Short, safe rendering of an offending value for an error message.
+/// Short, safe rendering of an offending value for an error message:
+/// secrets masked, control characters escaped, cut.
 fn shown(v: &Value) -> String {
     let s = match v {
-        Value::String(s) => format!("\"{}\"", crate::text::escape(s)),
-        other => crate::text::escape(&other.to_string()).into_owned(),
+        Value::String(s) => return crate::text::echo(s),
+        // A container is shown by its start only: never serialise it whole.
+        Value::Array(_) | Value::Object(_) => {
+            let mut w = Limited(String::new());
+            let _ = serde_json::to_writer(&mut w, v);
+            w.0
+        }
+        other => other.to_string(),
     };
+    let s = crate::redact::mask(&s);
+    let s = crate::text::escape(&s);
     if s.chars().count() > 60 {
         format!("{}…", s.chars().take(60).collect::<String>())
     } else {
-        s
+        s.into_owned()
+    }
+}
+
+/// A writer that keeps the first bytes written and refuses the rest.
+struct Limited(String);
+
+impl std::io::Write for Limited {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.0.len() > 4 * crate::text::ECHO_MAX {
+            return Err(std::io::Error::other("enough"));
+        }
+        self.0.push_str(&String::from_utf8_lossy(buf));
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -171,9 +196,9 @@ impl Obj {
             None => Ok(None),
             Some(s) => parse(&s).map(Some).ok_or_else(|| {
                 format!(
-                    "field \"{}\": {:?} is not one of {}",
+                    "field \"{}\": {} is not one of {}",
                     self.name(key),
-                    s,
+                    crate::text::echo(&s),
                     spellings()
                 )
             }),
@@ -301,10 +326,20 @@ fn describe_key(ty: &str, map: &Map<String, Value>) -> Option<String> {
     }
 }
 
-/// An id as error messages show it: escaped, and cut when very long.
+/// A key from a trace (a tag name) inside a field path: escaped and cut.
+fn key_shown(k: &str) -> String {
+    crate::text::truncate(&crate::text::escape(k), crate::text::ECHO_MAX).into_owned()
+}
+
+/// An id as error messages show it: masked, escaped, and cut when very long.
 fn shown_id(s: &str) -> String {
-    let escaped = crate::text::escape(s);
-    if escaped.chars().count() > 80 {
+    let head = match s.char_indices().nth(320) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    };
+    let masked = crate::redact::mask(head);
+    let escaped = crate::text::escape(&masked);
+    if escaped.chars().count() > 80 || head.len() < s.len() {
         format!("{}…", escaped.chars().take(80).collect::<String>())
     } else {
         escaped.into_owned()
@@ -324,8 +359,8 @@ fn catalogue(mut o: Obj) -> Res<Catalogue> {
         let t = tool(item, &format!("tools[{i}]"))?;
         if tools.iter().any(|x| x.name == t.name) {
             return Err(format!(
-                "field \"tools[{i}].name\": tool {:?} is listed twice in this catalogue record",
-                t.name
+                "field \"tools[{i}].name\": tool {} is listed twice in this catalogue record",
+                crate::text::echo(&t.name)
             ));
         }
         tools.push(t);
@@ -500,7 +535,8 @@ fn run(mut o: Obj) -> Res<Run> {
                 Value::String(s) => tags.push((k, s)),
                 other => {
                     return Err(format!(
-                        "field \"tags.{k}\" must be a string (tags are a string map), not {} ({})",
+                        "field \"tags.{}\" must be a string (tags are a string map), not {} ({})",
+                        key_shown(&k),
                         type_name(&other),
                         shown(&other)
                     ));
@@ -541,7 +577,8 @@ fn label(o: &mut Obj, what: &str) -> Res<Label> {
     let forbidden = o.opt_str_list("forbidden")?.unwrap_or_default();
     if let Some(both) = acceptable.iter().find(|a| forbidden.contains(a)) {
         return Err(format!(
-            "\"acceptable\" and \"forbidden\" both contain {both:?}; a name cannot be both"
+            "\"acceptable\" and \"forbidden\" both contain {}; a name cannot be both",
+            crate::text::echo(both)
         ));
     }
     Ok(Label::new(acceptable, forbidden))
@@ -565,7 +602,8 @@ fn decision(mut o: Obj) -> Res<Decision> {
         Some(Value::Null) => None,
         Some(Value::String(s)) if s.starts_with('@') => {
             return Err(format!(
-                "field \"selected\": {s:?} is not a tool name; use null when no tool was called"
+                "field \"selected\": {} is not a tool name; use null when no tool was called",
+                crate::text::echo(&s)
             ));
         }
         Some(Value::String(s)) => Some(s),

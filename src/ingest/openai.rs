@@ -235,7 +235,8 @@ pub fn read_messages_with(
                 line,
                 record.clone(),
                 format!(
-                    "dropped messages[{i}]: role {other:?} is not one of {}",
+                    "dropped messages[{i}]: role {} is not one of {}",
+                    crate::text::echo(other),
                     ROLES.join(", ")
                 ),
             ),
@@ -281,7 +282,7 @@ pub fn check(v: &Value) -> Vec<String> {
                 match m.get("role").and_then(Value::as_str) {
                     None => why.push(format!("messages[{i}] has no \"role\"")),
                     Some(r) if !ROLES.contains(&r) => {
-                        why.push(format!("messages[{i}] has role {r:?}"))
+                        why.push(format!("messages[{i}] has role {}", crate::text::echo(r)))
                     }
                     Some(_) => {}
                 }
@@ -293,7 +294,8 @@ pub fn check(v: &Value) -> Vec<String> {
                     })
                 {
                     why.push(format!(
-                        "messages[{i}] holds an Anthropic {t:?} content block"
+                        "messages[{i}] holds an Anthropic {} content block",
+                        crate::text::echo(t)
                     ));
                 }
                 if why.len() >= 3 {

@@ -332,7 +332,11 @@ fn read_items(
                         line,
                         record.clone(),
                         format!(
-                            "dropped {what}[{i}]: a {t} for call {id:?}, which response {prev:?} made; that response is not in this record (import the conversation as one transcript list to pair them)"
+                            "dropped {what}[{i}]: a {} for call {}, which response {} made; that response is not in this record (import the conversation as one transcript list to pair them)",
+                            // The item type, shown bare like the known ones.
+                            crate::text::echo(t).trim_matches('"'),
+                            crate::text::echo(id),
+                            crate::text::echo(prev)
                         ),
                     );
                     continue;

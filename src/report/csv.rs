@@ -6,10 +6,11 @@ use crate::text::{escape, safe_json};
 
 /// One CSV field from one cell: every field (headers too) is written here,
 /// so escaping for spreadsheets is made in one place. Text is escaped for a
-/// terminal and quoted when it needs to be.
+/// terminal, kept from being read as a formula (see [`inert`]) and quoted
+/// when it needs to be.
 pub fn field(cell: &Cell) -> String {
     let text = match cell {
-        Cell::Text(s) => escape(s).into_owned(),
+        Cell::Text(s) => inert(escape(s).into_owned()),
         Cell::Int(n) => n.to_string(),
         Cell::Count(n) => n.to_string(),
         Cell::Share(v) | Cell::Decimal { value: v, .. } => v.to_string(),
@@ -20,12 +21,23 @@ pub fn field(cell: &Cell) -> String {
         Cell::Counted { n, .. } => n.to_string(),
         Cell::Bool(b) => b.to_string(),
         // Spaces, not commas: the names stay one unquoted field.
-        Cell::List(v) => escape(&v.join(" ")).into_owned(),
+        Cell::List(v) => inert(escape(&v.join(" ")).into_owned()),
         Cell::Json(v) => safe_json(v.to_string()),
         Cell::None => String::new(),
     };
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
+}
+
+/// Text a spreadsheet would take for a formula (starting with `=`, `+`,
+/// `-`, `@`, a tab or a carriage return) gets a `'` in front, unless it is
+/// a number (`-1.5`, `+7`).
+fn inert(text: String) -> String {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) && text.parse::<f64>().is_err() {
+        format!("'{text}")
     } else {
         text
     }
@@ -84,6 +96,31 @@ mod tests {
             "\"{\"\"x\"\":1,\"\"y\"\":2}\""
         );
         assert_eq!(field(&Cell::None), "");
+    }
+
+    #[test]
+    fn text_that_looks_like_a_formula_gets_an_apostrophe() {
+        let text = |s: &str| field(&Cell::text(s));
+        assert_eq!(
+            text("=HYPERLINK(\"http://x\")"),
+            "\"'=HYPERLINK(\"\"http://x\"\")\""
+        );
+        assert_eq!(text("+1+cmd"), "'+1+cmd");
+        assert_eq!(text("-2+3"), "'-2+3");
+        assert_eq!(text("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(text("-"), "'-");
+        // control characters are escaped first: a tab is no longer one
+        assert_eq!(text("\tx"), "\\tx");
+        assert_eq!(text("a=b"), "a=b");
+        // numbers written as text, and number cells, stay as they are
+        assert_eq!(text("-1.5"), "-1.5");
+        assert_eq!(text("+7"), "+7");
+        assert_eq!(field(&Cell::Int(-3)), "-3");
+        assert_eq!(field(&Cell::Share(-0.25)), "-0.25");
+        assert_eq!(
+            field(&Cell::List(vec!["=cmd".into(), "b".into()])),
+            "'=cmd b"
+        );
     }
 
     #[test]

@@ -5,16 +5,37 @@ use super::model::{Column, Report};
 use crate::text::escape_multiline;
 
 /// A markdown table cell (or header): every cell goes through here, so
-/// escaping for markdown is made in one place. Pipes are escaped so they
-/// do not split the cell.
+/// escaping for markdown is made in one place. Trace text is made inert
+/// (see [`inert`]) and pipes are escaped so they do not split the cell.
 pub fn cell(text: &str) -> String {
-    text.replace('|', "\\|")
+    inert(text).replace('|', "\\|")
 }
 
 /// A paragraph (or a block, such as a list) and its newline: every line of
-/// prose goes through here. Builders have escaped the trace text in it.
+/// prose goes through here. Builders have escaped the trace text in it for
+/// a terminal; here it is made inert for markdown (see [`inert`]).
 pub fn prose(text: &str) -> String {
-    format!("{}\n", escape_multiline(text))
+    format!("{}\n", inert(&escape_multiline(text)))
+}
+
+/// Text from a trace as markdown shows it: HTML escaped (no `<script>`, no
+/// `<img onerror>`, no `<https://…>` autolink) and brackets escaped, so no
+/// link or remote image (`![](https://…)`) is made from it; a backslash is
+/// itself escaped so none of these escapes can be undone.
+fn inert(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '[' => out.push_str("\\["),
+            ']' => out.push_str("\\]"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The report as markdown: title, summary, table (or the empty line), notes.
@@ -104,6 +125,36 @@ mod tests {
             render(&r),
             "## Things\n\nTwo things.\n\n| name | n | why |\n| --- | ---: | --- |\n\
              | a\\|b | 7 | because |\n| long name | 12 |  |\n\na\nb\n"
+        );
+    }
+
+    #[test]
+    fn markdown_escapes_html_links_and_images() {
+        let mut r = Report::new(
+            "Reasons",
+            Shape::List("reasons"),
+            vec![Column::new("reason", "reason")],
+        );
+        for c in [
+            "<script>alert(1)</script>",
+            "<img src=x onerror=alert(1)>",
+            "![t](https://evil.example/p.png)",
+            "[click](https://evil.example)",
+            "R&D \\| a|b",
+        ] {
+            r.row(vec![Cell::text(c)]);
+        }
+        r.notes
+            .push(Prose::both("see <b>[this](https://x.example)</b>".into()));
+        assert_eq!(
+            render(&r),
+            "## Reasons\n\n| reason |\n| --- |\n\
+             | &lt;script&gt;alert(1)&lt;/script&gt; |\n\
+             | &lt;img src=x onerror=alert(1)&gt; |\n\
+             | !\\[t\\](https://evil.example/p.png) |\n\
+             | \\[click\\](https://evil.example) |\n\
+             | R&amp;D \\\\\\| a\\|b |\n\
+             \nsee &lt;b&gt;\\[this\\](https://x.example)&lt;/b&gt;\n"
         );
     }
 }

@@ -467,10 +467,10 @@ impl<'a> Batch<'a> {
                 .map_err(Self::db)?;
             if c.abstain.is_some() && stored != c.abstain {
                 self.summary.warnings.push(format!(
-                    "{source}: catalogue {}: abstain {:?} differs from the stored {:?}; a catalogue version is immutable, the stored one stays",
+                    "{source}: catalogue {}: abstain {} differs from the stored {}; a catalogue version is immutable, the stored one stays",
                     c.version,
-                    c.abstain.as_deref().unwrap_or(""),
-                    stored.as_deref().unwrap_or("(none)")
+                    crate::text::echo(c.abstain.as_deref().unwrap_or("")),
+                    crate::text::echo(stored.as_deref().unwrap_or("(none)"))
                 ));
             }
         }
@@ -1012,7 +1012,8 @@ impl<'a> Batch<'a> {
                 line,
                 record: Some(record),
                 message: format!(
-                    "catalogue {catalogue:?} is not defined in this import or in the database; import the catalogue record with that version (or fix the name)"
+                    "catalogue {} is not defined in this import or in the database; import the catalogue record with that version (or fix the name)",
+                    crate::text::echo(catalogue)
                 ),
             }
         };

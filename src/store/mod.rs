@@ -37,7 +37,7 @@ impl Store {
         let conn = Connection::open(path).map_err(|e| {
             Error::usage(format!("{}: cannot open the database: {e}", path.display()))
         })?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.set_prepared_statement_cache_capacity(64);
         if check_version(&conn, path)? == 0 {
             // A new database: decision rows are a few KB, so larger pages
@@ -45,7 +45,7 @@ impl Store {
             // the first table (and before WAL mode).
             conn.execute_batch("PRAGMA page_size = 16384")?;
         }
-        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        let mode = wal_mode(&conn)?;
         if mode != "wal" && path != Path::new(":memory:") {
             return Err(Error::usage(format!(
                 "{}: could not switch the database to WAL mode (got {mode})",
@@ -63,7 +63,9 @@ impl Store {
     }
 
     /// Opens an existing database read-only (the TUI and reports never
-    /// change it).
+    /// change it). In a folder rung cannot write to (where SQLite cannot
+    /// create the shared-memory file WAL mode reads through), it is opened
+    /// as immutable instead.
     pub fn open_ro(path: &Path) -> Result<Store> {
         if !path.exists() {
             return Err(Error::usage(format!(
@@ -71,12 +73,27 @@ impl Store {
                 path.display()
             )));
         }
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(|e| Error::usage(format!("{}: cannot open the database: {e}", path.display())))?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let cannot = |e| Error::usage(format!("{}: cannot open the database: {e}", path.display()));
+        let mut conn = Connection::open_with_flags(path, flags).map_err(cannot)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        if let Err(e) = conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
+            && cannot_read_in_place(&e)
+        {
+            conn = Connection::open_with_flags(
+                immutable_uri(path)?,
+                flags | OpenFlags::SQLITE_OPEN_URI,
+            )
+            .map_err(cannot)?;
+            let wal = wal_path(path);
+            if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+                eprintln!(
+                    "warning: {}: the folder is read-only, so the changes still in {} are not shown",
+                    crate::text::escape(&path.display().to_string()),
+                    crate::text::escape(&wal.display().to_string())
+                );
+            }
+        }
         conn.set_prepared_statement_cache_capacity(64);
         let version = check_version(&conn, path)?;
         if version < SCHEMA_VERSION {
@@ -115,6 +132,35 @@ impl Store {
     }
 }
 
+/// Removes the database at `path` when nothing was ever imported into it
+/// (an import that created it failed), with its WAL files; keeps it when
+/// another process holds it or it holds anything. Returns whether it went.
+pub fn remove_if_unused(path: &Path) -> bool {
+    let unused = (|| -> rusqlite::Result<bool> {
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+        // No waiting: a lock means someone else is using it.
+        conn.busy_timeout(std::time::Duration::ZERO)?;
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let empty = version == 0
+            || conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM imports)", [], |r| {
+                r.get::<_, bool>(0)
+            })?;
+        conn.execute_batch("ROLLBACK")?;
+        Ok(empty)
+    })()
+    .unwrap_or(false);
+    if unused {
+        let _ = std::fs::remove_file(path);
+        for ext in ["-wal", "-shm", "-journal"] {
+            let mut p = path.as_os_str().to_owned();
+            p.push(ext);
+            let _ = std::fs::remove_file(PathBuf::from(p));
+        }
+    }
+    unused
+}
+
 /// Classifies everything stored again, in one transaction.
 pub fn reclassify_all(store: &Store) -> Result<u64> {
     let conn = &store.conn;
@@ -134,10 +180,92 @@ pub fn reclassify_all(store: &Store) -> Result<u64> {
     }
 }
 
+/// Switches to WAL mode. Two rungs creating the same new file both ask at
+/// once, and SQLite answers one of them "busy" at once (not waiting, to
+/// break the deadlock): that one asks again until the busy timeout.
+fn wal_mode(conn: &Connection) -> Result<String> {
+    let start = std::time::Instant::now();
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+            Err(e)
+                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                    && start.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            r => return Ok(r?),
+        }
+    }
+}
+
+/// Whether a read-only open failed only because SQLite could not set up
+/// WAL reading beside the file (a read-only folder).
+fn cannot_read_in_place(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
+    )
+}
+
+/// `file:PATH?immutable=1`, the path escaped for a URI.
+fn immutable_uri(path: &Path) -> Result<String> {
+    let abs = std::path::absolute(path)?;
+    let mut uri = String::from("file:");
+    for c in abs.to_string_lossy().chars() {
+        match c {
+            '%' => uri.push_str("%25"),
+            '?' => uri.push_str("%3f"),
+            '#' => uri.push_str("%23"),
+            c => uri.push(c),
+        }
+    }
+    uri.push_str("?immutable=1");
+    Ok(uri)
+}
+
+fn wal_path(path: &Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push("-wal");
+    PathBuf::from(p)
+}
+
+/// Whether an error is SQLite saying another connection holds the lock.
+pub fn is_busy(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Db(db) if matches!(
+            db.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        )
+    )
+}
+
+/// A lock error of a writing command, said as what it means.
+pub fn explain_busy(e: Error, path: &Path) -> Error {
+    if is_busy(&e) {
+        Error::usage(format!(
+            "{}: another rung process is importing into (or reclassifying) this database; it stayed locked for {} s. Try again when it finishes",
+            path.display(),
+            BUSY_TIMEOUT.as_secs()
+        ))
+    } else {
+        e
+    }
+}
+
+/// How long a writer waits for another one to finish.
+pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 fn check_version(conn: &Connection, path: &Path) -> Result<i64> {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .map_err(|e| {
+            if matches!(
+                e.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            ) {
+                return Error::Db(e);
+            }
             Error::usage(format!(
                 "{}: not a rung database (or not SQLite at all): {e}",
                 path.display()
@@ -152,6 +280,11 @@ fn check_version(conn: &Connection, path: &Path) -> Result<i64> {
     if version == 0 {
         // A non-empty SQLite file without our version is someone else's.
         let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+        // Another rung may have created the schema between the two reads.
+        let again: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if again > 0 {
+            return check_version(conn, path);
+        }
         if tables > 0 {
             return Err(Error::usage(format!(
                 "{}: this SQLite file is not a rung database (it has tables but no rung schema version)",
@@ -164,11 +297,17 @@ fn check_version(conn: &Connection, path: &Path) -> Result<i64> {
 
 fn migrate(conn: &Connection) -> Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version >= SCHEMA_VERSION {
+        return Ok(());
+    }
+    // Under the write lock, and read again: another rung creating the same
+    // new file may have migrated it meanwhile.
+    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-        let tx = conn.unchecked_transaction()?;
         tx.execute_batch(sql)?;
         tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
-        tx.commit()?;
     }
+    tx.commit()?;
     Ok(())
 }

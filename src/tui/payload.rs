@@ -1,14 +1,19 @@
 //! Arguments and results as pretty JSON, produced lazily in bounded chunks:
 //! a streaming re-indenter carries its state from one chunk to the next, so a
 //! 100 MB result is read, indented, masked and escaped 64 KB at a time.
+//! A chunk never ends inside a secret (the cut moves out of it), so masking
+//! chunk by chunk hides as much as masking the whole.
 
-use crate::redact::Redactor;
+use crate::redact::{self, Redactor};
 use crate::text;
 
 /// Bytes of stored JSON per chunk (before the cut moves to a line end).
 pub const CHUNK: usize = 64 * 1024;
 /// How far past `CHUNK` a chunk may run to end at a line break.
 pub const EXTRA: usize = 16 * 1024;
+/// How many bytes to read for one chunk: `CHUNK + EXTRA`, and the margin
+/// that shows whether a secret runs across the cut.
+pub const READ: usize = CHUNK + EXTRA + redact::MARGIN;
 /// Longest line kept as one piece; longer lines are cut into pieces so that
 /// drawing a screenful never touches more than a bounded amount of text.
 pub const PIECE: usize = 2000;
@@ -113,10 +118,31 @@ impl Indent {
 }
 
 /// The end of the chunk that starts at `start` (in `buf`, which holds the
-/// bytes from `start` on): just after the first comma outside a string past
-/// `CHUNK`, else at most `CHUNK + EXTRA` bytes on a UTF-8 boundary.
+/// bytes from `start` on, [`READ`] of them when the payload has as many):
+/// just after the first comma outside a string past `CHUNK`, else at most
+/// `CHUNK + EXTRA` bytes on a UTF-8 boundary; then moved out of any secret
+/// the cut would split (before it, or past it when it starts the chunk).
 /// Returns (length, state at the end).
-pub fn chunk_len(buf: &[u8], state: Indent) -> (usize, Indent) {
+pub fn chunk_len(buf: &[u8], state: Indent, redactor: &Redactor) -> (usize, Indent) {
+    let (len, st) = structural_len(buf, state);
+    if len >= buf.len() || redactor.disabled {
+        return (len, st);
+    }
+    let look = &buf[..buf.len().min(len + redact::MARGIN)];
+    let text = match std::str::from_utf8(look) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&look[..e.valid_up_to()]).unwrap_or(""),
+    };
+    let cut = redactor.safe_cut(text, len);
+    if cut == len || cut == 0 {
+        return (len, st);
+    }
+    let mut st = state;
+    st.feed(&buf[..cut], None);
+    (cut, st)
+}
+
+fn structural_len(buf: &[u8], state: Indent) -> (usize, Indent) {
     let mut st = state;
     if buf.len() <= CHUNK {
         st.feed(buf, None);
@@ -147,36 +173,39 @@ pub fn chunk_len(buf: &[u8], state: Indent) -> (usize, Indent) {
     (end, st)
 }
 
-/// Indents `bytes` from `state`, then masks secrets and escapes control
-/// characters line by line, cutting long lines into pieces.
+/// Indents `bytes` from `state`, then masks secrets (over the whole chunk)
+/// and escapes control characters line by line, cutting long lines into
+/// pieces.
 pub fn render(bytes: &[u8], state: Indent, redactor: &Redactor) -> Vec<String> {
     let mut st = state;
     let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 4);
     st.feed(bytes, Some(&mut out));
     let text = String::from_utf8_lossy(&out);
+    let text = redactor.apply(&text);
     let mut lines = Vec::new();
     let mut parts = text.split('\n');
     if text.starts_with('\n') {
         parts.next();
     }
     for line in parts {
-        push_line(&mut lines, line, redactor);
+        push_line(&mut lines, line);
     }
     lines
 }
 
-/// Plain text (a decoded `raw` string): masked and escaped, newlines kept.
+/// Plain text (a decoded `raw` string): masked (as a whole: a private key
+/// spans lines) and escaped, newlines kept.
 pub fn render_text(s: &str, redactor: &Redactor) -> Vec<String> {
+    let masked = redactor.apply(s);
     let mut lines = Vec::new();
-    for line in s.split('\n') {
-        push_line(&mut lines, line, redactor);
+    for line in masked.split('\n') {
+        push_line(&mut lines, line);
     }
     lines
 }
 
-fn push_line(lines: &mut Vec<String>, line: &str, redactor: &Redactor) {
-    let masked = redactor.apply(line);
-    let safe = text::escape(&masked);
+fn push_line(lines: &mut Vec<String>, line: &str) {
+    let safe = text::escape(line);
     if safe.len() <= PIECE {
         lines.push(safe.into_owned());
         return;
@@ -222,7 +251,7 @@ mod tests {
         let mut lines = Vec::new();
         let (mut start, mut st) = (0, Indent::default());
         while start < bytes.len() {
-            let (len, end) = chunk_len(&bytes[start..], st);
+            let (len, end) = chunk_len(&bytes[start..], st, &Redactor::default());
             let part = render(&bytes[start..start + len], st, &Redactor::default());
             if start + len < bytes.len() {
                 assert!(part.last().unwrap().ends_with(','), "chunk ends a line");
@@ -233,6 +262,55 @@ mod tests {
         }
         assert_eq!(lines.join("\n"), pretty(&compact));
     }
+
+    /// Reads a payload chunk by chunk as the viewer does ([`READ`] bytes
+    /// from each chunk's start).
+    fn viewer_lines(bytes: &[u8], r: &Redactor) -> Vec<String> {
+        let mut lines = Vec::new();
+        let (mut start, mut st) = (0, Indent::default());
+        while start < bytes.len() {
+            let buf = &bytes[start..bytes.len().min(start + READ)];
+            let (len, end) = chunk_len(buf, st, r);
+            assert!(len > 0);
+            lines.extend(render(&buf[..len], st, r));
+            start += len;
+            st = end;
+        }
+        lines
+    }
+
+    #[test]
+    fn a_key_across_a_chunk_edge_is_masked() {
+        let key = "sk-proj-4f9aQ2xLk81abcdEFGH";
+        // One long string with no line break: the cut falls inside it, and
+        // here 5 bytes into the key.
+        let lead = br#"{"blob":""#.len();
+        let before = CHUNK + EXTRA - 5 - lead - 1;
+        let payload = format!(
+            "{{\"blob\":\"{} {key} {}\"}}",
+            "x".repeat(before),
+            "y".repeat(CHUNK)
+        );
+        assert_eq!(&payload[CHUNK + EXTRA - 5..CHUNK + EXTRA], "sk-pr");
+        let r = Redactor::default();
+        let lines = viewer_lines(payload.as_bytes(), &r);
+        let all = lines.concat();
+        assert!(!all.contains("sk-pr"), "the key's start escaped");
+        assert!(!all.contains("Q2xLk81"), "the key's end escaped");
+        assert_eq!(all.matches(MASK_TEXT).count(), 1);
+        // Nothing else is lost: the text is the whole payload, masked.
+        let whole = render(payload.as_bytes(), Indent::default(), &r).concat();
+        assert_eq!(all, whole);
+        // With masking off, the key is shown whole across the edge.
+        let off = Redactor::new(&[], true).unwrap();
+        assert!(
+            viewer_lines(payload.as_bytes(), &off)
+                .concat()
+                .contains(key)
+        );
+    }
+
+    const MASK_TEXT: &str = crate::redact::MASK;
 
     #[test]
     fn masks_escapes_and_cuts() {

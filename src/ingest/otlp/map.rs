@@ -110,8 +110,12 @@ fn map_run(trace_id: &str, run: RunSpans, from: Source, out: &mut Out) {
                 f.insert("call_id".into(), json!(id));
             }
             let what = match &call.id {
-                Some(id) => format!("call {id:?} to {name:?}"),
-                None => format!("the call to {name:?}"),
+                Some(id) => format!(
+                    "call {} to {}",
+                    crate::text::echo(id),
+                    crate::text::echo(name)
+                ),
+                None => format!("the call to {}", crate::text::echo(name)),
             };
             convo::put_arguments(
                 &mut f,

@@ -78,9 +78,10 @@ pub fn attach(
                 format!(
                     "dropped an execute_tool span that answers no call in the trace{}{}",
                     t.tool_name()
-                        .map(|n| format!(" (tool {n:?})"))
+                        .map(|n| format!(" (tool {})", crate::text::echo(&n)))
                         .unwrap_or_default(),
-                    id.map(|i| format!(" (call id {i:?})")).unwrap_or_default()
+                    id.map(|i| format!(" (call id {})", crate::text::echo(&i)))
+                        .unwrap_or_default()
                 ),
             );
             continue;

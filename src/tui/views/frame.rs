@@ -116,7 +116,7 @@ pub(super) fn empty(f: &mut Frame, app: &App, area: Rect) {
             t.key(),
         ),
         Line::raw(""),
-        Line::raw("The trace format is described in docs and in `rung --help`."),
+        Line::raw("The trace format: docs/trace-format.md in rung's repository."),
     ];
     f.render_widget(Paragraph::new(lines).block(block(" rung ", t, false)), area);
 }

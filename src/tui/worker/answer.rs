@@ -120,7 +120,7 @@ pub fn answer(
             decision_id,
             column,
             from,
-        } => match seek(conn, decision_id, column, from, cancelled)? {
+        } => match seek(conn, &shared.redactor, decision_id, column, from, cancelled)? {
             Some(c) => Response::PayloadSeek(c),
             None => return Ok(None),
         },
@@ -160,8 +160,8 @@ fn chunk(
     state: Indent,
 ) -> Result<Chunk> {
     let total = browse::payload_bytes(conn, id, column).unwrap_or(0);
-    let buf = browse::payload_read(conn, id, column, start, payload::CHUNK + payload::EXTRA)?;
-    let (len, end_state) = payload::chunk_len(&buf, state);
+    let buf = browse::payload_read(conn, id, column, start, payload::READ)?;
+    let (len, end_state) = payload::chunk_len(&buf, state, redactor);
     let bytes = &buf[..len];
     // A raw model output is usually one JSON string: show its text.
     let lines = if column == PayloadColumn::Raw && start == 0 && len as u64 == total {

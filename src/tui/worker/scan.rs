@@ -10,12 +10,14 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 use super::request::{FUZZY_KEEP, FuzzyResult};
 use crate::error::Result;
 use crate::filter::Filter;
+use crate::redact::Redactor;
 use crate::store::browse::{self, PayloadColumn};
 use crate::store::query::RunRow;
 use crate::tui::payload::{self, Indent};
 
 pub(super) fn seek(
     conn: &rusqlite::Connection,
+    redactor: &Redactor,
     id: i64,
     column: PayloadColumn,
     from: (u64, Indent),
@@ -29,8 +31,8 @@ pub(super) fn seek(
         if cancelled() {
             return Ok(None);
         }
-        let buf = reader.read(start, payload::CHUNK + payload::EXTRA)?;
-        let (len, end) = payload::chunk_len(&buf, state);
+        let buf = reader.read(start, payload::READ)?;
+        let (len, end) = payload::chunk_len(&buf, state, redactor);
         if len == 0 || start + len as u64 >= total {
             return Ok(Some(out));
         }
