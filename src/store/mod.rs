@@ -2,17 +2,21 @@
 //! classification pass, and the named queries reports use. The only SQL in
 //! rung lives under this module.
 
-mod batch;
-pub mod browse;
 mod classify;
-pub mod query;
+mod import;
+pub mod runs;
+pub mod verdicts;
+
+// The paths other modules have used.
+pub use runs as browse;
+pub use verdicts as query;
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-pub use batch::{Batch, Counts, ImportOptions, ImportSummary, Prepared};
 pub use classify::{Explained, explain};
+pub use import::{Batch, Counts, ImportOptions, ImportSummary, Prepared};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -116,10 +120,10 @@ impl Store {
 /// Classifies everything stored again, in one transaction.
 pub fn reclassify_all(store: &Store) -> Result<u64> {
     let conn = &store.conn;
-    batch::begin_touched(conn)?;
+    import::begin_touched(conn)?;
     let config = store.config()?;
     let mut ctx = classify::Context::new(conn, &config);
-    let result = batch::touch_all(conn).and_then(|_| classify::reclassify_touched(&mut ctx));
+    let result = import::touch_all(conn).and_then(|_| classify::reclassify_touched(&mut ctx));
     match result {
         Ok(n) => {
             conn.execute_batch("COMMIT")?;
