@@ -3,13 +3,49 @@
 //! rung lives under this module.
 
 mod classify;
+pub mod decisions;
+pub mod detail;
+pub mod filter_sql;
+pub mod findings;
+pub mod hints;
 mod import;
+mod menu;
+pub mod paging;
+pub mod payload;
+pub mod refusals;
 pub mod runs;
+pub mod tools;
 pub mod verdicts;
 
-// The paths other modules have used.
-pub use runs as browse;
-pub use verdicts as query;
+/// The queries behind the TUI, under the path the TUI has always used.
+pub mod browse {
+    pub use super::decisions::{
+        DecisionRow, DecisionSet, decision_id, decision_key, decisions_page, is_empty,
+        next_failing, step_key, timeline_page,
+    };
+    pub use super::detail::{Detail, MenuItem, decision_detail};
+    pub use super::hints::{FilterHints, filter_hints};
+    pub use super::paging::{Anchor, Key, Page, cmp_key};
+    pub use super::payload::{PayloadColumn, PayloadReader, payload_bytes, payload_read};
+    pub use super::refusals::{latest_refusal, refusal_items, refusals_per_day};
+    pub use super::runs::{RunHeader, RunSort, RunText, run_header, run_key, runs_page, scan_runs};
+    pub use super::tools::{
+        RuleCount, ToolAudit, ToolDef, ToolFlags, tool_audit, tool_def, tool_flags,
+    };
+    pub use super::tune_reader;
+}
+
+/// The named queries behind reports, under the path reports have always used.
+pub mod query {
+    pub use super::decisions::run_steps;
+    pub use super::filter_sql::FilterSql;
+    pub use super::findings::{FindingRow, decision_findings, findings, is_decision_kind};
+    pub use super::refusals::refusals;
+    pub use super::runs::{RunRow, runs};
+    pub use super::tools::tools;
+    pub use super::verdicts::{boundary_profile, confusions, ladder, metrics, pass_hat_k};
+    pub use crate::filter::Filter;
+}
 
 use std::path::{Path, PathBuf};
 
@@ -134,6 +170,13 @@ pub fn reclassify_all(store: &Store) -> Result<u64> {
             Err(e)
         }
     }
+}
+
+/// Lowers this connection's page cache: the TUI keeps several readers open
+/// and must stay small.
+pub fn tune_reader(conn: &Connection) -> Result<()> {
+    conn.execute_batch("PRAGMA cache_size = -16384;")?;
+    Ok(())
 }
 
 fn check_version(conn: &Connection, path: &Path) -> Result<i64> {

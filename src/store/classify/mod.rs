@@ -814,7 +814,7 @@ pub struct Explained {
     pub arguments: Option<String>,
     pub walk: Vec<ladder::WalkStep>,
     pub tools: Vec<ladder::ToolVisibility>,
-    pub findings: Vec<super::query::FindingRow>,
+    pub findings: Vec<super::findings::FindingRow>,
 }
 
 /// Explains one stored decision: the ladder walk and every catalogue tool's
@@ -834,7 +834,7 @@ pub fn explain(conn: &Connection, config: &Config, run_id: &str, step: i64) -> R
         .query_row(params![run_id, step], decision_row)
         .optional()?;
     let Some(d) = found else {
-        let steps: Vec<String> = crate::store::query::run_steps(conn, run_id)
+        let steps: Vec<String> = crate::store::decisions::run_steps(conn, run_id)
             .unwrap_or_default()
             .iter()
             .map(|s| s.to_string())
@@ -906,6 +906,6 @@ pub fn explain(conn: &Connection, config: &Config, run_id: &str, step: i64) -> R
         arguments,
         walk,
         tools,
-        findings: super::query::decision_findings(conn, run_id, step)?,
+        findings: super::findings::decision_findings(conn, run_id, step)?,
     })
 }
