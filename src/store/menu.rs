@@ -3,7 +3,7 @@
 
 use rusqlite::Row;
 
-use super::classify::{parse_list, parse_policy, parse_retrieval};
+use super::decode::{parse_list, parse_policy, parse_retrieval};
 use crate::model::{Label, Policy, Retrieval};
 
 /// A decision's menu fields with the run's inherited where it records none.

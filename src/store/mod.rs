@@ -4,6 +4,7 @@
 
 mod classify;
 pub mod decisions;
+mod decode;
 pub mod detail;
 pub mod filter_sql;
 pub mod findings;
