@@ -48,7 +48,10 @@ impl Config {
         Ok(config)
     }
 
-    fn validate(&self) -> std::result::Result<(), String> {
+    /// Checks every entry: stages are stages, redaction patterns compile.
+    /// The one place a configuration is judged, before it is stored and
+    /// whenever it is read back.
+    pub fn validate(&self) -> std::result::Result<(), String> {
         for (reason, stage) in &self.reasons {
             if Stage::parse(stage).is_none() {
                 return Err(format!(
@@ -57,6 +60,9 @@ impl Config {
                 ));
             }
         }
+        // Compiled now, so a bad pattern stops the import before anything
+        // is stored (and never reaches a report or the TUI).
+        crate::redact::Redactor::new(&self.redact.patterns, false)?;
         Ok(())
     }
 
@@ -77,7 +83,14 @@ impl Config {
         serde_json::to_string(self).expect("config serialises")
     }
 
-    pub fn from_json(s: &str) -> Config {
-        serde_json::from_str(s).unwrap_or_default()
+    /// A configuration as stored; the error says what does not decode or
+    /// is not valid.
+    pub fn from_json(s: &str) -> std::result::Result<Config, String> {
+        let config: Config = serde_json::from_str(s)
+            .map_err(|e| format!("the stored configuration does not decode ({e})"))?;
+        config
+            .validate()
+            .map_err(|m| format!("the stored configuration is not valid ({m})"))?;
+        Ok(config)
     }
 }

@@ -4,10 +4,13 @@
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
+use super::decode::{Stored, Table};
 use super::filter_sql::FilterSql;
 use super::paging::{Anchor, Key, Page, Spec};
+use super::refusals::{refusal_stage, refused};
 use crate::error::{Error, Result};
 use crate::filter::Filter;
+use crate::model::Rung;
 
 /// One decision as lists and the run timeline show it.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,24 +36,26 @@ pub struct DecisionRow {
 const DECISION_COLUMNS: &str = "l.decision_id, l.run_id, l.step, l.turn, l.phase, l.selected, \
 l.rung, l.status, l.reason, l.boundary, l.progress, l.acceptable, l.time_us, l.violated";
 
-fn decision_row(r: &Row<'_>, at: usize) -> rusqlite::Result<DecisionRow> {
-    let acceptable: Option<String> = r.get(at + 11)?;
+fn decision_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<DecisionRow> {
+    let decision_id: i64 = r.get(at)?;
+    let row = || format!("row decision_id {decision_id}");
+    let ladder = Stored::new(conn, Table::Ladder, &row);
+    let rung = ladder.spelled("rung", r.get(at + 6)?, Rung::parse, Rung::spellings)?;
+    let acceptable = ladder.list("acceptable", r.get(at + 11)?)?;
     Ok(DecisionRow {
-        decision_id: r.get(at)?,
+        decision_id,
         run_id: r.get(at + 1)?,
         step: r.get(at + 2)?,
         turn: r.get(at + 3)?,
         phase: r.get(at + 4)?,
         selected: r.get(at + 5)?,
-        rung: r.get(at + 6)?,
+        rung: rung.as_str().to_string(),
         status: r.get(at + 7)?,
         reason: r.get(at + 8)?,
         boundary: r.get(at + 9)?,
         progress: r.get(at + 10)?,
         labelled: acceptable.is_some(),
-        acceptable: acceptable
-            .and_then(|a| serde_json::from_str(&a).ok())
-            .unwrap_or_default(),
+        acceptable: acceptable.unwrap_or_default(),
         time_us: r.get(at + 12)?,
         violated: r.get(at + 13)?,
     })
@@ -89,8 +94,10 @@ fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Spec<'a> {
             acceptable,
             selected,
         } => {
-            from_where
-                .push_str(" AND l.rung = 'selection' AND l.acceptable = ? AND l.selected IS ?");
+            from_where.push_str(&format!(
+                " AND l.rung = '{}' AND l.acceptable = ? AND l.selected IS ?",
+                Rung::Selection
+            ));
             args.push(Sql::Text(
                 serde_json::to_string(acceptable).expect("serialises"),
             ));
@@ -103,10 +110,11 @@ fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Spec<'a> {
             since,
             until,
         } => {
-            from_where.push_str(
-                " AND l.status = 'refused' AND l.reason IS ? AND COALESCE(l.boundary, 'unclassified') = ?
-                  AND l.time_us >= ? AND l.time_us < ?",
-            );
+            from_where.push_str(&format!(
+                " AND {} AND l.reason IS ? AND {} = ? AND l.time_us >= ? AND l.time_us < ?",
+                refused(),
+                refusal_stage()
+            ));
             args.push(reason.clone().map(Sql::Text).unwrap_or(Sql::Null));
             args.push(Sql::Text(stage.clone()));
             args.push(Sql::Integer(*since));
@@ -132,7 +140,7 @@ pub fn decisions_page(
     anchor: &Anchor,
     n: usize,
 ) -> Result<Page<DecisionRow>> {
-    decision_spec(f, set).page(conn, anchor, n, &|r| decision_row(r, 2))
+    decision_spec(f, set).page(conn, anchor, n, &|r| decision_row(conn, r, 2))
 }
 
 /// The key of a decision row within `set`.
@@ -169,7 +177,7 @@ pub fn timeline_page(
     anchor: &Anchor,
     n: usize,
 ) -> Result<Page<DecisionRow>> {
-    timeline_spec(f, run_id).page(conn, anchor, n, &|r| decision_row(r, 2))
+    timeline_spec(f, run_id).page(conn, anchor, n, &|r| decision_row(conn, r, 2))
 }
 
 /// The key of a step in a run's timeline.
@@ -189,10 +197,11 @@ pub fn next_failing(
     args.insert(0, Sql::Text(run_id.to_string()));
     args.insert(1, Sql::Integer(step));
     let (op, dir) = if forward { (">", "ASC") } else { ("<", "DESC") };
+    let passed = Rung::Passed;
     Ok(conn
         .prepare_cached(&format!(
             "SELECT l.step FROM ladder l JOIN runs r ON r.run_id = l.run_id
-             WHERE l.run_id = ? AND l.step {op} ? AND l.rung <> 'passed' AND {clause}
+             WHERE l.run_id = ? AND l.step {op} ? AND l.rung <> '{passed}' AND {clause}
              ORDER BY l.step {dir} LIMIT 1"
         ))?
         .query_row(params_from_iter(args), |r| r.get(0))

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use rusqlite::Connection;
 
 use super::classify::load_catalogue;
-use super::menu::{MENU_SELECT, MenuRow, menu_row};
+use super::menu::{MENU_SELECT, menu_row};
 use super::payload::{PayloadColumn, payload_bytes};
 use super::{Explained, explain};
 use crate::config::Config;
@@ -51,29 +51,21 @@ pub struct Detail {
 /// The Run screen's detail of one decision: explain's walk and tool rules,
 /// the menu in recorded order with retrieval ranks, payload sizes.
 pub fn decision_detail(conn: &Connection, config: &Config, decision_id: i64) -> Result<Detail> {
-    let (run_id, step, at, latency_ms, stage, m): (
-        String,
-        i64,
-        Option<String>,
-        Option<f64>,
-        Option<String>,
-        MenuRow,
-    ) = conn
-        .prepare_cached(&format!(
-            "SELECT l.run_id, l.step, d.at, d.latency_ms, l.boundary, {MENU_SELECT}
-             FROM ladder l JOIN decisions d ON d.id = l.decision_id
-             LEFT JOIN runs r ON r.run_id = l.run_id WHERE l.decision_id = ?1"
-        ))?
-        .query_row([decision_id], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                menu_row(r, 5)?,
-            ))
-        })?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT l.run_id, l.step, d.at, d.latency_ms, l.boundary, {MENU_SELECT}
+         FROM ladder l JOIN decisions d ON d.id = l.decision_id
+         LEFT JOIN runs r ON r.run_id = l.run_id WHERE l.decision_id = ?1"
+    ))?;
+    let mut rows = stmt.query([decision_id])?;
+    let r = rows.next()?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
+    let run_id: String = r.get(0)?;
+    let step: i64 = r.get(1)?;
+    let at: Option<String> = r.get(2)?;
+    let latency_ms: Option<f64> = r.get(3)?;
+    let stage: Option<String> = r.get(4)?;
+    let m = menu_row(conn, r, 5)?;
+    drop(rows);
+    drop(stmt);
     let explained = explain(conn, config, &run_id, step)?;
     let cat = match &m.catalogue {
         Some(c) => load_catalogue(conn, c)?,

@@ -131,7 +131,10 @@ impl Store {
         })
     }
 
-    /// The configuration kept in the database (defaults when none).
+    /// The configuration kept in the database (defaults when none was
+    /// ever stored). One that does not decode, or is not valid, is an error
+    /// naming the database: never the defaults, which would drop the
+    /// redaction patterns and the reason table.
     pub fn config(&self) -> Result<Config> {
         let v: Option<String> = self
             .conn
@@ -139,12 +142,29 @@ impl Store {
                 r.get(0)
             })
             .optional()?;
-        Ok(v.map(|s| Config::from_json(&s)).unwrap_or_default())
+        let Some(s) = v else {
+            return Ok(Config::default());
+        };
+        Config::from_json(&s).map_err(|m| {
+            let row = || "row key \"config\"".to_string();
+            decode::Stored::new(&self.conn, decode::Table::Meta, &row).error(
+                "value",
+                format!("{m}; store a good one with `rung --config FILE reclassify`"),
+            )
+        })
     }
 
-    /// Stores `config`; true when it differs from the one kept before.
+    /// Stores `config` (checked first); true when it differs from the one
+    /// kept before. A stored one that cannot be read is replaced.
     pub fn set_config(&self, config: &Config) -> Result<bool> {
-        let changed = self.config()? != *config;
+        config
+            .validate()
+            .map_err(|m| Error::usage(format!("the configuration is not valid: {m}")))?;
+        let changed = match self.config() {
+            Ok(stored) => stored != *config,
+            Err(Error::Stored(_)) => true,
+            Err(e) => return Err(e),
+        };
         self.conn.execute(
             "INSERT INTO meta (key, value) VALUES ('config', ?1)
              ON CONFLICT(key) DO UPDATE SET value = excluded.value",

@@ -94,7 +94,7 @@ impl Spec<'_> {
         inclusive: bool,
         forward: bool,
         n: usize,
-        map: &dyn Fn(&Row<'_>) -> rusqlite::Result<T>,
+        map: &dyn Fn(&Row<'_>) -> Result<T>,
     ) -> Result<(Vec<(Key, T)>, bool)> {
         let mut sql = format!(
             "SELECT {}, {}, {} {}",
@@ -142,7 +142,7 @@ impl Spec<'_> {
         conn: &Connection,
         anchor: &Anchor,
         n: usize,
-        map: &dyn Fn(&Row<'_>) -> rusqlite::Result<T>,
+        map: &dyn Fn(&Row<'_>) -> Result<T>,
     ) -> Result<Page<T>> {
         let n = n.max(1);
         Ok(match anchor {

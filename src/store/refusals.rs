@@ -8,15 +8,27 @@ use super::filter_sql::FilterSql;
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::metrics::Refusal;
+use crate::model::{Boundary, Status};
 use crate::window::DAY;
+
+/// `WHERE` text over `ladder l`: the decision was refused.
+pub(super) fn refused() -> String {
+    format!("l.status = '{}'", Status::Refused)
+}
+
+/// A refusal's stage over `ladder l`: its boundary, `unclassified` when none.
+pub(super) fn refusal_stage() -> String {
+    format!("COALESCE(l.boundary, '{}')", Boundary::Unclassified)
+}
 
 /// Refused decisions in the filter (any time), for the refusal report.
 pub fn refusals(conn: &Connection, f: &Filter) -> Result<Vec<Refusal>> {
     let (clause, args) = f.without_window().decision_clause();
     let from = f.from();
+    let (stage, refused) = (refusal_stage(), refused());
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.reason, COALESCE(l.boundary, 'unclassified'), l.run_id, l.time_us
-         {from} WHERE {clause} AND l.status = 'refused'"
+        "SELECT l.reason, {stage}, l.run_id, l.time_us
+         {from} WHERE {clause} AND {refused}"
     ))?;
     let rows = stmt
         .query_map(params_from_iter(args), |r| {
@@ -44,10 +56,11 @@ pub fn refusal_items(
     let mut all = args.clone();
     all.push(Sql::Integer(prev));
     all.push(Sql::Integer(until));
+    let (stage, refused) = (refusal_stage(), refused());
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT l.reason, COALESCE(l.boundary, 'unclassified'), l.run_id, l.time_us
+        "SELECT l.reason, {stage}, l.run_id, l.time_us
          FROM ladder l JOIN runs r ON r.run_id = l.run_id
-         WHERE {clause} AND l.status = 'refused' AND l.time_us >= ? AND l.time_us < ?"
+         WHERE {clause} AND {refused} AND l.time_us >= ? AND l.time_us < ?"
     ))?;
     let items = stmt
         .query_map(params_from_iter(all), |r| {
@@ -62,7 +75,7 @@ pub fn refusal_items(
     let undated: i64 = conn
         .prepare_cached(&format!(
             "SELECT count(*) FROM ladder l JOIN runs r ON r.run_id = l.run_id
-             WHERE {clause} AND l.status = 'refused' AND l.time_us IS NULL"
+             WHERE {clause} AND {refused} AND l.time_us IS NULL"
         ))?
         .query_row(params_from_iter(std::mem::take(&mut args)), |r| r.get(0))?;
     Ok((items, undated as u64))
@@ -71,10 +84,11 @@ pub fn refusal_items(
 /// The time of the latest dated refusal in the filter.
 pub fn latest_refusal(conn: &Connection, f: &Filter) -> Result<Option<i64>> {
     let (clause, args) = f.without_window().decision_clause();
+    let refused = refused();
     Ok(conn
         .prepare_cached(&format!(
             "SELECT l.time_us FROM ladder l JOIN runs r ON r.run_id = l.run_id
-             WHERE {clause} AND l.status = 'refused' AND l.time_us IS NOT NULL
+             WHERE {clause} AND {refused} AND l.time_us IS NOT NULL
              ORDER BY l.time_us DESC LIMIT 1"
         ))?
         .query_row(params_from_iter(args), |r| r.get(0))
@@ -88,9 +102,10 @@ pub fn refusals_per_day(conn: &Connection, f: &Filter, until: i64, days: u32) ->
     args.push(Sql::Integer(since));
     args.push(Sql::Integer(until));
     let mut out = vec![0u64; days as usize];
+    let refused = refused();
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT (l.time_us - {since}) / {DAY}, count(*) FROM ladder l JOIN runs r ON r.run_id = l.run_id
-         WHERE {clause} AND l.status = 'refused' AND l.time_us >= ? AND l.time_us < ?
+         WHERE {clause} AND {refused} AND l.time_us >= ? AND l.time_us < ?
          GROUP BY 1"
     ))?;
     let mut rows = stmt.query(params_from_iter(args))?;

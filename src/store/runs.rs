@@ -6,8 +6,9 @@ use std::ops::ControlFlow;
 use std::sync::LazyLock;
 
 use rusqlite::types::Value as Sql;
-use rusqlite::{Connection, OptionalExtension, Row, params_from_iter};
+use rusqlite::{Connection, Row, params_from_iter};
 
+use super::decode::{Stored, Table};
 use super::filter_sql::{FilterSql, runs_where};
 use super::paging::{Anchor, Key, Page, Spec};
 use crate::error::Result;
@@ -41,49 +42,46 @@ pub fn runs(conn: &Connection, f: &Filter) -> Result<Vec<RunRow>> {
     } else {
         f.run_clause()
     };
-    let mut rows: Vec<RunRow> = conn
-        .prepare(&format!(
-            "SELECT r.run_id, r.task_id, r.trial, r.model, r.catalogue, r.decisions,
-                    r.first_failed_rung, r.success, r.harm
-             FROM runs r WHERE {clause} ORDER BY r.run_id"
-        ))?
-        .query_map(params_from_iter(args), |r| {
-            Ok(RunRow {
-                run_id: r.get(0)?,
-                task_id: r.get(1)?,
-                trial: r.get(2)?,
-                model: r.get(3)?,
-                catalogue: r.get(4)?,
-                decisions: r.get::<_, i64>(5)? as u64,
-                first_failed_rung: r.get(6)?,
-                success: r.get(7)?,
-                harm: r.get(8)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+    let mut rows = Vec::new();
+    {
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {RUN_COLUMNS} FROM runs r WHERE {clause} ORDER BY r.run_id"
+        ))?;
+        let mut q = stmt.query(params_from_iter(args))?;
+        while let Some(r) = q.next()? {
+            rows.push(run_row(conn, r, 0)?);
+        }
+    }
     if !f.has_decision_filter() {
         return Ok(rows);
     }
     let (clause, args) = f.decision_clause();
     let from = f.from();
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.run_id, l.rung {from} WHERE {clause} ORDER BY l.run_id, l.step"
+        "SELECT l.run_id, l.rung, l.decision_id {from} WHERE {clause} ORDER BY l.run_id, l.step"
     ))?;
-    let mut agg: HashMap<String, (u64, Option<String>)> = HashMap::new();
+    let mut agg: HashMap<String, (u64, Option<Rung>)> = HashMap::new();
     let mut q = stmt.query(params_from_iter(args))?;
     while let Some(r) = q.next()? {
         let run_id: String = r.get(0)?;
-        let rung: String = r.get(1)?;
+        let id: i64 = r.get(2)?;
+        let row = || format!("row decision_id {id}");
+        let rung = Stored::new(conn, Table::Ladder, &row).spelled(
+            "rung",
+            r.get(1)?,
+            Rung::parse,
+            Rung::spellings,
+        )?;
         let e = agg.entry(run_id).or_default();
         e.0 += 1;
-        if e.1.is_none() && rung != "passed" {
+        if e.1.is_none() && rung != Rung::Passed {
             e.1 = Some(rung);
         }
     }
     rows.retain_mut(|row| match agg.get(&row.run_id) {
         Some((n, first)) => {
             row.decisions = *n;
-            row.first_failed_rung.clone_from(first);
+            row.first_failed_rung = first.map(|r| r.as_str().to_string());
             true
         }
         None => false,
@@ -149,18 +147,33 @@ static RUNG_ORDER: LazyLock<String> = LazyLock::new(|| {
 const RUN_COLUMNS: &str = "r.run_id, r.task_id, r.trial, r.model, r.catalogue, r.decisions, \
 r.first_failed_rung, r.success, r.harm";
 
-fn run_row(r: &Row<'_>, at: usize) -> rusqlite::Result<RunRow> {
+/// Reads [`RUN_COLUMNS`] from column `at` on.
+fn run_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<RunRow> {
+    let run_id: String = r.get(at)?;
+    let first_failed_rung = first_failed(conn, &run_id, r.get(at + 6)?)?;
     Ok(RunRow {
-        run_id: r.get(at)?,
         task_id: r.get(at + 1)?,
         trial: r.get(at + 2)?,
         model: r.get(at + 3)?,
         catalogue: r.get(at + 4)?,
         decisions: r.get::<_, i64>(at + 5)? as u64,
-        first_failed_rung: r.get(at + 6)?,
+        first_failed_rung,
         success: r.get(at + 7)?,
         harm: r.get(at + 8)?,
+        run_id,
     })
+}
+
+/// A run's stored first failed rung, checked to be a rung.
+fn first_failed(conn: &Connection, run_id: &str, s: Option<String>) -> Result<Option<String>> {
+    let row = || format!("row run_id {run_id:?}");
+    let rung = Stored::new(conn, Table::Runs, &row).spelled_opt(
+        "first_failed_rung",
+        s,
+        Rung::parse,
+        Rung::spellings,
+    )?;
+    Ok(rung.map(|r| r.as_str().to_string()))
 }
 
 /// One page of runs in the filter, sorted by `sort`. With decision-level
@@ -183,7 +196,7 @@ pub fn runs_page(
         id: (sort != RunSort::Id).then_some("r.run_id"),
         desc,
     };
-    spec.page(conn, anchor, n, &|r| run_row(r, 2))
+    spec.page(conn, anchor, n, &|r| run_row(conn, r, 2))
 }
 
 /// The sort key of a run row, for anchoring a page on it.
@@ -203,20 +216,6 @@ pub fn run_key(row: &RunRow, sort: RunSort) -> Key {
         RunSort::Harm => b(row.harm),
     };
     (key, Sql::Text(row.run_id.clone()))
-}
-
-/// Orders two sort keys as SQLite's `ORDER BY` does (integers before
-/// text), so rows sorted in memory agree with the pages.
-pub fn cmp_key(a: &Key, b: &Key) -> std::cmp::Ordering {
-    use std::cmp::Ordering;
-    let one = |x: &Sql, y: &Sql| match (x, y) {
-        (Sql::Integer(p), Sql::Integer(q)) => p.cmp(q),
-        (Sql::Text(p), Sql::Text(q)) => p.cmp(q),
-        (Sql::Integer(_), _) => Ordering::Less,
-        (_, Sql::Integer(_)) => Ordering::Greater,
-        _ => Ordering::Equal,
-    };
-    one(&a.0, &b.0).then_with(|| one(&a.1, &b.1))
 }
 
 /// A run with its goal, as the fuzzy filter sees it.
@@ -239,7 +238,7 @@ pub fn scan_runs(
     let mut rows = stmt.query(params_from_iter(args))?;
     while let Some(r) = rows.next()? {
         let t = RunText {
-            row: run_row(r, 0)?,
+            row: run_row(conn, r, 0)?,
             goal: r.get(9)?,
         };
         if visit(t).is_break() {
@@ -268,30 +267,30 @@ pub struct RunHeader {
 }
 
 pub fn run_header(conn: &Connection, run_id: &str) -> Result<Option<RunHeader>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT run_id, task_id, trial, goal, intent, model, catalogue, terminated, success,
-                    harm, started_at, decisions, first_failed_rung
-             FROM runs WHERE run_id = ?1",
-        )?
-        .query_row([run_id], |r| {
-            Ok(RunHeader {
-                run_id: r.get(0)?,
-                task_id: r.get(1)?,
-                trial: r.get(2)?,
-                goal: r.get(3)?,
-                intent: r.get(4)?,
-                model: r.get(5)?,
-                catalogue: r.get(6)?,
-                terminated: r.get(7)?,
-                success: r.get(8)?,
-                harm: r.get(9)?,
-                started_at: r.get(10)?,
-                decisions: r.get::<_, i64>(11)? as u64,
-                first_failed_rung: r.get(12)?,
-            })
-        })
-        .optional()?)
+    let mut stmt = conn.prepare_cached(
+        "SELECT run_id, task_id, trial, goal, intent, model, catalogue, terminated, success,
+                harm, started_at, decisions, first_failed_rung
+         FROM runs WHERE run_id = ?1",
+    )?;
+    let mut rows = stmt.query([run_id])?;
+    let Some(r) = rows.next()? else {
+        return Ok(None);
+    };
+    Ok(Some(RunHeader {
+        run_id: r.get(0)?,
+        task_id: r.get(1)?,
+        trial: r.get(2)?,
+        goal: r.get(3)?,
+        intent: r.get(4)?,
+        model: r.get(5)?,
+        catalogue: r.get(6)?,
+        terminated: r.get(7)?,
+        success: r.get(8)?,
+        harm: r.get(9)?,
+        started_at: r.get(10)?,
+        decisions: r.get::<_, i64>(11)? as u64,
+        first_failed_rung: first_failed(conn, run_id, r.get(12)?)?,
+    }))
 }
 
 #[cfg(test)]

@@ -1,19 +1,23 @@
 //! Catalogue tools: usage per tool (`rung report tools`), flags and stored
 //! definitions for the Tools screen, and the "why was it visible" audit.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::types::Value as Sql;
-use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
+use rusqlite::{Connection, params, params_from_iter};
 
 use super::classify::load_catalogue;
+use super::decode::{Stored, Table};
 use super::filter_sql::{FilterSql, push_in};
 use super::findings::FindingRow;
 use super::menu::{MENU_SELECT, menu_row};
+use super::refusals::refused;
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::ladder::{self, Menu};
 use crate::metrics::ToolUsage;
+use crate::model::Rung;
 
 /// Per catalogue tool usage (`rung report tools`), by (catalogue, name).
 pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
@@ -48,9 +52,10 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
     let (clause, args) = f.decision_clause();
     let from = f.from();
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.catalogue, l.retrieved, l.selected, l.rung = 'selection', l.status = 'refused',
-                l.reason
-         {from} WHERE {clause} AND l.catalogue IS NOT NULL"
+        "SELECT l.catalogue, l.retrieved, l.selected, l.rung = '{}', {}, l.reason, l.decision_id
+         {from} WHERE {clause} AND l.catalogue IS NOT NULL",
+        Rung::Selection,
+        refused()
     ))?;
     let mut rows = stmt.query(params_from_iter(args))?;
     // Pinned menus repeat the same text: parse each distinct one once.
@@ -67,9 +72,17 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
         if parsed.len() > 10_000 {
             parsed.clear();
         }
-        let names = parsed
-            .entry(retrieved)
-            .or_insert_with_key(|k| serde_json::from_str(k).unwrap_or_default());
+        let names = match parsed.entry(retrieved) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let id: i64 = r.get(6)?;
+                let row = || format!("row decision_id {id}");
+                let list = Stored::new(conn, Table::Ladder, &row)
+                    .list("retrieved", Some(e.key().clone()))?
+                    .unwrap_or_default();
+                e.insert(list)
+            }
+        };
         for n in names.iter() {
             if let Some(&i) = tools.get(n) {
                 list[i].visible += 1;
@@ -142,28 +155,28 @@ pub struct ToolDef {
 }
 
 pub fn tool_def(conn: &Connection, catalogue: &str, name: &str) -> Result<Option<ToolDef>> {
-    let def = conn
-        .prepare_cached(
-            "SELECT family, effect, open_world, idempotent, record FROM tools
-             WHERE catalogue = ?1 AND name = ?2",
-        )?
-        .query_row(params![catalogue, name], |r| {
-            let record: String = r.get(4)?;
-            Ok(ToolDef {
-                catalogue: catalogue.to_string(),
-                name: name.to_string(),
-                family: r.get(0)?,
-                effect: r.get(1)?,
-                open_world: r.get(2)?,
-                idempotent: r.get(3)?,
-                record: serde_json::from_str(&record).unwrap_or(serde_json::Value::Null),
-                drift: Vec::new(),
-            })
-        })
-        .optional()?;
-    let Some(mut def) = def else {
+    let mut stmt = conn.prepare_cached(
+        "SELECT family, effect, open_world, idempotent, record FROM tools
+         WHERE catalogue = ?1 AND name = ?2",
+    )?;
+    let mut rows = stmt.query(params![catalogue, name])?;
+    let Some(r) = rows.next()? else {
         return Ok(None);
     };
+    let row = || format!("row catalogue {catalogue:?} name {name:?}");
+    let record = Stored::new(conn, Table::Tools, &row).json("record", r.get(4)?)?;
+    let mut def = ToolDef {
+        catalogue: catalogue.to_string(),
+        name: name.to_string(),
+        family: r.get(0)?,
+        effect: r.get(1)?,
+        open_world: r.get(2)?,
+        idempotent: r.get(3)?,
+        record: record.unwrap_or(serde_json::Value::Null),
+        drift: Vec::new(),
+    };
+    drop(rows);
+    drop(stmt);
     def.drift = conn
         .prepare_cached(
             "SELECT kind, catalogue, task_id, run_id, step, tool, detail FROM findings
@@ -249,7 +262,7 @@ pub fn tool_audit(
         if examined.is_multiple_of(1024) && cancelled() {
             break;
         }
-        let m = menu_row(r, 0)?;
+        let m = menu_row(conn, r, 0)?;
         // Rules 1-6 for one tool look at no other tool except through the
         // ranks, which depend only on the recorded candidates: a view of the
         // catalogue with the tool and the candidates gives the same answer

@@ -7,15 +7,12 @@ use std::collections::BTreeMap;
 use rusqlite::Connection;
 use rusqlite::params_from_iter;
 
+use super::decode::{Stored, Table};
 use super::filter_sql::FilterSql;
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::metrics::{self, Confusions, DecisionFacts, LadderCounts, Metrics, MetricsAcc};
 use crate::model::Rung;
-
-fn rung_of(s: &str) -> Rung {
-    Rung::parse(s).unwrap_or(Rung::Unclassified)
-}
 
 /// Decisions by rung (`rung report ladder`).
 pub fn ladder(conn: &Connection, f: &Filter) -> Result<LadderCounts> {
@@ -31,7 +28,13 @@ pub fn ladder(conn: &Connection, f: &Filter) -> Result<LadderCounts> {
         let rung: String = row.get(0)?;
         let labelled: bool = row.get(1)?;
         let n: i64 = row.get(2)?;
-        let rung = rung_of(&rung);
+        let group = || format!("rows with rung {rung:?}");
+        let rung = Stored::new(conn, Table::Ladder, &group).spelled(
+            "rung",
+            rung.clone(),
+            Rung::parse,
+            Rung::spellings,
+        )?;
         counts.decisions += n as u64;
         if labelled {
             counts.labelled += n as u64;
@@ -118,16 +121,19 @@ pub fn confusions(conn: &Connection, f: &Filter) -> Result<Confusions> {
     let (clause, args) = f.decision_clause();
     let from = f.from();
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.acceptable, l.selected {from} WHERE {clause} AND l.rung = 'selection'"
+        "SELECT l.acceptable, l.selected, l.decision_id {from} WHERE {clause} AND l.rung = '{}'",
+        Rung::Selection
     ))?;
-    let items = stmt
-        .query_map(params_from_iter(args), |r| {
-            let acc: String = r.get(0)?;
-            Ok((
-                serde_json::from_str::<Vec<String>>(&acc).unwrap_or_default(),
-                r.get::<_, Option<String>>(1)?,
-            ))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut items = Vec::new();
+    let mut rows = stmt.query(params_from_iter(args))?;
+    while let Some(r) = rows.next()? {
+        let id: i64 = r.get(2)?;
+        let row = || format!("row decision_id {id}");
+        let acceptable = Stored::new(conn, Table::Ladder, &row).list("acceptable", r.get(0)?)?;
+        items.push((
+            acceptable.unwrap_or_default(),
+            r.get::<_, Option<String>>(1)?,
+        ));
+    }
     Ok(metrics::confusions(items))
 }

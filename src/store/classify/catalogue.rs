@@ -8,6 +8,7 @@ use rusqlite::{Connection, params};
 use super::stored::load_catalogue;
 use crate::error::Result;
 use crate::model::{Effect, FindingKind};
+use crate::store::decode::{Stored, Table};
 
 /// Finding kinds derived per catalogue.
 const CATALOGUE_KINDS: &str =
@@ -100,12 +101,15 @@ pub(super) fn catalogue_findings(conn: &Connection, version: &str) -> Result<()>
     // Controls: what decisions on this catalogue trust.
     let mut trusted: BTreeSet<String> = BTreeSet::new();
     {
-        let mut stmt = conn.prepare("SELECT DISTINCT controls FROM ladder WHERE catalogue = ?1")?;
+        let mut stmt = conn.prepare(
+            "SELECT controls, min(decision_id) FROM ladder WHERE catalogue = ?1 GROUP BY controls",
+        )?;
         let mut rows = stmt.query([version])?;
-        while let Some(row) = rows.next()? {
-            let s: String = row.get(0)?;
-            let list: Vec<String> = serde_json::from_str(&s).unwrap_or_default();
-            trusted.extend(list);
+        while let Some(r) = rows.next()? {
+            let id: i64 = r.get(1)?;
+            let row = || format!("row decision_id {id}");
+            let list = Stored::new(conn, Table::Ladder, &row).list("controls", r.get(0)?)?;
+            trusted.extend(list.unwrap_or_default());
         }
     }
     let Some(cat) = load_catalogue(conn, version)? else {

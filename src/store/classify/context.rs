@@ -6,11 +6,11 @@ use std::rc::Rc;
 
 use rusqlite::Connection;
 
-use super::stored::{StoredCase, StoredMenu, load_catalogue};
+use super::stored::{StoredCase, StoredMenu, load_cases, load_catalogue};
 use crate::config::Config;
 use crate::error::Result;
 use crate::ladder::{CatalogueView, Menu, ReasonTable};
-use crate::model::{Label, Policy, Retrieval};
+use crate::model::{Policy, Retrieval};
 
 /// Caches of what classification reads besides the run itself.
 pub(crate) struct Context<'c> {
@@ -67,23 +67,7 @@ impl<'c> Context<'c> {
         if let Some(c) = self.cases.get(task_id) {
             return Ok(c.clone());
         }
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT step, catalogue, acceptable, forbidden FROM cases WHERE task_id = ?1",
-        )?;
-        let rows = stmt
-            .query_map([task_id], |r| {
-                let acc: String = r.get(2)?;
-                let forb: String = r.get(3)?;
-                Ok(StoredCase {
-                    step: r.get(0)?,
-                    catalogue: r.get(1)?,
-                    label: Label::new(
-                        serde_json::from_str(&acc).unwrap_or_default(),
-                        serde_json::from_str(&forb).unwrap_or_default(),
-                    ),
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let rows = load_cases(self.conn, task_id)?;
         let rows = Rc::new(rows);
         self.cases.insert(task_id.to_string(), rows.clone());
         Ok(rows)

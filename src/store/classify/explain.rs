@@ -1,12 +1,12 @@
 //! `rung explain`: one stored decision walked through the ladder from the
 //! same inputs the classifier used, with every catalogue tool's visibility.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use super::context::{Context, effective};
-use super::stored::{DECISION_COLUMNS, StoredCase, StoredMenu, StoredRun, decision_row, load_run};
+use super::stored::{DECISION_COLUMNS, StoredCase, StoredRun, decision_row, load_run};
 use crate::config::Config;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ladder::{self, CaseRef, DecisionInput};
 use crate::model::{Label, Rung};
 
@@ -39,25 +39,26 @@ pub struct Explained {
 /// visibility, from the same inputs the classifier used.
 pub fn explain(conn: &Connection, config: &Config, run_id: &str, step: i64) -> Result<Explained> {
     let mut ctx = Context::new(conn, config);
-    let run = load_run(conn, run_id)?.unwrap_or(StoredRun {
-        task_id: None,
-        started_us: None,
-        menu: StoredMenu::default(),
-    });
+    let run = load_run(conn, run_id)?.unwrap_or_else(StoredRun::bare);
     // One decision, and whether it is the run's first (for step-less cases).
-    let found = conn
-        .prepare_cached(&format!(
-            "{DECISION_COLUMNS} WHERE run_id = ?1 AND step = ?2"
-        ))?
-        .query_row(params![run_id, step], decision_row)
-        .optional()?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "{DECISION_COLUMNS} WHERE run_id = ?1 AND step = ?2"
+    ))?;
+    let mut rows = stmt.query(params![run_id, step])?;
+    let found = match rows.next()? {
+        Some(r) => Some(decision_row(conn, run_id, r)?),
+        None => None,
+    };
+    drop(rows);
+    drop(stmt);
     let Some(d) = found else {
-        let steps: Vec<String> = crate::store::decisions::run_steps(conn, run_id)
-            .unwrap_or_default()
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        return Err(crate::error::Error::usage(if steps.is_empty() {
+        let steps: Vec<String> = match crate::store::decisions::run_steps(conn, run_id) {
+            Ok(steps) => steps.iter().map(|s| s.to_string()).collect(),
+            // No decisions (or no such run): said below.
+            Err(Error::Usage(_)) => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        return Err(Error::usage(if steps.is_empty() {
             format!("no run {run_id:?} with decisions in the database (see `rung report runs`)")
         } else {
             format!(

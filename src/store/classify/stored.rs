@@ -1,14 +1,16 @@
 //! What classification reads: a run's and its decisions' stored columns,
 //! a task's cases and a catalogue version as the ladder sees it.
 
+use std::collections::BTreeMap;
+
 use rusqlite::{Connection, OptionalExtension};
 
-use super::super::decode::{parse_label, parse_list, parse_policy, parse_retrieval};
 use crate::error::Result;
 use crate::ladder::{CaseRef, CatalogueView, ToolInfo};
 use crate::model::{
     Decision, Effect, Label, MenuFields, Policy, Progress, Retrieval, Run, Stage, Status,
 };
+use crate::store::decode::{Stored, Table};
 
 /// The menu fields of a run or decision as stored.
 #[derive(Default)]
@@ -125,56 +127,63 @@ impl StoredRun {
 }
 
 pub(crate) fn load_run(conn: &Connection, run_id: &str) -> Result<Option<StoredRun>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT task_id, started_us, catalogue, policy, trusted_controls, retrieval, visible
-             FROM runs WHERE run_id = ?1",
-        )?
-        .query_row([run_id], |r| {
-            Ok(StoredRun {
-                task_id: r.get(0)?,
-                started_us: r.get(1)?,
-                menu: StoredMenu {
-                    catalogue: r.get(2)?,
-                    policy: parse_policy(r.get(3)?),
-                    controls: parse_list(r.get(4)?),
-                    retrieval: parse_retrieval(r.get(5)?),
-                    visible: parse_list(r.get(6)?),
-                },
-            })
-        })
-        .optional()?)
+    let mut stmt = conn.prepare_cached(
+        "SELECT task_id, started_us, catalogue, policy, trusted_controls, retrieval, visible
+         FROM runs WHERE run_id = ?1",
+    )?;
+    let mut rows = stmt.query([run_id])?;
+    let Some(r) = rows.next()? else {
+        return Ok(None);
+    };
+    let row = || format!("row run_id {run_id:?}");
+    let at = Stored::new(conn, Table::Runs, &row);
+    Ok(Some(StoredRun {
+        task_id: r.get(0)?,
+        started_us: r.get(1)?,
+        menu: StoredMenu {
+            catalogue: r.get(2)?,
+            policy: at.policy("policy", r.get(3)?)?,
+            controls: at.list("trusted_controls", r.get(4)?)?,
+            retrieval: at.retrieval("retrieval", r.get(5)?)?,
+            visible: at.list("visible", r.get(6)?)?,
+        },
+    }))
 }
 
 pub(super) const DECISION_COLUMNS: &str = "SELECT id, step, turn, at_us, phase, catalogue, policy,
     trusted_controls, retrieval, exposed, visible, selected, status, stage, reason, progress,
     expected FROM decisions";
 
-pub(super) fn decision_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredDecision> {
+/// A row of [`DECISION_COLUMNS`] of run `run_id`.
+pub(super) fn decision_row(
+    conn: &Connection,
+    run_id: &str,
+    r: &rusqlite::Row<'_>,
+) -> Result<StoredDecision> {
+    let id: i64 = r.get(0)?;
     let step: i64 = r.get(1)?;
-    let status: Option<String> = r.get(12)?;
-    let stage: Option<String> = r.get(13)?;
-    let progress: Option<String> = r.get(15)?;
+    let row = || format!("row id {id} (run {run_id:?} step {step})");
+    let at = Stored::new(conn, Table::Decisions, &row);
     Ok(StoredDecision {
-        id: r.get(0)?,
+        id,
         step,
         turn: r.get::<_, Option<i64>>(2)?.unwrap_or(step),
         at_us: r.get(3)?,
         phase: r.get(4)?,
         menu: StoredMenu {
             catalogue: r.get(5)?,
-            policy: parse_policy(r.get(6)?),
-            controls: parse_list(r.get(7)?),
-            retrieval: parse_retrieval(r.get(8)?),
-            visible: parse_list(r.get(10)?),
+            policy: at.policy("policy", r.get(6)?)?,
+            controls: at.list("trusted_controls", r.get(7)?)?,
+            retrieval: at.retrieval("retrieval", r.get(8)?)?,
+            visible: at.list("visible", r.get(10)?)?,
         },
-        exposed: parse_list(r.get(9)?),
+        exposed: at.list("exposed", r.get(9)?)?,
         selected: r.get(11)?,
-        status: status.as_deref().and_then(Status::parse),
-        stage: stage.as_deref().and_then(Stage::parse),
+        status: at.spelled_opt("status", r.get(12)?, Status::parse, Status::spellings)?,
+        stage: at.spelled_opt("stage", r.get(13)?, Stage::parse, Stage::spellings)?,
         reason: r.get(14)?,
-        progress: progress.as_deref().and_then(Progress::parse),
-        expected: parse_label(r.get(16)?),
+        progress: at.spelled_opt("progress", r.get(15)?, Progress::parse, Progress::spellings)?,
+        expected: at.label("expected", r.get(16)?)?,
     })
 }
 
@@ -183,10 +192,35 @@ pub(crate) fn load_decisions(conn: &Connection, run_id: &str) -> Result<Vec<Stor
     let mut stmt = conn.prepare_cached(&format!(
         "{DECISION_COLUMNS} WHERE run_id = ?1 ORDER BY step"
     ))?;
-    let rows = stmt
-        .query_map([run_id], decision_row)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows)
+    let mut rows = stmt.query([run_id])?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        out.push(decision_row(conn, run_id, r)?);
+    }
+    Ok(out)
+}
+
+/// The cases of a task.
+pub(super) fn load_cases(conn: &Connection, task_id: &str) -> Result<Vec<StoredCase>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT key, step, catalogue, acceptable, forbidden FROM cases WHERE task_id = ?1",
+    )?;
+    let mut rows = stmt.query([task_id])?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        let key: String = r.get(0)?;
+        let row = || format!("row key {key}");
+        let at = Stored::new(conn, Table::Cases, &row);
+        let label = at.label_lists(("acceptable", r.get(3)?), ("forbidden", r.get(4)?))?;
+        out.push(StoredCase {
+            step: r.get(1)?,
+            catalogue: r.get(2)?,
+            label: label.ok_or_else(|| {
+                at.damaged("acceptable", "a case without an acceptable set".to_string())
+            })?,
+        });
+    }
+    Ok(out)
 }
 
 /// A catalogue version as the ladder sees it (first definitions win).
@@ -202,21 +236,21 @@ pub(crate) fn load_catalogue(conn: &Connection, version: &str) -> Result<Option<
         "SELECT name, family, effect, open_world, idempotent, definition_tokens
          FROM tools WHERE catalogue = ?1",
     )?;
-    let tools = stmt
-        .query_map([version], |r| {
-            let effect: String = r.get(2)?;
-            Ok((
-                r.get::<_, String>(0)?,
-                ToolInfo {
-                    family: r.get(1)?,
-                    effect: Effect::parse(&effect).unwrap_or(Effect::Destructive),
-                    open_world: r.get(3)?,
-                    idempotent: r.get(4)?,
-                    tokens: r.get::<_, i64>(5)? as u64,
-                },
-            ))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+    let mut rows = stmt.query([version])?;
+    let mut tools = BTreeMap::new();
+    while let Some(r) = rows.next()? {
+        let name: String = r.get(0)?;
+        let row = || format!("row catalogue {version:?} name {name:?}");
+        let at = Stored::new(conn, Table::Tools, &row);
+        let info = ToolInfo {
+            family: r.get(1)?,
+            effect: at.spelled("effect", r.get(2)?, Effect::parse, Effect::spellings)?,
+            open_world: r.get(3)?,
+            idempotent: r.get(4)?,
+            tokens: r.get::<_, i64>(5)? as u64,
+        };
+        tools.insert(name, info);
+    }
     Ok(Some(CatalogueView {
         version: version.to_string(),
         abstain,

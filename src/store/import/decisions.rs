@@ -5,7 +5,7 @@ use rusqlite::params;
 
 use super::prepared::PreparedDecision;
 use super::touched::Touch;
-use super::{Batch, Pending, differs, err};
+use super::{Batch, Pending, differs};
 use crate::error::{RecordError, Result};
 use crate::store::classify::{self, StoredRun};
 
@@ -59,21 +59,20 @@ impl Batch<'_> {
     ) -> std::result::Result<(), RecordError> {
         let hash = &d.hash[..];
         if d.run_id != self.last_bare_run {
-            self.flush_pending()
-                .map_err(|e| err(format!("while classifying the previous run: {e}")))?;
+            // A failure here is the database's (or its stored data's), not
+            // this record's: it stops the import.
+            self.flush_pending()?;
             let created = self
                 .conn
                 .prepare_cached(
                     "INSERT INTO runs (run_id) VALUES (?1) ON CONFLICT(run_id) DO NOTHING",
                 )
-                .and_then(|mut s| s.execute([&d.run_id]))
-                .map_err(Self::db)?
+                .and_then(|mut s| s.execute([&d.run_id]))?
                 == 1;
             let was_classified = self
                 .conn
                 .prepare_cached("DELETE FROM classified_runs WHERE run_id = ?1")
-                .and_then(|mut s| s.execute([&d.run_id]))
-                .map_err(Self::db)?
+                .and_then(|mut s| s.execute([&d.run_id]))?
                 == 1;
             let new_record = self.new_run.take().is_some_and(|r| r == d.run_id);
             self.last_bare_run.clone_from(&d.run_id);
@@ -123,8 +122,7 @@ impl Batch<'_> {
                  ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
                  ON CONFLICT(run_id, step) DO NOTHING"
             )))
-            .and_then(|mut s| s.execute(values))
-            .map_err(Self::db)?
+            .and_then(|mut s| s.execute(values))?
             == 1;
         let id = if inserted {
             self.summary.decisions.new += 1;
@@ -139,8 +137,7 @@ impl Batch<'_> {
                     s.query_row(params![d.run_id, d.step], |row| {
                         Ok((row.get(0)?, row.get(1)?, row.get(2)?))
                     })
-                })
-                .map_err(Self::db)?;
+                })?;
             if stored == hash {
                 self.summary.decisions.unchanged += 1;
                 return Ok(());
@@ -159,12 +156,10 @@ impl Batch<'_> {
                     let mut v: Vec<&dyn rusqlite::ToSql> = values.to_vec();
                     v.push(&id);
                     s.execute(v.as_slice())
-                })
-                .map_err(Self::db)?;
+                })?;
             self.conn
                 .prepare_cached("DELETE FROM payloads WHERE decision_id = ?1")
-                .and_then(|mut s| s.execute([id]))
-                .map_err(Self::db)?;
+                .and_then(|mut s| s.execute([id]))?;
             id
         };
         let PreparedDecision {
@@ -184,8 +179,7 @@ impl Batch<'_> {
                 .conn
                 .prepare_cached(
                     "INSERT INTO payloads (decision_id, arguments, result, raw) VALUES (?1, ?2, ?3, ?4)",
-                )
-                .map_err(Self::db)?;
+                )?;
             // SQLite copies what is bound: drop our copy before the row is
             // written, so a huge result is not held twice.
             (|| {
@@ -197,8 +191,7 @@ impl Batch<'_> {
                     crate::memory::release();
                 }
                 stmt.raw_execute()
-            })()
-            .map_err(Self::db)?;
+            })()?;
             drop(stmt);
             if huge {
                 crate::memory::release();

@@ -9,7 +9,7 @@ use rusqlite::{Connection, params};
 use super::Store;
 use super::classify::{self, Context, StoredDecision, StoredRun};
 use crate::config::Config;
-use crate::error::{InputError, RecordError, Result};
+use crate::error::{InputError, InvalidRecord, RecordError, Result};
 use crate::ingest::RecordSink;
 use crate::model::Record;
 
@@ -123,18 +123,14 @@ impl RecordSink for Batch<'_> {
     }
 }
 
-fn err(message: String) -> RecordError {
-    RecordError {
-        record: None,
-        message,
-    }
-}
-
 fn differs(kind: &str, source: Option<String>) -> RecordError {
-    err(format!(
-        "a different {kind} with this key was already imported{}; pass --replace to overwrite it",
-        source.map(|s| format!(" (from {s})")).unwrap_or_default()
-    ))
+    RecordError::Invalid(InvalidRecord {
+        record: None,
+        message: format!(
+            "a different {kind} with this key was already imported{}; pass --replace to overwrite it",
+            source.map(|s| format!(" (from {s})")).unwrap_or_default()
+        ),
+    })
 }
 
 impl<'a> Batch<'a> {
@@ -214,14 +210,13 @@ impl<'a> Batch<'a> {
             }
             Prepared::Other(Record::Case(c)) => self.add_case(source, c),
         };
-        r.map_err(|mut e| {
-            e.record.get_or_insert(describe);
-            e
+        r.map_err(|e| match e {
+            RecordError::Invalid(mut e) => {
+                e.record.get_or_insert(describe);
+                RecordError::Invalid(e)
+            }
+            db => db,
         })
-    }
-
-    fn db(e: rusqlite::Error) -> RecordError {
-        err(format!("database error: {e}"))
     }
 
     /// Checks references, reclassifies what the batch touched and commits.

@@ -34,18 +34,14 @@ impl Batch<'_> {
                     source,
                     self.import_id
                 ])
-            })
-            .map_err(Self::db)?
+            })?
             == 1;
         if !inserted {
-            let stored: Option<String> = self
-                .conn
-                .query_row(
-                    "SELECT abstain FROM catalogues WHERE version = ?1",
-                    [&c.version],
-                    |r| r.get(0),
-                )
-                .map_err(Self::db)?;
+            let stored: Option<String> = self.conn.query_row(
+                "SELECT abstain FROM catalogues WHERE version = ?1",
+                [&c.version],
+                |r| r.get(0),
+            )?;
             if c.abstain.is_some() && stored != c.abstain {
                 self.summary.warnings.push(format!(
                     "{source}: catalogue {}: abstain {:?} differs from the stored {:?}; a catalogue version is immutable, the stored one stays",
@@ -84,8 +80,7 @@ impl Batch<'_> {
                         tokens,
                         record
                     ])
-                })
-                .map_err(Self::db)?
+                })?
                 == 1;
             let variant = self
                 .conn
@@ -106,8 +101,7 @@ impl Batch<'_> {
                         record,
                         source
                     ])
-                })
-                .map_err(Self::db)?
+                })?
                 == 1;
             if new_tool {
                 self.summary.tools_added += 1;
@@ -196,8 +190,7 @@ impl Batch<'_> {
                  ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)
                  ON CONFLICT(run_id) DO NOTHING"
             )))
-            .and_then(|mut s| s.execute(values))
-            .map_err(Self::db)?
+            .and_then(|mut s| s.execute(values))?
             == 1;
         if inserted {
             self.summary.runs.new += 1;
@@ -206,14 +199,11 @@ impl Batch<'_> {
             self.new_run = Some(id);
             return Ok(());
         }
-        let (stored, stored_source): (Option<Vec<u8>>, Option<String>) = self
-            .conn
-            .query_row(
-                "SELECT record_hash, source FROM runs WHERE run_id = ?1",
-                [&r.run_id],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .map_err(Self::db)?;
+        let (stored, stored_source): (Option<Vec<u8>>, Option<String>) = self.conn.query_row(
+            "SELECT record_hash, source FROM runs WHERE run_id = ?1",
+            [&r.run_id],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
         match stored {
             Some(h) if h == hash => {
                 self.summary.runs.unchanged += 1;
@@ -233,8 +223,7 @@ impl Batch<'_> {
                     tags = ?20, extra = ?21, record_hash = ?22, source = ?23, import_id = ?24
                  WHERE run_id = ?1",
             )
-            .and_then(|mut s| s.execute(values))
-            .map_err(Self::db)?;
+            .and_then(|mut s| s.execute(values))?;
         self.run_written(r)
     }
 
@@ -284,21 +273,17 @@ impl Batch<'_> {
                 "INSERT INTO cases ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
                  ON CONFLICT(key) DO NOTHING"
             )))
-            .and_then(|mut s| s.execute(values))
-            .map_err(Self::db)?
+            .and_then(|mut s| s.execute(values))?
             == 1;
         if inserted {
             self.summary.cases.new += 1;
             return self.case_written(&c.task_id);
         }
-        let (stored, stored_source): (Vec<u8>, Option<String>) = self
-            .conn
-            .query_row(
-                "SELECT record_hash, source FROM cases WHERE key = ?1",
-                [&key],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .map_err(Self::db)?;
+        let (stored, stored_source): (Vec<u8>, Option<String>) = self.conn.query_row(
+            "SELECT record_hash, source FROM cases WHERE key = ?1",
+            [&key],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
         if stored == hash {
             self.summary.cases.unchanged += 1;
             return Ok(());
@@ -312,8 +297,7 @@ impl Batch<'_> {
                 "UPDATE cases SET ({COLUMNS}) = (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
                  WHERE key = ?1"
             )))
-            .and_then(|mut s| s.execute(values))
-            .map_err(Self::db)?;
+            .and_then(|mut s| s.execute(values))?;
         self.case_written(&c.task_id)
     }
 

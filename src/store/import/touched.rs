@@ -53,7 +53,7 @@ impl Batch<'_> {
             .prepare_cached(what.sql())
             .and_then(|mut s| s.execute([key]))
             .map(|_| ())
-            .map_err(Self::db)
+            .map_err(RecordError::from)
     }
 }
 
