@@ -245,3 +245,6 @@ pub fn cmp_key(a: &Key, b: &Key) -> std::cmp::Ordering {
     };
     one(&a.0, &b.0).then_with(|| one(&a.1, &b.1))
 }
+
+#[cfg(test)]
+mod tests;
