@@ -1,6 +1,9 @@
-//! The SQLite store: schema and migrations, the import batch, the
-//! classification pass, and the named queries reports use. The only SQL in
-//! rung lives under this module.
+//! The SQLite store, the only SQL in rung: opening and migrating the
+//! database (here), the import batch (`import/`), the classification pass
+//! (`classify/`), and one module of named queries per entity (runs,
+//! decisions, refusals, tools, findings, ...), paged by keyset (`paging`).
+//! A stored value that does not decode is an error naming its row
+//! (`decode`), never a default.
 
 mod classify;
 pub mod decisions;

@@ -129,11 +129,12 @@ pub fn confusions(conn: &Connection, f: &Filter) -> Result<Confusions> {
     while let Some(r) = rows.next()? {
         let id: i64 = r.get(2)?;
         let row = || format!("row decision_id {id}");
-        let acceptable = Stored::new(conn, Table::Ladder, &row).list("acceptable", r.get(0)?)?;
-        items.push((
-            acceptable.unwrap_or_default(),
-            r.get::<_, Option<String>>(1)?,
-        ));
+        // A selection failure always has a label: NULL is an error too.
+        let acceptable: String = r.get(0)?;
+        let acceptable = Stored::new(conn, Table::Ladder, &row)
+            .list("acceptable", Some(acceptable))?
+            .unwrap_or_default();
+        items.push((acceptable, r.get::<_, Option<String>>(1)?));
     }
     Ok(metrics::confusions(items))
 }
