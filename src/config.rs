@@ -55,11 +55,14 @@ impl Config {
         let invalid =
             |m: String| Error::Input(InputError::at(&path.display().to_string(), None, None, m));
         config.validate().map_err(invalid)?;
-        config.validate_expectation_tables().map_err(invalid)?;
         Ok(config)
     }
 
-    fn validate(&self) -> std::result::Result<(), String> {
+    /// Checks every entry: stages are stages, redaction patterns compile,
+    /// and the `[effects]` and `[error_stages]` tables hold effects, stages
+    /// and regular expressions. The one place a configuration is judged,
+    /// before it is stored and whenever it is read back.
+    pub fn validate(&self) -> std::result::Result<(), String> {
         for (reason, stage) in &self.reasons {
             if Stage::parse(stage).is_none() {
                 return Err(format!(
@@ -71,7 +74,7 @@ impl Config {
         // Compiled now, so a bad pattern stops the import before anything
         // is stored (and never reaches a report or the TUI).
         crate::redact::Redactor::new(&self.redact.patterns, false)?;
-        Ok(())
+        self.validate_expectation_tables()
     }
 
     pub fn reason_table(&self) -> ReasonTable {
@@ -91,8 +94,15 @@ impl Config {
         serde_json::to_string(self).expect("config serialises")
     }
 
-    pub fn from_json(s: &str) -> Config {
-        serde_json::from_str(s).unwrap_or_default()
+    /// A configuration as stored; the error says what does not decode or
+    /// is not valid.
+    pub fn from_json(s: &str) -> std::result::Result<Config, String> {
+        let config: Config = serde_json::from_str(s)
+            .map_err(|e| format!("the stored configuration does not decode ({e})"))?;
+        config
+            .validate()
+            .map_err(|m| format!("the stored configuration is not valid ({m})"))?;
+        Ok(config)
     }
 }
 
@@ -246,7 +256,7 @@ mod expectation_tables {
             Some(Stage::Precondition)
         );
         // Stored as JSON in the database and read back in the same order.
-        let back = Config::from_json(&c.to_json());
+        let back = Config::from_json(&c.to_json()).unwrap();
         assert_eq!(back, c);
         assert_eq!(
             back.error_stages

@@ -52,14 +52,73 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
-/// What went wrong with one record: which record (when its key could be
-/// read) and what to fix. The readers and the import batch both return it;
-/// the reader adds the file and line.
+/// A record that cannot be kept as it is: which record (when its key could
+/// be read) and what to fix. The readers and the import batch both return
+/// it; the reader adds the file and line.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RecordError {
+pub struct InvalidRecord {
     pub record: Option<String>,
     pub message: String,
 }
+
+/// Why the import batch did not keep a record.
+#[derive(Debug)]
+pub enum RecordError {
+    /// The record is wrong: skipped (and reported) under `--keep-going`,
+    /// the import's error otherwise.
+    Invalid(InvalidRecord),
+    /// The database failed, or what it holds does not decode: the import
+    /// stops, whatever `--keep-going` says, and it is never reported as a
+    /// bad record.
+    Db(Box<Error>),
+}
+
+impl From<InvalidRecord> for RecordError {
+    fn from(e: InvalidRecord) -> RecordError {
+        RecordError::Invalid(e)
+    }
+}
+
+impl From<Error> for RecordError {
+    fn from(e: Error) -> RecordError {
+        RecordError::Db(Box::new(e))
+    }
+}
+
+impl From<rusqlite::Error> for RecordError {
+    fn from(e: rusqlite::Error) -> RecordError {
+        RecordError::Db(Box::new(Error::Db(e)))
+    }
+}
+
+/// A stored value that does not decode: the database, table, row and
+/// column it came from. rung wrote it, so the database was damaged (or
+/// written by something else) since.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredError {
+    /// The database file (empty for an in-memory one).
+    pub db: String,
+    pub table: &'static str,
+    /// The row as a user finds it again: `row id 17 (run "r-1" step 3)`.
+    pub row: String,
+    pub column: &'static str,
+    pub message: String,
+}
+
+impl fmt::Display for StoredError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.db.is_empty() {
+            write!(f, "{}: ", self.db)?;
+        }
+        write!(
+            f,
+            "table {}, {}, column {}: {}",
+            self.table, self.row, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for StoredError {}
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -71,6 +130,9 @@ pub enum Error {
     Usage(String),
     #[error("database error: {0}")]
     Db(#[from] rusqlite::Error),
+    /// A stored value that does not decode (exit 2, never a default).
+    #[error("{0}")]
+    Stored(#[from] StoredError),
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }

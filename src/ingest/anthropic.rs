@@ -202,9 +202,12 @@ pub fn map(
     message_lines: &[u64],
     out: &mut Out,
 ) -> Result<(), String> {
-    let TranscriptRun { o, mut run, run_id } =
-        transcript_run(v, check(v), "an Anthropic transcript", "anthropic")?;
-    let messages = o["messages"].as_array().expect("checked");
+    let TranscriptRun {
+        o,
+        messages,
+        mut run,
+        run_id,
+    } = transcript_run(v, check(v), "an Anthropic transcript", "anthropic")?;
     let record = Some(format!("run {run_id}"));
     let defs = o.get("tools").and_then(Value::as_array);
     let visible: Option<Vec<String>> = defs.map(|d| {

@@ -50,6 +50,36 @@ impl Out {
     }
 }
 
+/// A value that passed its format's check: the object and the list under
+/// its key (messages, or trajectory steps).
+pub struct Checked<'v> {
+    pub o: &'v Map<String, Value>,
+    /// The list as it stands in the value (for hashing).
+    pub list: &'v Value,
+    pub items: &'v [Value],
+}
+
+/// `v` as `what` (an object with a list under `key`), given what its
+/// format's check found wrong (`why`, empty when nothing). The check and
+/// this view cannot disagree without an error saying so.
+pub fn checked<'v>(
+    v: &'v Value,
+    key: &str,
+    why: Vec<String>,
+    what: &str,
+) -> Result<Checked<'v>, String> {
+    if !why.is_empty() {
+        return Err(format!("not {what}: {}", why.join("; ")));
+    }
+    match v {
+        Value::Object(o) => match o.get(key) {
+            Some(list @ Value::Array(items)) => Ok(Checked { o, list, items }),
+            _ => Err(format!("not {what}: no \"{key}\" list")),
+        },
+        other => Err(format!("not {what}: it is {}", super::openai::kind(other))),
+    }
+}
+
 /// A short, stable id from content: the first 12 hex digits of the SHA-256
 /// of its canonical JSON.
 pub fn short_hash(v: &Value) -> String {
@@ -452,6 +482,34 @@ pub fn decisions(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_check_that_disagrees_with_the_mapper_is_an_error_not_a_panic() {
+        // What the mappers read is what `checked` hands them: a value the
+        // format's check let through without the list is an error.
+        let v = json!({"messages": "hi"});
+        let e = super::super::openai::transcript_run(&v, Vec::new(), "an OpenAI transcript", "x");
+        assert_eq!(
+            e.err().as_deref(),
+            Some("not an OpenAI transcript: no \"messages\" list")
+        );
+        let list = json!([1]);
+        let e = checked(&list, "traj", Vec::new(), "a tau-bench record");
+        assert_eq!(
+            e.err().as_deref(),
+            Some("not a tau-bench record: it is a list")
+        );
+        let why = vec!["no \"history\" list".to_string()];
+        let empty = json!({});
+        let e = checked(&empty, "history", why, "a SWE-agent trajectory");
+        assert_eq!(
+            e.err().as_deref(),
+            Some("not a SWE-agent trajectory: no \"history\" list")
+        );
+        let good = json!({"traj": [1, 2]});
+        let ok = checked(&good, "traj", Vec::new(), "a tau-bench record");
+        assert_eq!(ok.map(|c| c.items.len()).ok(), Some(2));
+    }
 
     #[test]
     fn calls_written_as_text() {

@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use flate2::read::MultiGzDecoder;
 use serde_json::Value;
 
-use crate::error::{Error, InputError, Result};
+use crate::error::{Error, InputError, InvalidRecord, RecordError, Result};
 use crate::model::Record;
 use convo::Out;
 pub use detect::{Drops, Format};
@@ -205,32 +205,33 @@ pub struct Progress {
     pub total_bytes: AtomicU64,
 }
 
-/// Feeds one rung-format value through validation into the batch; returns
-/// the error for the caller to report or skip.
+/// Feeds one rung-format value through validation into the batch. The
+/// outer error stops the import (the database failed); the inner one is a
+/// bad record, for the caller to report or skip.
 pub fn add_value(
     batch: &mut impl RecordSink,
     value: Value,
     path: &str,
     line: u64,
-) -> std::result::Result<(), InputError> {
+) -> Result<std::result::Result<(), InputError>> {
     let at = format!("{path}:{line}");
+    let bad = |e: InvalidRecord| InputError {
+        path: Some(path.to_string()),
+        line: Some(line),
+        record: e.record,
+        message: e.message,
+    };
     match native::parse(value) {
-        Ok(Parsed::Record(record)) => batch.add(&at, record).map_err(|e| InputError {
-            path: Some(path.to_string()),
-            line: Some(line),
-            record: e.record,
-            message: e.message,
-        }),
+        Ok(Parsed::Record(record)) => match batch.add(&at, record) {
+            Ok(()) => Ok(Ok(())),
+            Err(RecordError::Invalid(e)) => Ok(Err(bad(e))),
+            Err(RecordError::Db(e)) => Err(*e),
+        },
         Ok(Parsed::UnknownType(ty)) => {
             batch.unknown_type(&ty, &at);
-            Ok(())
+            Ok(Ok(()))
         }
-        Err(e) => Err(InputError {
-            path: Some(path.to_string()),
-            line: Some(line),
-            record: e.record,
-            message: e.message,
-        }),
+        Err(e) => Ok(Err(bad(e))),
     }
 }
 
@@ -429,12 +430,14 @@ fn read_native_from<S: RecordSink>(
                             }
                             Ok(())
                         }
-                        Err(e) => Err(InputError {
+                        Err(RecordError::Invalid(e)) => Err(InputError {
                             path: Some(source.display.clone()),
                             line: Some(line),
                             record: e.record,
                             message: e.message,
                         }),
+                        // Not the record's fault: never skipped.
+                        Err(RecordError::Db(e)) => return Err(*e),
                     }
                 }
                 Parsed2::Unknown { line, ty } => {
@@ -965,7 +968,7 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
                 o.entry("catalogue")
                     .or_insert_with(|| Value::String(c.clone()));
             }
-            match add_value(self.batch, value, &display, m.line) {
+            match add_value(self.batch, value, &display, m.line)? {
                 Ok(()) => {
                     if is_decision {
                         self.progress.decisions.fetch_add(1, Ordering::Relaxed);

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-pub use crate::error::RecordError;
+pub use crate::error::InvalidRecord;
 use crate::model::{
     Candidate, Case, Catalogue, Decision, Effect, Expectations, ExpectedCall, ExpectedValue,
     ExtraArguments, Intent, Label, MenuFields, Outcome, Policy, Progress, Record, Retrieval, Run,
@@ -258,15 +258,15 @@ impl Obj {
 }
 
 /// Parses one JSON value (a line of a trace file) into a record.
-pub fn parse(value: Value) -> Result<Parsed, RecordError> {
-    let mut obj = Obj::new(value, "").map_err(|_| RecordError {
+pub fn parse(value: Value) -> Result<Parsed, InvalidRecord> {
+    let mut obj = Obj::new(value, "").map_err(|_| InvalidRecord {
         record: None,
         message: "each line must be a JSON object with a \"type\" field".to_string(),
     })?;
     let ty = match obj.map.remove("type") {
         Some(Value::String(s)) => s,
         Some(other) => {
-            return Err(RecordError {
+            return Err(InvalidRecord {
                 record: None,
                 message: format!(
                     "field \"type\" must be a string, not {} ({})",
@@ -276,7 +276,7 @@ pub fn parse(value: Value) -> Result<Parsed, RecordError> {
             });
         }
         None => {
-            return Err(RecordError {
+            return Err(InvalidRecord {
                 record: None,
                 message: "missing required field \"type\" (catalogue, run, decision or case)"
                     .to_string(),
@@ -284,7 +284,7 @@ pub fn parse(value: Value) -> Result<Parsed, RecordError> {
         }
     };
     let describe = describe_key(&ty, &obj.map);
-    let fail = |message: String| RecordError {
+    let fail = |message: String| InvalidRecord {
         record: describe.clone(),
         message,
     };

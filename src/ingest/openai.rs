@@ -342,10 +342,7 @@ pub fn transcript_run<'v>(
     what: &str,
     prefix: &str,
 ) -> Result<TranscriptRun<'v>, String> {
-    if !why.is_empty() {
-        return Err(format!("not {what}: {}", why.join("; ")));
-    }
-    let o = v.as_object().expect("checked");
+    let convo::Checked { o, items, .. } = convo::checked(v, "messages", why, what)?;
     let mut run = Map::new();
     run_fields(o, &mut run);
     let run_id = match run.get("run_id").and_then(Value::as_str) {
@@ -354,12 +351,18 @@ pub fn transcript_run<'v>(
     };
     run.insert("type".into(), json!("run"));
     run.insert("run_id".into(), json!(run_id));
-    Ok(TranscriptRun { o, run, run_id })
+    Ok(TranscriptRun {
+        o,
+        messages: items,
+        run,
+        run_id,
+    })
 }
 
-/// A transcript's object, its run record so far, and its run id.
+/// A transcript's object and messages, its run record so far, and its run id.
 pub struct TranscriptRun<'v> {
     pub o: &'v Map<String, Value>,
+    pub messages: &'v [Value],
     pub run: Map<String, Value>,
     pub run_id: String,
 }
@@ -409,9 +412,12 @@ pub fn map(
     message_lines: &[u64],
     out: &mut Out,
 ) -> Result<(), String> {
-    let TranscriptRun { o, mut run, run_id } =
-        transcript_run(v, check(v), "an OpenAI transcript", "openai")?;
-    let messages = o["messages"].as_array().expect("checked");
+    let TranscriptRun {
+        o,
+        messages,
+        mut run,
+        run_id,
+    } = transcript_run(v, check(v), "an OpenAI transcript", "openai")?;
     let record = Some(format!("run {run_id}"));
     let defs: Option<&Vec<Value>> = match (o.get("tools"), o.get("functions")) {
         (Some(Value::Array(t)), _) => Some(t),

@@ -35,13 +35,12 @@ pub fn map(
     message_lines: &[u64],
     out: &mut Out,
 ) -> Result<(), String> {
-    let why = check(v);
-    if !why.is_empty() {
-        return Err(format!("not a SWE-agent trajectory: {}", why.join("; ")));
-    }
-    let o = v.as_object().expect("checked");
-    let history = o["history"].as_array().expect("checked");
-    let run_id = format!("swe-agent-{}", convo::short_hash(&o["history"]));
+    let convo::Checked {
+        o,
+        list,
+        items: history,
+    } = convo::checked(v, "history", check(v), "a SWE-agent trajectory")?;
+    let run_id = format!("swe-agent-{}", convo::short_hash(list));
     let record = Some(format!("run {run_id}"));
     let mut run = Map::new();
     run.insert("type".into(), json!("run"));

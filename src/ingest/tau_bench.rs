@@ -51,13 +51,15 @@ pub fn map(
     message_lines: &[u64],
     out: &mut Out,
 ) -> Result<(), String> {
-    let why = check(v);
-    if !why.is_empty() {
-        return Err(format!("not a tau-bench record: {}", why.join("; ")));
-    }
-    let o = v.as_object().expect("checked");
-    let traj = o["traj"].as_array().expect("checked");
-    let raw_task = match &o["task_id"] {
+    let convo::Checked {
+        o,
+        list,
+        items: traj,
+    } = convo::checked(v, "traj", check(v), "a tau-bench record")?;
+    let task = o
+        .get("task_id")
+        .ok_or("not a tau-bench record: no \"task_id\"")?;
+    let raw_task = match task {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
@@ -67,7 +69,7 @@ pub fn map(
     let run_id = format!(
         "{task_id}/{}-{}",
         trial.map(|t| format!("t{t}")).unwrap_or_else(|| "t".into()),
-        &convo::short_hash(&o["traj"])[..8]
+        &convo::short_hash(list)[..8]
     );
     let record = Some(format!("run {run_id}"));
 
@@ -83,7 +85,7 @@ pub fn map(
         run.insert("success".into(), json!((r - 1.0).abs() < 1e-6));
         run.insert("reward".into(), o["reward"].clone());
     }
-    run.insert("tau_bench_task_id".into(), o["task_id"].clone());
+    run.insert("tau_bench_task_id".into(), task.clone());
     if let Some(info) = o.get("info") {
         if let Some(actions) = info.get("task").and_then(|t| t.get("actions")) {
             run.insert("ground_truth_actions".into(), actions.clone());

@@ -235,7 +235,7 @@ pub fn write(
     };
     let (mut batch, _) = Batch::begin_with(store, opts, source, config)?;
     for m in out.records {
-        match ingest::add_value(&mut batch, m.value, source, m.line) {
+        match ingest::add_value(&mut batch, m.value, source, m.line)? {
             Ok(()) => {}
             Err(mut e) => {
                 e.line = line(m.line);

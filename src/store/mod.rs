@@ -1,19 +1,63 @@
-//! The SQLite store: schema and migrations, the import batch, the
-//! classification pass, and the named queries reports use. The only SQL in
-//! rung lives under this module.
+//! The SQLite store, the only SQL in rung: opening and migrating the
+//! database (here), the import batch (`import/`), the classification pass
+//! (`classify/`), and one module of named queries per entity (runs,
+//! decisions, refusals, tools, findings, ...), paged by keyset (`paging`).
+//! A stored value that does not decode is an error naming its row
+//! (`decode`), never a default.
 
-mod batch;
-pub mod browse;
 mod classify;
-pub mod query;
+pub mod decisions;
+mod decode;
+pub mod detail;
+pub mod filter_sql;
+pub mod findings;
+pub mod hints;
+mod import;
+mod menu;
+pub mod paging;
+pub mod payload;
+pub mod refusals;
+pub mod runs;
+pub mod tools;
+pub mod verdicts;
 mod watch;
+
+/// The queries behind the TUI, under the path the TUI has always used.
+pub mod browse {
+    pub use super::decisions::{
+        DecisionRow, DecisionSet, decision_id, decision_key, decisions_page, is_empty,
+        next_failing, step_key, timeline_page,
+    };
+    pub use super::detail::{Detail, MenuItem, decision_detail};
+    pub use super::hints::{FilterHints, filter_hints};
+    pub use super::paging::{Anchor, Key, Page, cmp_key};
+    pub use super::payload::{PayloadColumn, PayloadReader, payload_bytes, payload_read};
+    pub use super::refusals::{latest_refusal, refusal_items, refusals_per_day};
+    pub use super::runs::{RunHeader, RunSort, RunText, run_header, run_key, runs_page, scan_runs};
+    pub use super::tools::{
+        RuleCount, ToolAudit, ToolDef, ToolFlags, tool_audit, tool_def, tool_flags,
+    };
+    pub use super::tune_reader;
+}
+
+/// The named queries behind reports, under the path reports have always used.
+pub mod query {
+    pub use super::decisions::run_steps;
+    pub use super::filter_sql::FilterSql;
+    pub use super::findings::{FindingRow, decision_findings, findings, is_decision_kind};
+    pub use super::refusals::refusals;
+    pub use super::runs::{RunRow, runs};
+    pub use super::tools::tools;
+    pub use super::verdicts::{boundary_profile, confusions, ladder, metrics, pass_hat_k};
+    pub use crate::filter::Filter;
+}
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-pub use batch::{Batch, Counts, ImportOptions, ImportSummary, Prepared};
 pub use classify::{Explained, explain};
+pub use import::{Batch, Counts, ImportOptions, ImportSummary, Prepared};
 pub use watch::{ChangeWatch, changed_since};
 
 use crate::config::Config;
@@ -109,7 +153,10 @@ impl Store {
         })
     }
 
-    /// The configuration kept in the database (defaults when none).
+    /// The configuration kept in the database (defaults when none was
+    /// ever stored). One that does not decode, or is not valid, is an error
+    /// naming the database: never the defaults, which would drop the
+    /// redaction patterns and the reason table.
     pub fn config(&self) -> Result<Config> {
         let v: Option<String> = self
             .conn
@@ -117,12 +164,29 @@ impl Store {
                 r.get(0)
             })
             .optional()?;
-        Ok(v.map(|s| Config::from_json(&s)).unwrap_or_default())
+        let Some(s) = v else {
+            return Ok(Config::default());
+        };
+        Config::from_json(&s).map_err(|m| {
+            let row = || "row key \"config\"".to_string();
+            decode::Stored::new(&self.conn, decode::Table::Meta, &row).error(
+                "value",
+                format!("{m}; store a good one with `rung --config FILE reclassify`"),
+            )
+        })
     }
 
-    /// Stores `config`; true when it differs from the one kept before.
+    /// Stores `config` (checked first); true when it differs from the one
+    /// kept before. A stored one that cannot be read is replaced.
     pub fn set_config(&self, config: &Config) -> Result<bool> {
-        let changed = self.config()? != *config;
+        config
+            .validate()
+            .map_err(|m| Error::usage(format!("the configuration is not valid: {m}")))?;
+        let changed = match self.config() {
+            Ok(stored) => stored != *config,
+            Err(Error::Stored(_)) => true,
+            Err(e) => return Err(e),
+        };
         self.conn.execute(
             "INSERT INTO meta (key, value) VALUES ('config', ?1)
              ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -164,10 +228,10 @@ pub fn remove_if_unused(path: &Path) -> bool {
 /// Classifies everything stored again, in one transaction.
 pub fn reclassify_all(store: &Store) -> Result<u64> {
     let conn = &store.conn;
-    batch::begin_touched(conn)?;
+    import::begin_touched(conn)?;
     let config = store.config()?;
     let mut ctx = classify::Context::new(conn, &config);
-    let result = batch::touch_all(conn).and_then(|_| classify::reclassify_touched(&mut ctx));
+    let result = import::touch_all(conn).and_then(|_| classify::reclassify_touched(&mut ctx));
     match result {
         Ok(n) => {
             conn.execute_batch("COMMIT")?;
@@ -255,6 +319,13 @@ pub fn explain_busy(e: Error, path: &Path) -> Error {
 
 /// How long a writer waits for another one to finish.
 pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Lowers this connection's page cache: the TUI keeps several readers open
+/// and must stay small.
+pub fn tune_reader(conn: &Connection) -> Result<()> {
+    conn.execute_batch("PRAGMA cache_size = -16384;")?;
+    Ok(())
+}
 
 fn check_version(conn: &Connection, path: &Path) -> Result<i64> {
     let version: i64 = conn

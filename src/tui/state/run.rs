@@ -11,10 +11,11 @@ use crate::tui::paged::Paged;
 use crate::tui::payload::Indent;
 use crate::tui::worker::{Chunk, DetailView};
 
-/// Whether a timeline row failed a rung: its stored rung is not `passed`
-/// (a name no rung has counts as failing, so that `n` stops at it).
+/// Whether a timeline row failed a rung: its stored rung is neither
+/// `passed` nor `unlabelled` (a name no rung has counts as failing, so that
+/// `n` stops at it). The store's `next_failing` skips the same rows.
 pub fn failing(row: &DecisionRow) -> bool {
-    Rung::parse(&row.rung) != Some(Rung::Passed)
+    Rung::parse(&row.rung).is_none_or(Rung::is_failure)
 }
 
 /// Decision details kept in memory.

@@ -8,6 +8,7 @@ use rusqlite::params;
 
 use super::*;
 use crate::store::Store;
+use crate::store::paging::cmp_key;
 
 /// Runs with every first failed rung (plus none and a repeated one), and
 /// task, trial, model, decisions, success and harm that disagree with the

@@ -1,0 +1,131 @@
+//! Classification's caches (catalogue views, a task's cases, the reason
+//! table) and a decision's effective menu, inherited from its run.
+
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+use rusqlite::Connection;
+
+use super::stored::{StoredCase, StoredMenu, load_cases, load_catalogue};
+use crate::config::Config;
+use crate::error::Result;
+use crate::ladder::{CatalogueView, Menu, ReasonTable};
+use crate::model::{Policy, Retrieval};
+
+/// Caches of what classification reads besides the run itself.
+pub(crate) struct Context<'c> {
+    pub(super) conn: &'c Connection,
+    pub(super) reasons: ReasonTable,
+    pub(super) abstain: String,
+    catalogues: HashMap<String, Option<Rc<CatalogueView>>>,
+    cases: HashMap<String, Rc<Vec<StoredCase>>>,
+    /// Catalogues whose decisions were classified (before or after): their
+    /// catalogue-level findings must be recomputed.
+    pub(crate) finding_catalogues: BTreeSet<String>,
+}
+
+impl<'c> Context<'c> {
+    pub(crate) fn new(conn: &'c Connection, config: &Config) -> Context<'c> {
+        Context {
+            conn,
+            reasons: config.reason_table(),
+            abstain: config.abstain().to_string(),
+            catalogues: HashMap::new(),
+            cases: HashMap::new(),
+            finding_catalogues: BTreeSet::new(),
+        }
+    }
+
+    /// Forgets a cached catalogue (it changed).
+    pub(crate) fn forget_catalogue(&mut self, version: &str) {
+        self.catalogues.remove(version);
+    }
+
+    /// Forgets a task's cached cases (one was added or replaced).
+    pub(crate) fn forget_cases(&mut self, task_id: &str) {
+        self.cases.remove(task_id);
+    }
+
+    pub(crate) fn catalogue(&mut self, version: &str) -> Result<Option<Rc<CatalogueView>>> {
+        if let Some(c) = self.catalogues.get(version) {
+            return Ok(c.clone());
+        }
+        let view = load_catalogue(self.conn, version)?.map(Rc::new);
+        self.catalogues.insert(version.to_string(), view.clone());
+        Ok(view)
+    }
+
+    /// The cases of a run's task (none without a task).
+    pub(super) fn run_cases(&mut self, task_id: Option<&str>) -> Result<Rc<Vec<StoredCase>>> {
+        match task_id {
+            Some(t) => self.cases(t),
+            None => Ok(Rc::new(Vec::new())),
+        }
+    }
+
+    fn cases(&mut self, task_id: &str) -> Result<Rc<Vec<StoredCase>>> {
+        if let Some(c) = self.cases.get(task_id) {
+            return Ok(c.clone());
+        }
+        let rows = load_cases(self.conn, task_id)?;
+        let rows = Rc::new(rows);
+        self.cases.insert(task_id.to_string(), rows.clone());
+        Ok(rows)
+    }
+}
+
+/// Everything the ladder needs for one stored decision, with the run's menu
+/// fields inherited where the decision records none.
+pub(crate) struct Effective<'a> {
+    pub catalogue: Option<Rc<CatalogueView>>,
+    pub catalogue_name: Option<&'a str>,
+    pub policy: Option<&'a Policy>,
+    pub controls: &'a [String],
+    pub retrieval: Option<&'a Retrieval>,
+    pub visible: Option<&'a [String]>,
+}
+
+impl<'a> Effective<'a> {
+    /// The abstain name in force: the catalogue's, else `default`.
+    pub(super) fn abstain_or<'s>(&'s self, default: &'s str) -> &'s str {
+        self.catalogue
+            .as_deref()
+            .and_then(|c| c.abstain.as_deref())
+            .unwrap_or(default)
+    }
+
+    pub(super) fn menu<'m>(&'m self, exposed: Option<&'m [String]>) -> Menu<'m> {
+        Menu {
+            catalogue: self.catalogue.as_deref(),
+            policy: self.policy,
+            controls: self.controls,
+            retrieval: self.retrieval,
+            exposed,
+            visible: self.visible,
+        }
+    }
+}
+
+pub(super) fn effective<'a>(
+    ctx: &mut Context<'_>,
+    d: &'a StoredMenu,
+    run: &'a StoredMenu,
+) -> Result<Effective<'a>> {
+    let catalogue_name = d.catalogue.as_deref().or(run.catalogue.as_deref());
+    let catalogue = match catalogue_name {
+        Some(c) => ctx.catalogue(c)?,
+        None => None,
+    };
+    Ok(Effective {
+        catalogue,
+        catalogue_name,
+        policy: d.policy.as_ref().or(run.policy.as_ref()),
+        controls: d
+            .controls
+            .as_deref()
+            .or(run.controls.as_deref())
+            .unwrap_or(&[]),
+        retrieval: d.retrieval.as_ref().or(run.retrieval.as_ref()),
+        visible: d.visible.as_deref().or(run.visible.as_deref()),
+    })
+}

@@ -1,0 +1,218 @@
+//! Stored values read back into model values: policies, retrieval
+//! candidates, labels, name lists and spelled enums. rung wrote them, so a
+//! value that does not decode means the database was changed or damaged:
+//! it is an error naming the database, table, row and column, never a
+//! default (a default can change a decision's rung).
+
+use rusqlite::Connection;
+use serde::de::DeserializeOwned;
+
+use crate::error::{Error, Result, StoredError};
+use crate::model::{Candidate, Effect, Label, Policy, Retrieval};
+use crate::text::echo;
+
+/// What the user can do about a damaged database.
+const DAMAGED: &str = "the database was changed outside rung or is damaged: import the traces again into a new database";
+
+/// The tables whose stored values are decoded, as errors name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Table {
+    Meta,
+    Runs,
+    Decisions,
+    Cases,
+    Tools,
+    Ladder,
+}
+
+impl Table {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Table::Meta => "meta",
+            Table::Runs => "runs",
+            Table::Decisions => "decisions",
+            Table::Cases => "cases",
+            Table::Tools => "tools",
+            Table::Ladder => "ladder",
+        }
+    }
+}
+
+/// One stored row whose values are being decoded. `row` says which row as
+/// a user finds it again (`row id 17 (run "r-1" step 3)`); it runs only on
+/// error.
+pub(crate) struct Stored<'a> {
+    conn: &'a Connection,
+    table: Table,
+    row: &'a dyn Fn() -> String,
+}
+
+impl<'a> Stored<'a> {
+    pub(crate) fn new(conn: &'a Connection, table: Table, row: &'a dyn Fn() -> String) -> Self {
+        Stored { conn, table, row }
+    }
+
+    /// The error for a value of `column` in this row.
+    pub(crate) fn error(&self, column: &'static str, message: String) -> Error {
+        Error::Stored(StoredError {
+            db: self.conn.path().unwrap_or_default().to_string(),
+            table: self.table.as_str(),
+            row: (self.row)(),
+            column,
+            message,
+        })
+    }
+
+    pub(crate) fn damaged(&self, column: &'static str, what: String) -> Error {
+        self.error(column, format!("{what}; {DAMAGED}"))
+    }
+
+    /// A JSON column (NULL: `None`).
+    pub(crate) fn json<T: DeserializeOwned>(
+        &self,
+        column: &'static str,
+        s: Option<String>,
+    ) -> Result<Option<T>> {
+        s.map(|s| {
+            serde_json::from_str(&s)
+                .map_err(|e| self.damaged(column, format!("the stored JSON does not decode ({e})")))
+        })
+        .transpose()
+    }
+
+    /// A list of names stored as JSON.
+    pub(crate) fn list(
+        &self,
+        column: &'static str,
+        s: Option<String>,
+    ) -> Result<Option<Vec<String>>> {
+        self.json(column, s)
+    }
+
+    /// A column holding one spelling of an enum (a rung, a status, ...).
+    pub(crate) fn spelled<T>(
+        &self,
+        column: &'static str,
+        s: String,
+        parse: fn(&str) -> Option<T>,
+        spellings: fn() -> String,
+    ) -> Result<T> {
+        parse(&s).ok_or_else(|| {
+            self.damaged(
+                column,
+                format!("{} is not one of {}", echo(&s), spellings()),
+            )
+        })
+    }
+
+    /// Like [`Stored::spelled`], for a column that may be NULL.
+    pub(crate) fn spelled_opt<T>(
+        &self,
+        column: &'static str,
+        s: Option<String>,
+        parse: fn(&str) -> Option<T>,
+        spellings: fn() -> String,
+    ) -> Result<Option<T>> {
+        s.map(|s| self.spelled(column, s, parse, spellings))
+            .transpose()
+    }
+
+    /// An exposure policy.
+    pub(crate) fn policy(&self, column: &'static str, s: Option<String>) -> Result<Option<Policy>> {
+        let Some(p) = self.json::<PolicyRow>(column, s)? else {
+            return Ok(None);
+        };
+        let max_effect = match p.max_effect {
+            None => None,
+            Some(e) => Some(Effect::parse(&e).ok_or_else(|| {
+                self.damaged(
+                    column,
+                    format!(
+                        "max_effect {} is not one of {}",
+                        echo(&e),
+                        Effect::spellings()
+                    ),
+                )
+            })?),
+        };
+        Ok(Some(Policy {
+            allowed_families: p.allowed_families,
+            max_effect,
+            allow_open_world: p.allow_open_world,
+            extra: serde_json::Value::Null,
+        }))
+    }
+
+    /// A retrieval stage: k and the ranked candidates.
+    pub(crate) fn retrieval(
+        &self,
+        column: &'static str,
+        s: Option<String>,
+    ) -> Result<Option<Retrieval>> {
+        Ok(self.json::<RetrievalRow>(column, s)?.map(|r| Retrieval {
+            k: r.k,
+            selector: None,
+            query: None,
+            candidates: r
+                .candidates
+                .into_iter()
+                .map(|c| Candidate {
+                    name: c.name,
+                    score: c.score,
+                    extra: serde_json::Value::Null,
+                })
+                .collect(),
+            extra: serde_json::Value::Null,
+        }))
+    }
+
+    /// An inline label (`{"acceptable": [...], "forbidden": [...]}`).
+    pub(crate) fn label(&self, column: &'static str, s: Option<String>) -> Result<Option<Label>> {
+        Ok(self
+            .json::<LabelRow>(column, s)?
+            .map(|l| Label::new(l.acceptable, l.forbidden)))
+    }
+
+    /// A label kept as two lists (`acceptable` NULL: none).
+    pub(crate) fn label_lists(
+        &self,
+        acceptable: (&'static str, Option<String>),
+        forbidden: (&'static str, Option<String>),
+    ) -> Result<Option<Label>> {
+        let Some(a) = self.list(acceptable.0, acceptable.1)? else {
+            return Ok(None);
+        };
+        let f = self.list(forbidden.0, forbidden.1)?.unwrap_or_default();
+        Ok(Some(Label::new(a, f)))
+    }
+}
+
+/// The parts of stored JSON the ladder reads, parsed straight into typed
+/// values (unknown fields ignored): this runs once per decision.
+#[derive(serde::Deserialize)]
+struct PolicyRow {
+    allowed_families: Option<Vec<String>>,
+    max_effect: Option<String>,
+    #[serde(default)]
+    allow_open_world: bool,
+}
+
+#[derive(serde::Deserialize)]
+struct CandidateRow {
+    name: String,
+    score: Option<f64>,
+}
+
+#[derive(serde::Deserialize)]
+struct RetrievalRow {
+    k: u32,
+    #[serde(default)]
+    candidates: Vec<CandidateRow>,
+}
+
+#[derive(serde::Deserialize)]
+struct LabelRow {
+    acceptable: Vec<String>,
+    #[serde(default)]
+    forbidden: Vec<String>,
+}

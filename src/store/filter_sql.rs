@@ -1,0 +1,109 @@
+//! A [`Filter`] as SQL: which decisions (or runs) enter a count. The
+//! filter itself is plain data in the core; this is the store's half.
+
+use rusqlite::types::Value as Sql;
+
+use crate::filter::Filter;
+
+/// Appends ` AND column IN (?, ...)` for a flag's values (nothing when none).
+pub(super) fn push_in(sql: &mut String, args: &mut Vec<Sql>, column: &str, values: &[String]) {
+    if values.is_empty() {
+        return;
+    }
+    sql.push_str(&format!(" AND {column} IN ("));
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            sql.push(',');
+        }
+        sql.push('?');
+        args.push(Sql::Text(v.clone()));
+    }
+    sql.push(')');
+}
+
+fn push_run_level(f: &Filter, sql: &mut String, args: &mut Vec<Sql>) {
+    push_in(sql, args, "r.model", &f.models);
+    push_in(sql, args, "r.task_id", &f.tasks);
+    push_in(sql, args, "r.run_id", &f.runs);
+    for (k, v) in &f.tags {
+        sql.push_str(
+            " AND EXISTS (SELECT 1 FROM json_each(r.tags) t WHERE t.key = ? AND t.value = ?)",
+        );
+        args.push(Sql::Text(k.clone()));
+        args.push(Sql::Text(v.clone()));
+    }
+}
+
+/// A filter as SQL: the store's half of [`Filter`].
+pub trait FilterSql {
+    /// A WHERE clause over `ladder l JOIN runs r`.
+    fn decision_clause(&self) -> (String, Vec<Sql>);
+    /// A WHERE clause over `runs r` for run-level reports (pass^k, runs):
+    /// a run's time is its `started_at`, else its earliest decision's.
+    fn run_clause(&self) -> (String, Vec<Sql>);
+    /// The FROM clause the decision filters need: `runs` is joined only when
+    /// a run-level filter is set (it is a cost on every row otherwise).
+    fn from(&self) -> &'static str;
+}
+
+impl FilterSql for Filter {
+    fn decision_clause(&self) -> (String, Vec<Sql>) {
+        let mut sql = String::from("1=1");
+        let mut args = Vec::new();
+        if let Some(s) = self.since {
+            sql.push_str(" AND l.time_us >= ?");
+            args.push(Sql::Integer(s));
+        }
+        if let Some(u) = self.until {
+            sql.push_str(" AND l.time_us < ?");
+            args.push(Sql::Integer(u));
+        }
+        push_in(&mut sql, &mut args, "l.catalogue", &self.catalogues);
+        push_in(&mut sql, &mut args, "l.phase", &self.phases);
+        push_run_level(self, &mut sql, &mut args);
+        (sql, args)
+    }
+
+    fn run_clause(&self) -> (String, Vec<Sql>) {
+        let mut sql = String::from("1=1");
+        let mut args = Vec::new();
+        if let Some(s) = self.since {
+            sql.push_str(" AND COALESCE(r.started_us, r.first_at_us) >= ?");
+            args.push(Sql::Integer(s));
+        }
+        if let Some(u) = self.until {
+            sql.push_str(" AND COALESCE(r.started_us, r.first_at_us) < ?");
+            args.push(Sql::Integer(u));
+        }
+        push_in(&mut sql, &mut args, "r.catalogue", &self.catalogues);
+        push_run_level(self, &mut sql, &mut args);
+        (sql, args)
+    }
+
+    fn from(&self) -> &'static str {
+        if self.has_run_filter() {
+            "FROM ladder l JOIN runs r ON r.run_id = l.run_id"
+        } else {
+            "FROM ladder l"
+        }
+    }
+}
+
+/// `WHERE` text over `runs r`: the run-level filters, and when decision-level
+/// ones are set, runs with at least one matching decision.
+pub(super) fn runs_where(f: &Filter) -> (String, Vec<Sql>) {
+    let mut g = f.clone();
+    g.since = None;
+    g.until = None;
+    g.catalogues.clear();
+    g.phases.clear();
+    let (mut clause, mut args) = g.run_clause();
+    if f.has_decision_filter() {
+        let (dc, da) = f.decision_clause();
+        clause.push_str(&format!(
+            " AND EXISTS (SELECT 1 FROM ladder l WHERE l.run_id = r.run_id AND {dc})"
+        ));
+        args.extend(da);
+    }
+    (format!("FROM runs r WHERE {clause}"), args)
+}

@@ -1,0 +1,217 @@
+//! Writing decision records as they stream in, run by run: a run's
+//! decisions are classified as soon as the stream moves on to another run.
+
+use rusqlite::params;
+
+use super::prepared::PreparedDecision;
+use super::touched::Touch;
+use super::{Batch, Pending, differs};
+use crate::error::{RecordError, Result};
+use crate::store::classify::{self, StoredRun};
+
+impl Batch<'_> {
+    /// Classifies the pending run now, when everything it needs is known;
+    /// otherwise the end of the batch does it.
+    pub(super) fn flush_pending(&mut self) -> Result<()> {
+        let Some(Pending {
+            run_id,
+            mut decisions,
+            fresh,
+        }) = self.pending.take()
+        else {
+            return Ok(());
+        };
+        if decisions.is_empty() {
+            return Ok(());
+        }
+        let conn = self.conn;
+        let run = match self.last_run.take() {
+            Some((id, run)) if id == run_id => run,
+            other => {
+                self.last_run = other;
+                classify::load_run(conn, &run_id)?.unwrap_or_else(StoredRun::bare)
+            }
+        };
+        let stored: i64 = if fresh {
+            decisions.len() as i64
+        } else {
+            conn.prepare_cached("SELECT count(*) FROM decisions WHERE run_id = ?1")?
+                .query_row([&run_id], |r| r.get(0))?
+        };
+        if stored as usize != decisions.len() {
+            // The run has decisions from elsewhere: classify it whole.
+            decisions = classify::load_decisions(conn, &run_id)?;
+        } else {
+            decisions.sort_by_key(|d| d.step());
+        }
+        if classify::catalogues_known(&mut self.ctx, &run, &decisions)? {
+            classify::classify_loaded(&mut self.ctx, &run_id, &run, &decisions, fresh)?;
+            conn.prepare_cached("INSERT OR IGNORE INTO classified_runs VALUES (?1)")?
+                .execute([&run_id])?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn add_decision(
+        &mut self,
+        source: &str,
+        d: PreparedDecision,
+    ) -> std::result::Result<(), RecordError> {
+        let hash = &d.hash[..];
+        if d.run_id != self.last_bare_run {
+            // A failure here is the database's (or its stored data's), not
+            // this record's: it stops the import.
+            self.flush_pending()?;
+            let created = self
+                .conn
+                .prepare_cached(
+                    "INSERT INTO runs (run_id) VALUES (?1) ON CONFLICT(run_id) DO NOTHING",
+                )
+                .and_then(|mut s| s.execute([&d.run_id]))?
+                == 1;
+            let was_classified = self
+                .conn
+                .prepare_cached("DELETE FROM classified_runs WHERE run_id = ?1")
+                .and_then(|mut s| s.execute([&d.run_id]))?
+                == 1;
+            let new_record = self.new_run.take().is_some_and(|r| r == d.run_id);
+            self.last_bare_run.clone_from(&d.run_id);
+            self.pending = Some(Pending {
+                run_id: d.run_id.clone(),
+                decisions: Vec::new(),
+                // Nothing of this run was stored before this stretch of its
+                // decisions: there is nothing old to count or clear.
+                fresh: (created || new_record) && !was_classified,
+            });
+            self.run_touched = false;
+        }
+        let values = params![
+            d.run_id,
+            d.step,
+            d.turn,
+            d.at,
+            d.at_us,
+            d.phase,
+            d.catalogue,
+            d.policy,
+            d.controls,
+            d.retrieval,
+            d.exposed,
+            d.visible,
+            d.selected,
+            d.call_id,
+            d.status,
+            d.stage,
+            d.reason,
+            d.outcome,
+            d.latency_ms,
+            d.progress,
+            d.expected,
+            d.extra,
+            hash,
+            source,
+            self.import_id,
+        ];
+        const COLUMNS: &str = "run_id, step, turn, at, at_us, phase, catalogue, policy,
+            trusted_controls, retrieval, exposed, visible, selected, call_id, status, stage, reason,
+            outcome, latency_ms, progress, expected, extra, record_hash, source, import_id";
+        let inserted = self
+            .conn
+            .prepare_cached(once!(format!(
+                "INSERT INTO decisions ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
+                 ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
+                 ON CONFLICT(run_id, step) DO NOTHING"
+            )))
+            .and_then(|mut s| s.execute(values))?
+            == 1;
+        let id = if inserted {
+            self.summary.decisions.new += 1;
+            self.conn.last_insert_rowid()
+        } else {
+            let (id, stored, stored_source): (i64, Vec<u8>, Option<String>) = self
+                .conn
+                .prepare_cached(
+                    "SELECT id, record_hash, source FROM decisions WHERE run_id = ?1 AND step = ?2",
+                )
+                .and_then(|mut s| {
+                    s.query_row(params![d.run_id, d.step], |row| {
+                        Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                    })
+                })?;
+            if stored == hash {
+                self.summary.decisions.unchanged += 1;
+                return Ok(());
+            }
+            if !self.opts.replace {
+                return Err(differs("decision", stored_source));
+            }
+            self.summary.decisions.replaced += 1;
+            self.conn
+                .prepare_cached(once!(format!(
+                    "UPDATE decisions SET ({COLUMNS}) = (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
+                     ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
+                     WHERE id = ?26"
+                )))
+                .and_then(|mut s| {
+                    let mut v: Vec<&dyn rusqlite::ToSql> = values.to_vec();
+                    v.push(&id);
+                    s.execute(v.as_slice())
+                })?;
+            self.conn
+                .prepare_cached("DELETE FROM payloads WHERE decision_id = ?1")
+                .and_then(|mut s| s.execute([id]))?;
+            id
+        };
+        let PreparedDecision {
+            run_id,
+            step,
+            arguments,
+            result,
+            raw,
+            mut stored,
+            ..
+        } = d;
+        if arguments.is_some() || result.is_some() || raw.is_some() {
+            let huge = result
+                .as_ref()
+                .is_some_and(|r| r.len() > crate::memory::HUGE);
+            let mut stmt = self
+                .conn
+                .prepare_cached(
+                    "INSERT INTO payloads (decision_id, arguments, result, raw) VALUES (?1, ?2, ?3, ?4)",
+                )?;
+            // SQLite copies what is bound: drop our copy before the row is
+            // written, so a huge result is not held twice.
+            (|| {
+                stmt.raw_bind_parameter(1, id)?;
+                stmt.raw_bind_parameter(2, arguments)?;
+                stmt.raw_bind_parameter(3, result)?;
+                stmt.raw_bind_parameter(4, raw)?;
+                if huge {
+                    crate::memory::release();
+                }
+                stmt.raw_execute()
+            })()?;
+            drop(stmt);
+            if huge {
+                crate::memory::release();
+            }
+        }
+        if !self.run_touched {
+            self.touch(Touch::Run, &run_id)?;
+            self.run_touched = true;
+        }
+        if let Some(Pending {
+            run_id: pending_run,
+            decisions: list,
+            ..
+        }) = &mut self.pending
+            && *pending_run == run_id
+        {
+            list.retain(|x| x.step() != step);
+            stored.set_id(id);
+            list.push(stored);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,156 @@
+//! Records made ready to be written, off the writing thread: a decision has
+//! every column serialised (and its identity hashed) before the batch sees it.
+
+use serde_json::Value;
+
+use super::identity;
+use crate::model::{Decision, MenuFields, Record, Timestamp};
+use crate::store::classify::StoredDecision;
+
+/// A record ready to be written: decisions (the bulk of any trace) have
+/// every column serialised already.
+pub enum Prepared {
+    Decision(Box<PreparedDecision>),
+    Other(Record),
+}
+
+impl Prepared {
+    /// `line_len`: the size of the line the record came from, which bounds
+    /// its payload's serialised size.
+    pub fn with_size_hint(record: Record, line_len: usize) -> Prepared {
+        match record {
+            Record::Decision(d) => {
+                Prepared::Decision(Box::new(PreparedDecision::new(*d, line_len)))
+            }
+            other => Prepared::Other(other),
+        }
+    }
+
+    pub(super) fn describe(&self) -> String {
+        match self {
+            Prepared::Decision(d) => format!("decision {} step {}", d.run_id, d.step),
+            Prepared::Other(r) => r.describe(),
+        }
+    }
+}
+
+/// A decision's columns as the store writes them, plus what classification
+/// needs of it.
+pub struct PreparedDecision {
+    pub(super) run_id: String,
+    pub(super) step: i64,
+    pub(super) turn: Option<i64>,
+    pub(super) at: Option<String>,
+    pub(super) at_us: Option<i64>,
+    pub(super) phase: Option<String>,
+    pub(super) catalogue: Option<String>,
+    pub(super) policy: Option<String>,
+    pub(super) controls: Option<String>,
+    pub(super) retrieval: Option<String>,
+    pub(super) exposed: Option<String>,
+    pub(super) visible: Option<String>,
+    pub(super) selected: Option<String>,
+    pub(super) call_id: Option<String>,
+    pub(super) status: Option<&'static str>,
+    pub(super) stage: Option<&'static str>,
+    pub(super) reason: Option<String>,
+    pub(super) outcome: Option<String>,
+    pub(super) latency_ms: Option<f64>,
+    pub(super) progress: Option<&'static str>,
+    pub(super) expected: Option<String>,
+    pub(super) extra: Option<String>,
+    pub(super) arguments: Option<String>,
+    pub(super) result: Option<String>,
+    pub(super) raw: Option<String>,
+    pub(super) stored: StoredDecision,
+    /// The record's identity: SHA-256 over every stored column.
+    pub(super) hash: [u8; 32],
+}
+
+impl PreparedDecision {
+    pub fn new(mut d: Decision, line_len: usize) -> PreparedDecision {
+        let [policy, controls, retrieval, visible] = menu_columns(&d.menu);
+        let outcome = d.outcome.as_ref();
+        let arguments = d.arguments.take().map(|v| text(&v));
+        let raw = d.raw.take().map(|v| text(&v));
+        let extra = extra_text(&d.extra);
+        d.extra = Value::Null;
+        // Serialise the result last and drop the parsed value at once, so a
+        // huge result is held at most twice.
+        let result = d.result.take().map(|v| {
+            if line_len > crate::memory::HUGE {
+                let t = text_sized(&v, line_len);
+                drop(v);
+                crate::memory::release();
+                t
+            } else {
+                text(&v)
+            }
+        });
+        let mut p = PreparedDecision {
+            run_id: d.run_id.clone(),
+            step: d.step,
+            turn: d.turn,
+            at: d.at.map(Timestamp::to_rfc3339),
+            at_us: d.at.map(Timestamp::micros),
+            phase: d.phase.clone(),
+            catalogue: d.menu.catalogue.clone(),
+            policy,
+            controls,
+            retrieval,
+            exposed: json_opt(&d.exposed),
+            visible,
+            selected: d.selected.clone(),
+            call_id: d.call_id.take(),
+            status: outcome.map(|o| o.status.as_str()),
+            stage: outcome.and_then(|o| o.stage).map(|s| s.as_str()),
+            reason: outcome.and_then(|o| o.reason.clone()),
+            outcome: outcome.map(|o| serde_json::to_string(o).expect("serialises")),
+            latency_ms: d.latency_ms,
+            progress: d.progress.map(|p| p.as_str()),
+            expected: json_opt(&d.expected),
+            extra,
+            arguments,
+            result,
+            raw,
+            stored: StoredDecision::from_model(0, d),
+            hash: [0; 32],
+        };
+        p.hash = identity::decision(&p);
+        p
+    }
+}
+
+pub(super) fn json_opt<T: serde::Serialize>(v: &Option<T>) -> Option<String> {
+    v.as_ref()
+        .map(|v| serde_json::to_string(v).expect("serialises"))
+}
+
+pub(super) fn text(v: &Value) -> String {
+    serde_json::to_string(v).expect("serialises")
+}
+
+/// Serialises a value into a buffer sized up front (no doubling copies).
+fn text_sized(v: &Value, size_hint: usize) -> String {
+    let mut out = Vec::with_capacity(size_hint);
+    serde_json::to_writer(&mut out, v).expect("serialises");
+    String::from_utf8(out).expect("JSON is UTF-8")
+}
+
+pub(super) fn extra_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Object(m) if m.is_empty() => None,
+        other => Some(text(other)),
+    }
+}
+
+/// A run's or decision's menu fields as stored: policy, trusted controls,
+/// retrieval, visible.
+pub(super) fn menu_columns(m: &MenuFields) -> [Option<String>; 4] {
+    [
+        json_opt(&m.policy),
+        json_opt(&m.trusted_controls),
+        json_opt(&m.retrieval),
+        json_opt(&m.visible),
+    ]
+}

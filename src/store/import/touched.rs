@@ -1,0 +1,83 @@
+//! What an import marks for classifying again, kept in temporary tables
+//! for the length of its transaction: runs, tasks and catalogue versions
+//! touched, catalogues whose findings are due, runs already classified.
+
+use rusqlite::Connection;
+
+use super::Batch;
+use crate::error::{RecordError, Result};
+
+/// One way a record marks something for the end of the batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Touch {
+    /// A run whose decisions are classified at the end.
+    Run,
+    /// A task whose cases changed: its runs are classified again.
+    Task,
+    /// A catalogue version that gained tools: its runs are classified again.
+    Catalogue,
+    /// A catalogue version whose catalogue-level findings are recomputed.
+    Findings,
+    /// A run classified earlier in the batch whose inputs changed since.
+    UnclassifyRun,
+    /// The runs of a task, classified earlier in the batch.
+    UnclassifyTask,
+    /// The runs on a catalogue version, classified earlier in the batch.
+    UnclassifyCatalogue,
+}
+
+impl Touch {
+    fn sql(self) -> &'static str {
+        match self {
+            Touch::Run => "INSERT OR IGNORE INTO touched_runs VALUES (?1)",
+            Touch::Task => "INSERT OR IGNORE INTO touched_tasks VALUES (?1)",
+            Touch::Catalogue => "INSERT OR IGNORE INTO touched_catalogues VALUES (?1)",
+            Touch::Findings => "INSERT OR IGNORE INTO finding_catalogues VALUES (?1)",
+            Touch::UnclassifyRun => "DELETE FROM classified_runs WHERE run_id = ?1",
+            Touch::UnclassifyTask => {
+                "DELETE FROM classified_runs WHERE run_id IN (SELECT run_id FROM runs WHERE task_id = ?1)"
+            }
+            Touch::UnclassifyCatalogue => {
+                "DELETE FROM classified_runs WHERE run_id IN
+                    (SELECT run_id FROM runs WHERE catalogue = ?1
+                     UNION SELECT run_id FROM decisions WHERE catalogue = ?1)"
+            }
+        }
+    }
+}
+
+impl Batch<'_> {
+    /// Marks `key` (a run id, task id or catalogue version) as `what` says.
+    pub(super) fn touch(&self, what: Touch, key: &str) -> std::result::Result<(), RecordError> {
+        self.conn
+            .prepare_cached(what.sql())
+            .and_then(|mut s| s.execute([key]))
+            .map(|_| ())
+            .map_err(RecordError::from)
+    }
+}
+
+/// Opens a write transaction with empty "touched" sets.
+pub(crate) fn begin_touched(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "BEGIN IMMEDIATE;
+         CREATE TEMP TABLE IF NOT EXISTS touched_runs (run_id TEXT PRIMARY KEY) WITHOUT ROWID;
+         CREATE TEMP TABLE IF NOT EXISTS touched_tasks (task_id TEXT PRIMARY KEY) WITHOUT ROWID;
+         CREATE TEMP TABLE IF NOT EXISTS touched_catalogues (version TEXT PRIMARY KEY) WITHOUT ROWID;
+         CREATE TEMP TABLE IF NOT EXISTS finding_catalogues (version TEXT PRIMARY KEY) WITHOUT ROWID;
+         CREATE TEMP TABLE IF NOT EXISTS classified_runs (run_id TEXT PRIMARY KEY) WITHOUT ROWID;
+         DELETE FROM touched_runs; DELETE FROM touched_tasks;
+         DELETE FROM touched_catalogues; DELETE FROM finding_catalogues;
+         DELETE FROM classified_runs;",
+    )?;
+    Ok(())
+}
+
+/// Marks every stored run and catalogue for reclassification.
+pub(crate) fn touch_all(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "INSERT OR IGNORE INTO touched_runs SELECT run_id FROM runs;
+         INSERT OR IGNORE INTO finding_catalogues SELECT version FROM catalogues;",
+    )?;
+    Ok(())
+}

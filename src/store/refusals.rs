@@ -1,0 +1,120 @@
+//! Refusals: the refusal report's items, the Refusals screen's window (and
+//! the one before it), the latest refusal and the per-day trend.
+
+use rusqlite::types::Value as Sql;
+use rusqlite::{Connection, OptionalExtension, params_from_iter};
+
+use super::filter_sql::FilterSql;
+use crate::error::Result;
+use crate::filter::Filter;
+use crate::metrics::Refusal;
+use crate::model::{Boundary, Status};
+use crate::window::DAY;
+
+/// `WHERE` text over `ladder l`: the decision was refused.
+pub(super) fn refused() -> String {
+    format!("l.status = '{}'", Status::Refused)
+}
+
+/// A refusal's stage over `ladder l`: its boundary, `unclassified` when none.
+pub(super) fn refusal_stage() -> String {
+    format!("COALESCE(l.boundary, '{}')", Boundary::Unclassified)
+}
+
+/// Refused decisions in the filter (any time), for the refusal report.
+pub fn refusals(conn: &Connection, f: &Filter) -> Result<Vec<Refusal>> {
+    let (clause, args) = f.without_window().decision_clause();
+    let from = f.from();
+    let (stage, refused) = (refusal_stage(), refused());
+    let mut stmt = conn.prepare(&format!(
+        "SELECT l.reason, {stage}, l.run_id, l.time_us
+         {from} WHERE {clause} AND {refused}"
+    ))?;
+    let rows = stmt
+        .query_map(params_from_iter(args), |r| {
+            Ok(Refusal {
+                reason: r.get(0)?,
+                stage: r.get(1)?,
+                run_id: r.get(2)?,
+                time_us: r.get(3)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// Refusals in `[since, until)` and in the window of the same length before
+/// it (for `previous`), read through the time index; plus the undated count.
+pub fn refusal_items(
+    conn: &Connection,
+    f: &Filter,
+    since: i64,
+    until: i64,
+) -> Result<(Vec<crate::metrics::Refusal>, u64)> {
+    let (clause, mut args) = f.without_window().decision_clause();
+    let prev = since - (until - since);
+    let mut all = args.clone();
+    all.push(Sql::Integer(prev));
+    all.push(Sql::Integer(until));
+    let (stage, refused) = (refusal_stage(), refused());
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT l.reason, {stage}, l.run_id, l.time_us
+         FROM ladder l JOIN runs r ON r.run_id = l.run_id
+         WHERE {clause} AND {refused} AND l.time_us >= ? AND l.time_us < ?"
+    ))?;
+    let items = stmt
+        .query_map(params_from_iter(all), |r| {
+            Ok(crate::metrics::Refusal {
+                reason: r.get(0)?,
+                stage: r.get(1)?,
+                run_id: r.get(2)?,
+                time_us: r.get(3)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let undated: i64 = conn
+        .prepare_cached(&format!(
+            "SELECT count(*) FROM ladder l JOIN runs r ON r.run_id = l.run_id
+             WHERE {clause} AND {refused} AND l.time_us IS NULL"
+        ))?
+        .query_row(params_from_iter(std::mem::take(&mut args)), |r| r.get(0))?;
+    Ok((items, undated as u64))
+}
+
+/// The time of the latest dated refusal in the filter.
+pub fn latest_refusal(conn: &Connection, f: &Filter) -> Result<Option<i64>> {
+    let (clause, args) = f.without_window().decision_clause();
+    let refused = refused();
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT l.time_us FROM ladder l JOIN runs r ON r.run_id = l.run_id
+             WHERE {clause} AND {refused} AND l.time_us IS NOT NULL
+             ORDER BY l.time_us DESC LIMIT 1"
+        ))?
+        .query_row(params_from_iter(args), |r| r.get(0))
+        .optional()?)
+}
+
+/// Refusals per day over `days` days ending at `until` (oldest first).
+pub fn refusals_per_day(conn: &Connection, f: &Filter, until: i64, days: u32) -> Result<Vec<u64>> {
+    let since = until - DAY * days as i64;
+    let (clause, mut args) = f.without_window().decision_clause();
+    args.push(Sql::Integer(since));
+    args.push(Sql::Integer(until));
+    let mut out = vec![0u64; days as usize];
+    let refused = refused();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT (l.time_us - {since}) / {DAY}, count(*) FROM ladder l JOIN runs r ON r.run_id = l.run_id
+         WHERE {clause} AND {refused} AND l.time_us >= ? AND l.time_us < ?
+         GROUP BY 1"
+    ))?;
+    let mut rows = stmt.query(params_from_iter(args))?;
+    while let Some(r) = rows.next()? {
+        let day: i64 = r.get(0)?;
+        let n: i64 = r.get(1)?;
+        if let Some(slot) = out.get_mut(day as usize) {
+            *slot = n as u64;
+        }
+    }
+    Ok(out)
+}

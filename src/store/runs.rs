@@ -1,0 +1,298 @@
+//! Runs: the runs report, keyset pages of runs in every sort order (with
+//! the key a row sorts by), the fuzzy filter's scan and one run's header.
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::sync::LazyLock;
+
+use rusqlite::types::Value as Sql;
+use rusqlite::{Connection, Row, params_from_iter};
+
+use super::decode::{Stored, Table};
+use super::filter_sql::{FilterSql, runs_where};
+use super::paging::{Anchor, Key, Page, Spec};
+use crate::error::Result;
+use crate::filter::Filter;
+use crate::model::Rung;
+use crate::text::echo;
+
+/// One row of `rung report runs`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RunRow {
+    pub run_id: String,
+    pub task_id: Option<String>,
+    pub trial: Option<i64>,
+    pub model: Option<String>,
+    pub catalogue: Option<String>,
+    pub decisions: u64,
+    pub first_failed_rung: Option<String>,
+    pub success: Option<bool>,
+    pub harm: Option<bool>,
+}
+
+/// Runs with their decisions and first failed rung, by `run_id`. With a
+/// decision filter (window, phase, catalogue), only the run's matching
+/// decisions count and runs without any are left out.
+pub fn runs(conn: &Connection, f: &Filter) -> Result<Vec<RunRow>> {
+    let (clause, args) = if f.has_decision_filter() {
+        let mut g = f.clone();
+        g.catalogues.clear();
+        g.since = None;
+        g.until = None;
+        g.run_clause()
+    } else {
+        f.run_clause()
+    };
+    let mut rows = Vec::new();
+    {
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {RUN_COLUMNS} FROM runs r WHERE {clause} ORDER BY r.run_id"
+        ))?;
+        let mut q = stmt.query(params_from_iter(args))?;
+        while let Some(r) = q.next()? {
+            rows.push(run_row(conn, r, 0)?);
+        }
+    }
+    if !f.has_decision_filter() {
+        return Ok(rows);
+    }
+    let (clause, args) = f.decision_clause();
+    let from = f.from();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT l.run_id, l.rung, l.decision_id {from} WHERE {clause} ORDER BY l.run_id, l.step"
+    ))?;
+    let mut agg: HashMap<String, (u64, Option<Rung>)> = HashMap::new();
+    let mut q = stmt.query(params_from_iter(args))?;
+    while let Some(r) = q.next()? {
+        let run_id: String = r.get(0)?;
+        let id: i64 = r.get(2)?;
+        let row = || format!("row decision_id {id}");
+        let rung = Stored::new(conn, Table::Ladder, &row).spelled(
+            "rung",
+            r.get(1)?,
+            Rung::parse,
+            Rung::spellings,
+        )?;
+        let e = agg.entry(run_id).or_default();
+        e.0 += 1;
+        if e.1.is_none() && rung.is_failure() {
+            e.1 = Some(rung);
+        }
+    }
+    rows.retain_mut(|row| match agg.get(&row.run_id) {
+        Some((n, first)) => {
+            row.decisions = *n;
+            row.first_failed_rung = first.map(|r| r.as_str().to_string());
+            true
+        }
+        None => false,
+    });
+    Ok(rows)
+}
+
+/// The columns the runs table sorts by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RunSort {
+    Id,
+    Task,
+    Trial,
+    Model,
+    Decisions,
+    FirstFailed,
+    Success,
+    Harm,
+}
+
+impl RunSort {
+    pub const ALL: [RunSort; 8] = [
+        RunSort::Id,
+        RunSort::Task,
+        RunSort::Trial,
+        RunSort::Model,
+        RunSort::Decisions,
+        RunSort::FirstFailed,
+        RunSort::Success,
+        RunSort::Harm,
+    ];
+
+    /// A total, NULL-free sort key (keyset comparisons cannot see NULLs).
+    fn key(self) -> &'static str {
+        match self {
+            RunSort::Id => "r.run_id",
+            RunSort::Task => "COALESCE(r.task_id, '')",
+            RunSort::Trial => "COALESCE(r.trial, -1)",
+            RunSort::Model => "COALESCE(r.model, '')",
+            RunSort::Decisions => "r.decisions",
+            RunSort::FirstFailed => RUNG_ORDER.as_str(),
+            RunSort::Success => "COALESCE(r.success, -1)",
+            RunSort::Harm => "COALESCE(r.harm, -1)",
+        }
+    }
+}
+
+/// Ladder order of `r.first_failed_rung` (none last), written from
+/// [`Rung::failed_order`] so that it agrees with [`run_key`].
+static RUNG_ORDER: LazyLock<String> = LazyLock::new(|| {
+    let mut sql = String::from("CASE r.first_failed_rung");
+    for r in Rung::ALL.iter().filter(|r| r.is_failure()) {
+        sql.push_str(&format!(
+            " WHEN '{}' THEN {}",
+            r.as_str(),
+            Rung::failed_order(Some(*r))
+        ));
+    }
+    sql.push_str(&format!(" ELSE {} END", Rung::NOT_FAILED_ORDER));
+    sql
+});
+
+const RUN_COLUMNS: &str = "r.run_id, r.task_id, r.trial, r.model, r.catalogue, r.decisions, \
+r.first_failed_rung, r.success, r.harm";
+
+/// Reads [`RUN_COLUMNS`] from column `at` on.
+fn run_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<RunRow> {
+    let run_id: String = r.get(at)?;
+    let first_failed_rung = first_failed(conn, &run_id, r.get(at + 6)?)?;
+    Ok(RunRow {
+        task_id: r.get(at + 1)?,
+        trial: r.get(at + 2)?,
+        model: r.get(at + 3)?,
+        catalogue: r.get(at + 4)?,
+        decisions: r.get::<_, i64>(at + 5)? as u64,
+        first_failed_rung,
+        success: r.get(at + 7)?,
+        harm: r.get(at + 8)?,
+        run_id,
+    })
+}
+
+/// A run's stored first failed rung, checked to be a rung.
+fn first_failed(conn: &Connection, run_id: &str, s: Option<String>) -> Result<Option<String>> {
+    let row = || format!("row run_id {}", echo(run_id));
+    let rung = Stored::new(conn, Table::Runs, &row).spelled_opt(
+        "first_failed_rung",
+        s,
+        Rung::parse,
+        Rung::spellings,
+    )?;
+    Ok(rung.map(|r| r.as_str().to_string()))
+}
+
+/// One page of runs in the filter, sorted by `sort`. With decision-level
+/// filters (window, phase, catalogue) a run is listed when one of its
+/// decisions matches; its counts stay whole-run.
+pub fn runs_page(
+    conn: &Connection,
+    f: &Filter,
+    sort: RunSort,
+    desc: bool,
+    anchor: &Anchor,
+    n: usize,
+) -> Result<Page<RunRow>> {
+    let (from_where, args) = runs_where(f);
+    let spec = Spec {
+        select: RUN_COLUMNS,
+        from_where,
+        args,
+        key: sort.key(),
+        id: (sort != RunSort::Id).then_some("r.run_id"),
+        desc,
+    };
+    spec.page(conn, anchor, n, &|r| run_row(conn, r, 2))
+}
+
+/// The sort key of a run row, for anchoring a page on it.
+pub fn run_key(row: &RunRow, sort: RunSort) -> Key {
+    let text = |s: &Option<String>| Sql::Text(s.clone().unwrap_or_default());
+    let b = |v: Option<bool>| Sql::Integer(v.map(i64::from).unwrap_or(-1));
+    let key = match sort {
+        RunSort::Id => Sql::Text(row.run_id.clone()),
+        RunSort::Task => text(&row.task_id),
+        RunSort::Trial => Sql::Integer(row.trial.unwrap_or(-1)),
+        RunSort::Model => text(&row.model),
+        RunSort::Decisions => Sql::Integer(row.decisions as i64),
+        RunSort::FirstFailed => Sql::Integer(Rung::failed_order(
+            row.first_failed_rung.as_deref().and_then(Rung::parse),
+        )),
+        RunSort::Success => b(row.success),
+        RunSort::Harm => b(row.harm),
+    };
+    (key, Sql::Text(row.run_id.clone()))
+}
+
+/// A run with its goal, as the fuzzy filter sees it.
+#[derive(Debug, Clone)]
+pub struct RunText {
+    pub row: RunRow,
+    pub goal: Option<String>,
+}
+
+/// Streams every run in the filter (by `run_id`) to `visit` until it breaks.
+pub fn scan_runs(
+    conn: &Connection,
+    f: &Filter,
+    visit: &mut dyn FnMut(RunText) -> ControlFlow<()>,
+) -> Result<()> {
+    let (from_where, args) = runs_where(f);
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {RUN_COLUMNS}, r.goal {from_where} ORDER BY r.run_id"
+    ))?;
+    let mut rows = stmt.query(params_from_iter(args))?;
+    while let Some(r) = rows.next()? {
+        let t = RunText {
+            row: run_row(conn, r, 0)?,
+            goal: r.get(9)?,
+        };
+        if visit(t).is_break() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Everything the Run screen's header shows about a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunHeader {
+    pub run_id: String,
+    pub task_id: Option<String>,
+    pub trial: Option<i64>,
+    pub goal: Option<String>,
+    pub intent: Option<String>,
+    pub model: Option<String>,
+    pub catalogue: Option<String>,
+    pub terminated: Option<String>,
+    pub success: Option<bool>,
+    pub harm: Option<bool>,
+    pub started_at: Option<String>,
+    pub decisions: u64,
+    pub first_failed_rung: Option<String>,
+}
+
+pub fn run_header(conn: &Connection, run_id: &str) -> Result<Option<RunHeader>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT run_id, task_id, trial, goal, intent, model, catalogue, terminated, success,
+                harm, started_at, decisions, first_failed_rung
+         FROM runs WHERE run_id = ?1",
+    )?;
+    let mut rows = stmt.query([run_id])?;
+    let Some(r) = rows.next()? else {
+        return Ok(None);
+    };
+    Ok(Some(RunHeader {
+        run_id: r.get(0)?,
+        task_id: r.get(1)?,
+        trial: r.get(2)?,
+        goal: r.get(3)?,
+        intent: r.get(4)?,
+        model: r.get(5)?,
+        catalogue: r.get(6)?,
+        terminated: r.get(7)?,
+        success: r.get(8)?,
+        harm: r.get(9)?,
+        started_at: r.get(10)?,
+        decisions: r.get::<_, i64>(11)? as u64,
+        first_failed_rung: first_failed(conn, run_id, r.get(12)?)?,
+    }))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,316 @@
+//! Catalogue tools: usage per tool (`rung report tools`), flags and stored
+//! definitions for the Tools screen, and the "why was it visible" audit.
+
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::types::Value as Sql;
+use rusqlite::{Connection, params, params_from_iter};
+
+use super::classify::load_catalogue;
+use super::decode::{Stored, Table};
+use super::filter_sql::{FilterSql, push_in};
+use super::findings::FindingRow;
+use super::menu::{MENU_SELECT, menu_row};
+use super::refusals::refused;
+use crate::error::Result;
+use crate::filter::Filter;
+use crate::ladder::{self, Menu};
+use crate::metrics::ToolUsage;
+use crate::model::Rung;
+use crate::text::echo;
+
+/// Per catalogue tool usage (`rung report tools`), by (catalogue, name).
+pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
+    let mut sql = String::from("SELECT catalogue, name, family, effect FROM tools WHERE 1=1");
+    let mut args = Vec::new();
+    push_in(&mut sql, &mut args, "catalogue", &f.catalogues);
+    sql.push_str(" ORDER BY catalogue, name");
+    let mut list: Vec<ToolUsage> = conn
+        .prepare(&sql)?
+        .query_map(params_from_iter(args), |r| {
+            Ok(ToolUsage {
+                catalogue: r.get(0)?,
+                name: r.get(1)?,
+                family: r.get(2)?,
+                effect: r.get(3)?,
+                visible: 0,
+                selected: 0,
+                selected_wrongly: 0,
+                refused: 0,
+                refused_by_reason: BTreeMap::new(),
+                never_selected: true,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut index: HashMap<String, HashMap<String, usize>> = HashMap::new();
+    for (i, t) in list.iter().enumerate() {
+        index
+            .entry(t.catalogue.clone())
+            .or_default()
+            .insert(t.name.clone(), i);
+    }
+    let (clause, args) = f.decision_clause();
+    let from = f.from();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT l.catalogue, l.retrieved, l.selected, l.rung = '{}', {}, l.reason, l.decision_id
+         {from} WHERE {clause} AND l.catalogue IS NOT NULL",
+        Rung::Selection,
+        refused()
+    ))?;
+    let mut rows = stmt.query(params_from_iter(args))?;
+    // Pinned menus repeat the same text: parse each distinct one once.
+    let mut parsed: HashMap<String, Vec<String>> = HashMap::new();
+    while let Some(r) = rows.next()? {
+        let cat: String = r.get(0)?;
+        let Some(tools) = index.get(&cat) else {
+            continue;
+        };
+        let retrieved: String = r.get(1)?;
+        let selected: Option<String> = r.get(2)?;
+        let wrong: bool = r.get(3)?;
+        let refused: bool = r.get::<_, Option<bool>>(4)?.unwrap_or(false);
+        if parsed.len() > 10_000 {
+            parsed.clear();
+        }
+        let names = match parsed.entry(retrieved) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let id: i64 = r.get(6)?;
+                let row = || format!("row decision_id {id}");
+                let list = Stored::new(conn, Table::Ladder, &row)
+                    .list("retrieved", Some(e.key().clone()))?
+                    .unwrap_or_default();
+                e.insert(list)
+            }
+        };
+        for n in names.iter() {
+            if let Some(&i) = tools.get(n) {
+                list[i].visible += 1;
+            }
+        }
+        if let Some(&i) = selected.as_ref().and_then(|s| tools.get(s)) {
+            list[i].selected += 1;
+            if wrong {
+                list[i].selected_wrongly += 1;
+            }
+            if refused {
+                list[i].refused += 1;
+                let reason: Option<String> = r.get(5)?;
+                *list[i]
+                    .refused_by_reason
+                    .entry(reason.unwrap_or_default())
+                    .or_default() += 1;
+            }
+        }
+    }
+    for t in &mut list {
+        t.never_selected = t.selected == 0;
+    }
+    Ok(list)
+}
+
+/// Flags of a catalogue tool the usage report does not carry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ToolFlags {
+    pub open_world: bool,
+    /// A later import carried a different definition (description drift or
+    /// catalogue conflict).
+    pub drifted: bool,
+}
+
+/// (catalogue, name) → flags, for every stored tool.
+pub fn tool_flags(conn: &Connection) -> Result<BTreeMap<(String, String), ToolFlags>> {
+    let mut out = BTreeMap::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT t.catalogue, t.name, t.open_world,
+                (SELECT count(*) FROM tool_versions v WHERE v.catalogue = t.catalogue AND v.name = t.name) > 1
+         FROM tools t",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        out.insert(
+            (r.get(0)?, r.get(1)?),
+            ToolFlags {
+                open_world: r.get(2)?,
+                drifted: r.get(3)?,
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// A tool's stored definition, for the Tools screen's detail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDef {
+    pub catalogue: String,
+    pub name: String,
+    pub family: String,
+    pub effect: String,
+    pub open_world: bool,
+    pub idempotent: bool,
+    /// The catalogue record of the tool as imported (JSON).
+    pub record: serde_json::Value,
+    /// Other definitions seen later under the same version (drift).
+    pub drift: Vec<FindingRow>,
+}
+
+pub fn tool_def(conn: &Connection, catalogue: &str, name: &str) -> Result<Option<ToolDef>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT family, effect, open_world, idempotent, record FROM tools
+         WHERE catalogue = ?1 AND name = ?2",
+    )?;
+    let mut rows = stmt.query(params![catalogue, name])?;
+    let Some(r) = rows.next()? else {
+        return Ok(None);
+    };
+    let row = || format!("row catalogue {} name {}", echo(catalogue), echo(name));
+    let record = Stored::new(conn, Table::Tools, &row).json("record", r.get(4)?)?;
+    let mut def = ToolDef {
+        catalogue: catalogue.to_string(),
+        name: name.to_string(),
+        family: r.get(0)?,
+        effect: r.get(1)?,
+        open_world: r.get(2)?,
+        idempotent: r.get(3)?,
+        record: record.unwrap_or(serde_json::Value::Null),
+        drift: Vec::new(),
+    };
+    drop(rows);
+    drop(stmt);
+    def.drift = conn
+        .prepare_cached(
+            "SELECT kind, catalogue, task_id, run_id, step, tool, detail FROM findings
+             WHERE catalogue = ?1 AND tool = ?2 AND run_id IS NULL ORDER BY kind, detail",
+        )?
+        .query_map(params![catalogue, name], |r| {
+            Ok(FindingRow {
+                kind: r.get(0)?,
+                catalogue: r.get(1)?,
+                task_id: r.get(2)?,
+                run_id: r.get(3)?,
+                step: r.get(4)?,
+                tool: r.get(5)?,
+                detail: r.get(6)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(Some(def))
+}
+
+/// How often one rule made a tool visible or hid it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleCount {
+    pub visible: bool,
+    pub rule: String,
+    pub decisions: u64,
+    /// One explanation the rule gave (the first seen).
+    pub example: String,
+}
+
+/// "Why was this tool visible?" over the decisions on its catalogue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolAudit {
+    /// By decisions, descending.
+    pub rules: Vec<RuleCount>,
+    /// Decisions examined.
+    pub examined: u64,
+    /// Decisions on the catalogue in the filter (`examined` < this: capped).
+    pub total: u64,
+}
+
+/// Walks the exposure rules for `name` over (at most `cap`) decisions on
+/// `catalogue` in the filter, in decision order, and counts each rule.
+pub fn tool_audit(
+    conn: &Connection,
+    f: &Filter,
+    catalogue: &str,
+    name: &str,
+    cap: u64,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<ToolAudit> {
+    let Some(cat) = load_catalogue(conn, catalogue)? else {
+        return Ok(ToolAudit {
+            rules: Vec::new(),
+            examined: 0,
+            total: 0,
+        });
+    };
+    let Some(info) = cat.tools.get(name).cloned() else {
+        return Ok(ToolAudit {
+            rules: Vec::new(),
+            examined: 0,
+            total: 0,
+        });
+    };
+    let (clause, mut args) = f.decision_clause();
+    args.insert(0, Sql::Text(catalogue.to_string()));
+    let total: i64 = conn
+        .prepare_cached(&format!(
+            "SELECT count(*) FROM ladder l JOIN runs r ON r.run_id = l.run_id
+             WHERE l.catalogue = ? AND {clause}"
+        ))?
+        .query_row(params_from_iter(args.clone()), |r| r.get(0))?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {MENU_SELECT} FROM ladder l JOIN decisions d ON d.id = l.decision_id
+         JOIN runs r ON r.run_id = l.run_id
+         WHERE l.catalogue = ? AND {clause} ORDER BY l.decision_id LIMIT {cap}"
+    ))?;
+    let mut rows = stmt.query(params_from_iter(args))?;
+    let mut counts: BTreeMap<(bool, String), (u64, String)> = BTreeMap::new();
+    let mut examined = 0u64;
+    while let Some(r) = rows.next()? {
+        if examined.is_multiple_of(1024) && cancelled() {
+            break;
+        }
+        let m = menu_row(conn, r, 0)?;
+        // Rules 1-6 for one tool look at no other tool except through the
+        // ranks, which depend only on the recorded candidates: a view of the
+        // catalogue with the tool and the candidates gives the same answer
+        // as the whole catalogue, at the cost of k tools instead of all.
+        let mut view = ladder::CatalogueView {
+            version: cat.version.clone(),
+            abstain: cat.abstain.clone(),
+            tools: BTreeMap::new(),
+        };
+        view.tools.insert(name.to_string(), info.clone());
+        if let Some(ret) = &m.retrieval {
+            for c in &ret.candidates {
+                if let Some(t) = cat.tools.get(&c.name) {
+                    view.tools.insert(c.name.clone(), t.clone());
+                }
+            }
+        }
+        let menu = Menu {
+            catalogue: Some(&view),
+            policy: m.policy.as_ref(),
+            controls: &m.controls,
+            retrieval: m.retrieval.as_ref(),
+            exposed: m.exposed.as_deref(),
+            visible: m.visible.as_deref(),
+        };
+        examined += 1;
+        let tools = ladder::explain_tools(menu, m.label.as_ref(), m.selected.as_deref());
+        if let Some(t) = tools.into_iter().find(|t| t.name == name) {
+            let e = counts
+                .entry((t.visible, t.rule.as_str().to_string()))
+                .or_insert_with(|| (0, t.why));
+            e.0 += 1;
+        }
+    }
+    let mut rules: Vec<RuleCount> = counts
+        .into_iter()
+        .map(|((visible, rule), (decisions, example))| RuleCount {
+            visible,
+            rule,
+            decisions,
+            example,
+        })
+        .collect();
+    rules.sort_by(|a, b| b.decisions.cmp(&a.decisions).then(a.rule.cmp(&b.rule)));
+    Ok(ToolAudit {
+        rules,
+        examined,
+        total: total as u64,
+    })
+}

@@ -1,0 +1,141 @@
+//! Counts over the classifier's verdicts (the `ladder` table): decisions by
+//! rung and by boundary, every metric, pass^k, confusion cells. What a
+//! decision *is* was decided by the classifier and is only read here.
+
+use std::collections::BTreeMap;
+
+use rusqlite::Connection;
+use rusqlite::params_from_iter;
+
+use super::decode::{Stored, Table};
+use super::filter_sql::FilterSql;
+use crate::error::Result;
+use crate::filter::Filter;
+use crate::metrics::{self, Confusions, DecisionFacts, LadderCounts, Metrics, MetricsAcc};
+use crate::model::Rung;
+use crate::text::echo;
+
+/// Decisions by rung (`rung report ladder`).
+pub fn ladder(conn: &Connection, f: &Filter) -> Result<LadderCounts> {
+    let (clause, args) = f.decision_clause();
+    let from = f.from();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT l.rung, l.label_source IS NOT NULL, count(*) {from} WHERE {clause}
+         GROUP BY l.rung, l.label_source IS NOT NULL"
+    ))?;
+    let mut counts = LadderCounts::default();
+    let mut rows = stmt.query(params_from_iter(args))?;
+    while let Some(row) = rows.next()? {
+        let rung: String = row.get(0)?;
+        let labelled: bool = row.get(1)?;
+        let n: i64 = row.get(2)?;
+        let group = || format!("rows with rung {}", echo(&rung));
+        let rung = Stored::new(conn, Table::Ladder, &group).spelled(
+            "rung",
+            rung.clone(),
+            Rung::parse,
+            Rung::spellings,
+        )?;
+        counts.decisions += n as u64;
+        if labelled {
+            counts.labelled += n as u64;
+        }
+        counts.rungs[rung as usize] += n as u64;
+    }
+    Ok(counts)
+}
+
+/// The failure profile: the ladder plus decisions counted by boundary alone.
+pub fn boundary_profile(conn: &Connection, f: &Filter) -> Result<Vec<(String, u64)>> {
+    let (clause, args) = f.decision_clause();
+    let from = f.from();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT l.boundary, count(*) {from} WHERE {clause} AND l.boundary IS NOT NULL
+         GROUP BY l.boundary"
+    ))?;
+    let rows = stmt
+        .query_map(params_from_iter(args), |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// Every metric of `ladder.md` (`rung report metrics`).
+pub fn metrics(conn: &Connection, f: &Filter) -> Result<Metrics> {
+    let (clause, args) = f.decision_clause();
+    let from = f.from();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT l.label_source IS NOT NULL, l.in_registry, l.in_exposed, l.in_retrieved,
+                l.selected_ok, l.retrieval_k, l.is_first, l.recovered, l.abstain_expected,
+                l.abstained, l.no_call_expected, l.selected IS NULL, l.violated,
+                l.definition_tokens
+         {from} WHERE {clause}"
+    ))?;
+    let mut acc = MetricsAcc::default();
+    let mut rows = stmt.query(params_from_iter(args))?;
+    while let Some(r) = rows.next()? {
+        let b = |i: usize| -> rusqlite::Result<bool> {
+            Ok(r.get::<_, Option<bool>>(i)?.unwrap_or(false))
+        };
+        acc.add(&DecisionFacts {
+            rung: None,
+            labelled: b(0)?,
+            in_registry: b(1)?,
+            in_exposed: b(2)?,
+            in_retrieved: b(3)?,
+            selected_ok: b(4)?,
+            retrieval_k: r.get::<_, Option<i64>>(5)?.map(|k| k as u32),
+            is_first: b(6)?,
+            recovered: b(7)?,
+            abstain_expected: b(8)?,
+            abstained: b(9)?,
+            no_call_expected: b(10)?,
+            no_call: b(11)?,
+            violated: b(12)?,
+            definition_tokens: r.get::<_, Option<i64>>(13)?.map(|t| t as u64),
+        });
+    }
+    let pass = pass_hat_k(conn, f)?;
+    Ok(acc.finish(pass))
+}
+
+/// pass^k over the runs the run-level filters select (`--phase` does not
+/// apply). A run without a `task_id` counts as a task of its own.
+pub fn pass_hat_k(conn: &Connection, f: &Filter) -> Result<BTreeMap<u32, metrics::PassK>> {
+    let (clause, args) = f.run_clause();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT COALESCE('t:' || r.task_id, 'r:' || r.run_id), r.success FROM runs r
+         WHERE r.success IS NOT NULL AND {clause}"
+    ))?;
+    let runs = stmt
+        .query_map(params_from_iter(args), |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let tasks = metrics::task_outcomes(runs.iter().map(|(t, s)| (t.as_str(), *s)));
+    Ok(metrics::pass_hat_k(&tasks))
+}
+
+/// Confusion cells over SELECTION failures (`rung report confusions`).
+pub fn confusions(conn: &Connection, f: &Filter) -> Result<Confusions> {
+    let (clause, args) = f.decision_clause();
+    let from = f.from();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT l.acceptable, l.selected, l.decision_id {from} WHERE {clause} AND l.rung = '{}'",
+        Rung::Selection
+    ))?;
+    let mut items = Vec::new();
+    let mut rows = stmt.query(params_from_iter(args))?;
+    while let Some(r) = rows.next()? {
+        let id: i64 = r.get(2)?;
+        let row = || format!("row decision_id {id}");
+        // A selection failure always has a label: NULL is an error too.
+        let acceptable: String = r.get(0)?;
+        let acceptable = Stored::new(conn, Table::Ladder, &row)
+            .list("acceptable", Some(acceptable))?
+            .unwrap_or_default();
+        items.push((acceptable, r.get::<_, Option<String>>(1)?));
+    }
+    Ok(metrics::confusions(items))
+}
