@@ -21,6 +21,9 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use regex::{Regex, RegexSet};
+use serde_json::Value;
+
+use crate::text::escape;
 
 /// What a masked secret is replaced with.
 pub const MASK: &str = "••••";
@@ -222,6 +225,32 @@ fn random40(s: &str) -> bool {
         && !s.contains("//")
 }
 
+/// The longest run of 13 to 19 digits (with its spaces or dashes) inside
+/// `s`, a run of digits and separators, that starts and ends at a group's
+/// edge and passes the Luhn check.
+fn card_inside(s: &str) -> Option<Range<usize>> {
+    let b = s.as_bytes();
+    let starts: Vec<usize> = (0..b.len())
+        .filter(|&i| b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_digit()))
+        .collect();
+    let ends: Vec<usize> = (1..=b.len())
+        .filter(|&j| b[j - 1].is_ascii_digit() && (j == b.len() || !b[j].is_ascii_digit()))
+        .collect();
+    let mut best: Option<Range<usize>> = None;
+    for &i in &starts {
+        for &j in ends.iter().filter(|&&j| j > i) {
+            let digits = b[i..j].iter().filter(|c| c.is_ascii_digit()).count();
+            if (13..=19).contains(&digits)
+                && luhn(&s[i..j])
+                && best.as_ref().is_none_or(|r| j - i > r.len())
+            {
+                best = Some(i..j);
+            }
+        }
+    }
+    best
+}
+
 /// The Luhn checksum over the digits of `s`.
 pub fn luhn(s: &str) -> bool {
     let digits: Vec<u32> = s.chars().filter_map(|c| c.to_digit(10)).collect();
@@ -303,6 +332,14 @@ impl Redactor {
             let (kind, re) = &b.kinds[i];
             for c in re.captures_iter(s) {
                 let Some(m) = c.get(kind.group) else { continue };
+                if kind.name == "card number" && !luhn(m.as_str()) {
+                    // Digits run on either side of a card ("order 17 4111
+                    // 1111 1111 1111"): look for the card inside.
+                    spans.extend(
+                        card_inside(m.as_str()).map(|r| m.start() + r.start..m.start() + r.end),
+                    );
+                    continue;
+                }
                 if kind.check.is_some_and(|check| !check(m.as_str())) {
                     continue;
                 }
@@ -375,6 +412,185 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+/// Text from a trace with its secrets masked by a [`Redactor`] (nothing
+/// masked under `--no-redact`), otherwise as it was: what data outputs
+/// (JSON, CSV) carry. It can only be made by [`Redactor::mask_text`] or,
+/// for rung's own fixed words, [`Masked::ours`]; [`Masked::shown`] is its
+/// one-line terminal form.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Masked(String);
+
+impl Masked {
+    /// rung's own words (a heading, a placeholder): nothing to mask.
+    pub fn ours(s: &'static str) -> Masked {
+        Masked(s.to_string())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// As a terminal shows it: control characters escaped, on one line.
+    pub fn shown(&self) -> Shown {
+        Shown(escape(&self.0).into_owned())
+    }
+}
+
+impl serde::Serialize for Masked {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+/// A JSON value from a trace with every string in it masked, and the
+/// values of secret-named keys (`"password"`, `"api_key"`, …) replaced by
+/// [`MASK`]. Made only by [`Redactor::mask_value`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MaskedValue(Value);
+
+impl MaskedValue {
+    pub fn get(&self) -> &Value {
+        &self.0
+    }
+
+    pub fn into_value(self) -> Value {
+        self.0
+    }
+}
+
+/// Text from a trace as a terminal shows it: secrets masked, then control
+/// characters escaped (see [`crate::text::escape`]). Every string from a
+/// trace reaches the TUI, `explain` and the reports' text through one of
+/// these; it can only be made by [`Redactor::show`],
+/// [`Redactor::show_multiline`], [`Masked::shown`] or, for rung's own fixed
+/// words, [`Shown::ours`]. It reads as a `&str`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Shown(String);
+
+impl Shown {
+    /// rung's own words: nothing to mask or escape.
+    pub fn ours(s: &'static str) -> Shown {
+        Shown(s.to_string())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_owned(self) -> String {
+        self.0
+    }
+}
+
+impl std::ops::Deref for Shown {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Shown {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Shown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<Shown> for String {
+    fn from(s: Shown) -> String {
+        s.0
+    }
+}
+
+impl<'a> From<Shown> for ratatui::text::Text<'a> {
+    fn from(s: Shown) -> Self {
+        ratatui::text::Text::raw(s.0)
+    }
+}
+
+impl<'a> From<Shown> for ratatui::text::Span<'a> {
+    fn from(s: Shown) -> Self {
+        ratatui::text::Span::raw(s.0)
+    }
+}
+
+/// A key whose value is a secret (`password`, `db_password`, `X-Api-Key`,
+/// `refresh_token`): the whole key ends with one of the field names.
+fn secret_key(key: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(&format!(r"(?i)^[A-Za-z0-9_.\- ]*?{FIELD_NAMES}$")).expect("key pattern")
+    })
+    .is_match(key)
+}
+
+impl Redactor {
+    /// `s` with its secrets masked, for data outputs.
+    pub fn mask_text(&self, s: &str) -> Masked {
+        Masked(self.apply(s).into_owned())
+    }
+
+    /// `s` as a terminal shows it on one line: masked, then escaped.
+    pub fn show(&self, s: &str) -> Shown {
+        Shown(escape(&self.apply(s)).into_owned())
+    }
+
+    /// `s` as a terminal shows it over several lines: masked, then escaped
+    /// but for its newlines.
+    pub fn show_multiline(&self, s: &str) -> Shown {
+        Shown(crate::text::escape_multiline(&self.apply(s)).into_owned())
+    }
+
+    /// `s` as a terminal shows it, line by line: masked as a whole (a
+    /// secret over several lines is found), then each line escaped.
+    pub fn show_lines(&self, s: &str) -> Vec<Shown> {
+        self.apply(s)
+            .split('\n')
+            .map(|l| Shown(escape(l).into_owned()))
+            .collect()
+    }
+
+    /// `v` with every string (keys too) masked, and the string or number
+    /// under a secret-named key replaced by [`MASK`]: masked leaf by leaf,
+    /// so the JSON stays valid.
+    pub fn mask_value(&self, v: &Value) -> MaskedValue {
+        MaskedValue(self.masked_value(v))
+    }
+
+    fn masked_value(&self, v: &Value) -> Value {
+        if self.disabled {
+            return v.clone();
+        }
+        match v {
+            Value::String(s) => Value::String(self.apply(s).into_owned()),
+            Value::Array(items) => items.iter().map(|x| self.masked_value(x)).collect(),
+            Value::Object(map) => map
+                .iter()
+                .map(|(k, x)| {
+                    let secret = match x {
+                        Value::String(s) => !s.is_empty(),
+                        Value::Number(_) => true,
+                        _ => false,
+                    };
+                    let x = if secret && secret_key(k) {
+                        Value::String(MASK.to_string())
+                    } else {
+                        self.masked_value(x)
+                    };
+                    (self.apply(k).into_owned(), x)
+                })
+                .collect::<serde_json::Map<_, _>>()
+                .into(),
+            other => other.clone(),
+        }
+    }
 }
 
 /// Masks a stream read in pieces: each piece pushed returns the masked text
@@ -638,6 +854,13 @@ mod tests {
             // fails Luhn: an order number, not a card
             "order 4242424242424241",
         );
+        // digits before or after it do not hide a card
+        kind(
+            "ask 17 4111 1111 1111 1111",
+            "ask 17 ••••",
+            "ask 17 4111 1111 1111 1113",
+        );
+        kind("4111 1111 1111 1111 2", "•••• 2", "4111 1111 1111 1112 2");
     }
 
     #[test]

@@ -3,10 +3,40 @@
 
 use std::borrow::Cow;
 
-/// Characters a terminal could act on: C0 and C1 controls, DEL, and the
-/// bidirectional overrides that reorder what is shown.
+/// Characters a terminal could act on or that show as nothing: C0 and C1
+/// controls, DEL, the bidirectional overrides that reorder what is shown,
+/// and the zero-width and invisible format characters (zero-width space
+/// and joiners, word joiner, byte-order mark, soft hyphen, line and
+/// paragraph separators, tag characters) that hide text or leave a screen
+/// cell holding a glyph the terminal draws elsewhere.
 pub fn is_unsafe(c: char) -> bool {
     matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
+        || is_invisible(c)
+}
+
+/// Zero-width and invisible format characters.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{ad}' | '\u{34f}' | '\u{180e}' | '\u{200b}'..='\u{200d}' | '\u{2028}' | '\u{2029}' | '\u{2060}'..='\u{2064}' | '\u{206a}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}' | '\u{e0000}'..='\u{e007f}')
+}
+
+/// How many terminal columns `s` takes (wide characters count two,
+/// combining marks none).
+pub fn width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+fn char_width(c: char) -> usize {
+    unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
+}
+
+/// `s` followed by spaces to `w` columns (as it is when wider).
+pub fn pad_right(s: &str, w: usize) -> String {
+    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+/// Spaces then `s`, to `w` columns (as it is when wider).
+pub fn pad_left(s: &str, w: usize) -> String {
+    format!("{}{s}", " ".repeat(w.saturating_sub(width(s))))
 }
 
 fn push_escaped(out: &mut String, c: char) {
@@ -85,15 +115,27 @@ pub fn human_bytes(n: u64) -> String {
     }
 }
 
-/// Cuts `s` to at most `max` characters, marking the cut with `…`.
+/// Cuts `s` to at most `max` terminal columns, marking the cut with `…`
+/// (a wide character that would straddle the edge is left out).
 pub fn truncate(s: &str, max: usize) -> Cow<'_, str> {
-    if s.chars().count() <= max {
-        Cow::Borrowed(s)
-    } else {
-        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
-        t.push('…');
-        Cow::Owned(t)
+    if width(s) <= max {
+        return Cow::Borrowed(s);
     }
+    let room = max.saturating_sub(1);
+    let mut t = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = char_width(c);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        t.push(c);
+    }
+    if max > 0 {
+        t.push('…');
+    }
+    Cow::Owned(t)
 }
 
 /// How many characters of a value from a trace an error message echoes.
@@ -137,6 +179,31 @@ mod tests {
             "\"x\\u001by\\u009b\""
         );
         assert_eq!(truncate("abcdef", 4), "abc…");
+    }
+
+    #[test]
+    fn zero_width_characters_are_escaped() {
+        assert_eq!(escape("a\u{200b}b"), "a\\u{200b}b");
+        assert_eq!(
+            escape("a\u{200d}b\u{feff}c\u{2060}"),
+            "a\\u{200d}b\\u{feff}c\\u{2060}"
+        );
+        assert_eq!(escape("soft\u{ad}hy"), "soft\\u{ad}hy");
+        assert_eq!(escape("tag\u{e0041}"), "tag\\u{e0041}");
+        // accents and wide characters are text
+        assert_eq!(escape("cafe\u{301} 日本"), "cafe\u{301} 日本");
+    }
+
+    #[test]
+    fn widths_count_terminal_columns() {
+        assert_eq!(width("abc"), 3);
+        assert_eq!(width("日本語"), 6);
+        assert_eq!(width("cafe\u{301}"), 4);
+        assert_eq!(truncate("日本語です", 5), "日本…");
+        assert_eq!(truncate("日本語です", 6), "日本…");
+        assert_eq!(truncate("日本語", 6), "日本語");
+        assert_eq!(pad_right("日本", 6), "日本  ");
+        assert_eq!(pad_left("日本", 6), "  日本");
     }
 
     #[test]

@@ -181,13 +181,28 @@ fn an_empty_denominator_fails_unless_allowed() {
     let mut allowed = args.to_vec();
     allowed.push("--allow-empty");
     assert_eq!(check(&db, &allowed).0, 0);
-    // A filter matching nothing: every rate is empty.
+    // A window with nothing in it: every rate is empty.
     assert_eq!(
-        check(&db, &["--task", "nope", "--min", "selection_accuracy=0"]),
+        check(
+            &db,
+            &[
+                "--since",
+                "2020-01-01T00:00:00Z",
+                "--until",
+                "2020-01-02T00:00:00Z",
+                "--min",
+                "selection_accuracy=0"
+            ]
+        ),
         (
             1,
             "FAIL  selection_accuracy = n/a (0/0) >= 0  [empty denominator]\n".to_string()
         )
+    );
+    // A filter value nothing has is a usage error, not an empty gate.
+    assert_eq!(
+        check(&db, &["--task", "nope", "--min", "selection_accuracy=0"]),
+        (2, String::new())
     );
 }
 

@@ -131,6 +131,7 @@ fn app() -> App {
         now_us: now(),
         theme: Theme { color: false },
         no_redact: false,
+        redactor: Default::default(),
     };
     App::new(opts, (120, 40))
 }

@@ -12,7 +12,7 @@ use crate::ladder::{ToolVisibility, label_text};
 use crate::redact::Redactor;
 use crate::report::json_text;
 use crate::store::{self, Explained, query};
-use crate::text::{escape, truncate};
+use crate::text::{pad_right, truncate};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExplainFormat {
@@ -63,10 +63,10 @@ pub fn run(g: &Global, args: &ExplainArgs) -> Result<()> {
     let text = match args.format {
         ExplainFormat::Json => {
             let v = match args.step {
-                Some(_) => to_json(&explained[0]),
+                Some(_) => to_json(&explained[0], &redactor),
                 None => json!({
-                    "run_id": args.run,
-                    "decisions": explained.iter().map(to_json).collect::<Vec<_>>(),
+                    "run_id": redactor.mask_text(&args.run),
+                    "decisions": explained.iter().map(|e| to_json(e, &redactor)).collect::<Vec<_>>(),
                 }),
             };
             json_text(&v)
@@ -78,9 +78,9 @@ pub fn run(g: &Global, args: &ExplainArgs) -> Result<()> {
             .join("\n"),
     };
     tracing::info!(
-        run = %escape(&args.run),
+        run = %redactor.show(&args.run),
         step = args.step,
-        tool = args.tool.as_deref().map(|t| escape(t).into_owned()),
+        tool = args.tool.as_deref().map(|t| redactor.show(t).into_owned()),
         format = %format!("{:?}", args.format).to_lowercase(),
         decisions = explained.len(),
         elapsed_ms = log::elapsed_ms(start),
@@ -89,30 +89,38 @@ pub fn run(g: &Global, args: &ExplainArgs) -> Result<()> {
     print(&text)
 }
 
-fn tool_json(t: &ToolVisibility) -> Value {
-    json!({"name": t.name, "visible": t.visible, "rule": t.rule.as_str(), "why": t.why})
-}
-
-/// The `cli.md` shape of one explained decision.
-pub fn to_json(e: &Explained) -> Value {
+fn tool_json(t: &ToolVisibility, m: &Redactor) -> Value {
     json!({
-        "run_id": e.run_id,
-        "step": e.step,
-        "selected": e.selected,
-        "call_id": e.call_id,
-        "rung": e.rung.as_str(),
-        "routing": e.routing,
-        "boundary": e.boundary,
-        "progress": e.progress,
-        "violated": e.violated,
-        "tools": e.tools.iter().map(tool_json).collect::<Vec<_>>(),
-        "findings": e.findings.iter().map(|f| json!({"kind": f.kind, "detail": f.detail})).collect::<Vec<_>>(),
+        "name": m.mask_text(&t.name),
+        "visible": t.visible,
+        "rule": t.rule.as_str(),
+        "why": m.mask_text(&t.why),
     })
 }
 
-/// The human reading of one explained decision.
+/// The `cli.md` shape of one explained decision, every text from the trace
+/// masked by `m`.
+pub fn to_json(e: &Explained, m: &Redactor) -> Value {
+    let opt = |s: &Option<String>| s.as_deref().map(|s| m.mask_text(s));
+    json!({
+        "run_id": m.mask_text(&e.run_id),
+        "step": e.step,
+        "selected": opt(&e.selected),
+        "call_id": opt(&e.call_id),
+        "rung": e.rung.as_str(),
+        "routing": opt(&e.routing),
+        "boundary": opt(&e.boundary),
+        "progress": opt(&e.progress),
+        "violated": e.violated,
+        "tools": e.tools.iter().map(|t| tool_json(t, m)).collect::<Vec<_>>(),
+        "findings": e.findings.iter().map(|f| json!({"kind": m.mask_text(&f.kind), "detail": m.mask_text(&f.detail)})).collect::<Vec<_>>(),
+    })
+}
+
+/// The human reading of one explained decision, every text from the trace
+/// masked by `redactor` and escaped.
 pub fn to_text(e: &Explained, redactor: &Redactor) -> String {
-    let esc = |s: &str| escape(s).into_owned();
+    let esc = |s: &str| redactor.show(s).into_owned();
     let mut out = String::new();
     let mut head = format!(
         "decision {} step {} · turn {}",
@@ -140,10 +148,7 @@ pub fn to_text(e: &Explained, redactor: &Redactor) -> String {
         .unwrap_or_default();
     out.push_str(&format!("selected:  {selected}{call}\n"));
     if let Some(a) = &e.arguments {
-        out.push_str(&format!(
-            "arguments: {}\n",
-            esc(&truncate(&redactor.apply(a), 200))
-        ));
+        out.push_str(&format!("arguments: {}\n", truncate(&esc(a), 200)));
     }
     match &e.label {
         Some((l, source)) => {
@@ -153,12 +158,12 @@ pub fn to_text(e: &Explained, redactor: &Redactor) -> String {
     }
     let outcome = match &e.status {
         Some(s) => {
-            let mut t = s.clone();
+            let mut t = esc(s);
             if let Some(r) = &e.reason {
                 t.push_str(&format!(", reason {}", esc(r)));
             }
             if let Some(m) = &e.message {
-                t.push_str(&format!(": {}", esc(&truncate(&redactor.apply(m), 160))));
+                t.push_str(&format!(": {}", truncate(&esc(m), 160)));
             }
             t
         }
@@ -189,18 +194,18 @@ pub fn to_text(e: &Explained, redactor: &Redactor) -> String {
         visible,
         e.tools.len() - visible
     ));
-    let width = e
-        .tools
+    let names: Vec<String> = e.tools.iter().map(|t| esc(&t.name)).collect();
+    let width = names
         .iter()
-        .map(|t| t.name.chars().count())
+        .map(|n| crate::text::width(n))
         .max()
         .unwrap_or(4)
         .min(40);
-    for t in &e.tools {
+    for (t, name) in e.tools.iter().zip(&names) {
         out.push_str(&format!(
-            "  {:<7} {:<width$}  {:<15} {}\n",
+            "  {:<7} {}  {:<15} {}\n",
             if t.visible { "visible" } else { "hidden" },
-            esc(&t.name),
+            pad_right(name, width),
             t.rule.as_str(),
             esc(&t.why),
         ));
@@ -208,7 +213,7 @@ pub fn to_text(e: &Explained, redactor: &Redactor) -> String {
     if !e.findings.is_empty() {
         out.push_str("\nfindings\n");
         for f in &e.findings {
-            out.push_str(&format!("  {}: {}\n", f.kind, esc(&f.detail)));
+            out.push_str(&format!("  {}: {}\n", esc(&f.kind), esc(&f.detail)));
         }
     }
     out

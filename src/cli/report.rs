@@ -5,8 +5,9 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 
 use super::{FilterArgs, Global, log, open_read, print, window};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::metrics;
+use crate::redact::Redactor;
 use crate::report::{self, Format};
 use crate::store::query;
 
@@ -37,40 +38,49 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
     let start = Instant::now();
     let store = open_read(g)?;
     let conn = &store.conn;
+    let config = store.config()?;
+    let m = &Redactor::new(&config.redact.patterns, g.no_redact).map_err(Error::usage)?;
+    let filter = |a: &super::FilterArgs| -> Result<crate::filter::Filter> {
+        let f = window::filter(a, false)?;
+        window::values_exist(conn, &f, m)?;
+        Ok(f)
+    };
     let built = match args.kind {
         Kind::Ladder => {
-            let f = window::filter(&args.filter, false)?;
+            let f = filter(&args.filter)?;
             report::ladder::build(
                 &query::ladder(conn, &f)?,
                 &query::boundary_profile(conn, &f)?,
+                m,
             )
         }
         Kind::Metrics => {
-            let f = window::filter(&args.filter, false)?;
-            report::metrics::build(&query::metrics(conn, &f)?)
+            let f = filter(&args.filter)?;
+            report::metrics::build(&query::metrics(conn, &f)?, m)
         }
         Kind::Confusions => {
-            let f = window::filter(&args.filter, false)?;
-            report::confusions::build(&query::confusions(conn, &f)?)
+            let f = filter(&args.filter)?;
+            report::confusions::build(&query::confusions(conn, &f)?, m)
         }
         Kind::Refusals => {
             let (f, since, until) = window::closed(&args.filter)?;
+            window::values_exist(conn, &f, m)?;
             let items = query::refusals(conn, &f)?;
             let runs_affected = metrics::runs_affected(&items, since, until);
             let rep = metrics::refusals(items, since, until);
-            report::refusals::build(&rep, runs_affected)
+            report::refusals::build(&rep, runs_affected, m)
         }
         Kind::Tools => {
-            let f = window::filter(&args.filter, false)?;
-            report::tools::build(&query::tools(conn, &f)?)
+            let f = filter(&args.filter)?;
+            report::tools::build(&query::tools(conn, &f)?, m)
         }
         Kind::Runs => {
-            let f = window::filter(&args.filter, false)?;
-            report::runs::build(&query::runs(conn, &f)?)
+            let f = filter(&args.filter)?;
+            report::runs::build(&query::runs(conn, &f)?, m)
         }
         Kind::Findings => {
-            let f = window::filter(&args.filter, false)?;
-            report::findings::build(&query::findings(conn, &f)?)
+            let f = filter(&args.filter)?;
+            report::findings::build(&query::findings(conn, &f)?, m)
         }
     };
     let text = report::render(&built, args.format);

@@ -69,3 +69,48 @@ pub fn closed(args: &FilterArgs) -> Result<(Filter, i64, i64)> {
         ))),
     }
 }
+
+/// A value filter that matches nothing stored is a usage error naming the
+/// flag and listing the values that exist (masked by `m`), rather than a
+/// report of zeros.
+pub fn values_exist(
+    conn: &rusqlite::Connection,
+    f: &Filter,
+    m: &crate::redact::Redactor,
+) -> Result<()> {
+    let Some(u) = crate::store::browse::unmatched(conn, f)? else {
+        return Ok(());
+    };
+    let noun = match u.flag {
+        "--model" => "models",
+        "--catalogue" => "catalogues",
+        "--task" => "tasks",
+        "--phase" => "phases",
+        "--run" => "runs",
+        _ => "tags",
+    };
+    let known = if u.known.is_empty() {
+        format!("the database has no {noun}")
+    } else {
+        let list = u
+            .known
+            .iter()
+            .map(|k| m.show(k).into_owned())
+            .collect::<Vec<_>>()
+            .join(", ");
+        if u.total as usize > u.known.len() {
+            format!(
+                "known {noun} ({} of {}, most used first): {list}, …",
+                u.known.len(),
+                u.total
+            )
+        } else {
+            format!("known {noun}: {list}")
+        }
+    };
+    Err(Error::usage(format!(
+        "{} {} matches nothing in the database; {known}",
+        u.flag,
+        crate::text::echo(&u.value),
+    )))
+}

@@ -3,6 +3,7 @@
 
 use super::model::{Cell, Column, Prose, Report, Shape, count, percent};
 use crate::metrics::{Confusions, top_share};
+use crate::redact::Redactor;
 
 /// The "top two cells explain N%" sentence.
 pub fn summary(c: &Confusions) -> String {
@@ -24,7 +25,7 @@ pub fn summary(c: &Confusions) -> String {
     }
 }
 
-pub fn build(c: &Confusions) -> Report {
+pub fn build(c: &Confusions, m: &Redactor) -> Report {
     let mut r = Report::new(
         "Confusion cells",
         Shape::List("cells"),
@@ -40,8 +41,8 @@ pub fn build(c: &Confusions) -> Report {
     r.head = vec![("selection_failures", Cell::Count(c.selection_failures))];
     for x in &c.cells {
         r.row(vec![
-            Cell::List(x.acceptable.clone()),
-            Cell::opt_text(x.selected.as_deref()),
+            Cell::list(m, &x.acceptable),
+            Cell::opt_text(m, x.selected.as_deref()),
             Cell::Count(x.count),
             Cell::Share(x.share),
         ]);

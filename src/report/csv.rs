@@ -1,7 +1,7 @@
 //! The CSV format (RFC 4180, CRLF lines): a header row of the JSON keys and
 //! a line per data row, or one line for a report that is one record.
 
-use super::model::{Cell, Report, Shape};
+use super::model::{Cell, Report, Shape, join};
 use crate::text::{escape, safe_json};
 
 /// One CSV field from one cell: every field (headers too) is written here,
@@ -10,7 +10,7 @@ use crate::text::{escape, safe_json};
 /// when it needs to be.
 pub fn field(cell: &Cell) -> String {
     let text = match cell {
-        Cell::Text(s) => inert(escape(s).into_owned()),
+        Cell::Text(s) => inert(s.shown().into_owned()),
         Cell::Int(n) => n.to_string(),
         Cell::Count(n) => n.to_string(),
         Cell::Share(v) | Cell::Decimal { value: v, .. } => v.to_string(),
@@ -21,8 +21,8 @@ pub fn field(cell: &Cell) -> String {
         Cell::Counted { n, .. } => n.to_string(),
         Cell::Bool(b) => b.to_string(),
         // Spaces, not commas: the names stay one unquoted field.
-        Cell::List(v) => inert(escape(&v.join(" ")).into_owned()),
-        Cell::Json(v) => safe_json(v.to_string()),
+        Cell::List(v) => inert(escape(&join(v, " ")).into_owned()),
+        Cell::Json(v) => safe_json(v.get().to_string()),
         Cell::None => String::new(),
     };
     if text.contains([',', '"', '\n', '\r']) {
@@ -54,7 +54,7 @@ pub fn render(r: &Report) -> String {
     match r.shape {
         Shape::List(_) => {
             let cols: Vec<usize> = (0..r.columns.len()).filter(|&i| r.columns[i].csv).collect();
-            let headers: Vec<Cell> = cols.iter().map(|&i| Cell::text(r.columns[i].key)).collect();
+            let headers: Vec<Cell> = cols.iter().map(|&i| Cell::ours(r.columns[i].key)).collect();
             let mut out = line(headers.iter());
             for row in r.data_rows() {
                 out.push_str(&line(cols.iter().map(|&i| &row.cells[i])));
@@ -63,7 +63,7 @@ pub fn render(r: &Report) -> String {
         }
         // One line, so that weekly files append cleanly.
         Shape::Wide { key, value, .. } => {
-            let headers: Vec<Cell> = r.head.iter().map(|(k, _)| Cell::text(k)).collect();
+            let headers: Vec<Cell> = r.head.iter().map(|(k, _)| Cell::ours(k)).collect();
             let mut out = line(
                 headers
                     .iter()
@@ -83,16 +83,27 @@ pub fn render(r: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::Redactor;
     use crate::report::model::{Column, Report};
+
+    fn t(s: &str) -> Cell {
+        Cell::text(&Redactor::default(), s)
+    }
 
     #[test]
     fn csv_quotes_per_rfc4180() {
-        assert_eq!(field(&Cell::text("x,y")), "\"x,y\"");
-        assert_eq!(field(&Cell::text("say \"hi\"")), "\"say \"\"hi\"\"\"");
-        assert_eq!(field(&Cell::text("a\nb")), "a\\nb");
-        assert_eq!(field(&Cell::List(vec!["a".into(), "b".into()])), "a b");
+        assert_eq!(field(&t("x,y")), "\"x,y\"");
+        assert_eq!(field(&t("say \"hi\"")), "\"say \"\"hi\"\"\"");
+        assert_eq!(field(&t("a\nb")), "a\\nb");
         assert_eq!(
-            field(&Cell::Json(serde_json::json!({"x": 1, "y": 2}))),
+            field(&Cell::list(&Redactor::default(), &["a".into(), "b".into()])),
+            "a b"
+        );
+        assert_eq!(
+            field(&Cell::json(
+                &Redactor::default(),
+                &serde_json::json!({"x": 1, "y": 2})
+            )),
             "\"{\"\"x\"\":1,\"\"y\"\":2}\""
         );
         assert_eq!(field(&Cell::None), "");
@@ -100,7 +111,7 @@ mod tests {
 
     #[test]
     fn text_that_looks_like_a_formula_gets_an_apostrophe() {
-        let text = |s: &str| field(&Cell::text(s));
+        let text = |s: &str| field(&t(s));
         assert_eq!(
             text("=HYPERLINK(\"http://x\")"),
             "\"'=HYPERLINK(\"\"http://x\"\")\""
@@ -118,7 +129,10 @@ mod tests {
         assert_eq!(field(&Cell::Int(-3)), "-3");
         assert_eq!(field(&Cell::Share(-0.25)), "-0.25");
         assert_eq!(
-            field(&Cell::List(vec!["=cmd".into(), "b".into()])),
+            field(&Cell::list(
+                &Redactor::default(),
+                &["=cmd".into(), "b".into()]
+            )),
             "'=cmd b"
         );
     }
@@ -133,9 +147,9 @@ mod tests {
             ]
         };
         let mut r = Report::new("T", Shape::List("t"), cols());
-        r.row(vec![Cell::text("a"), Cell::Count(1), Cell::text("x")]);
-        r.reading_row(vec![Cell::text("none"), Cell::None, Cell::None]);
-        r.row(vec![Cell::text("b"), Cell::Share(0.5), Cell::text("y")]);
+        r.row(vec![t("a"), Cell::Count(1), t("x")]);
+        r.reading_row(vec![t("none"), Cell::None, Cell::None]);
+        r.row(vec![t("b"), Cell::Share(0.5), t("y")]);
         assert_eq!(render(&r), "name,n\r\na,1\r\nb,0.5\r\n");
         let mut r = Report::new(
             "T",
@@ -147,8 +161,8 @@ mod tests {
             cols(),
         );
         r.head.push(("total", Cell::Count(3)));
-        r.row(vec![Cell::text("a"), Cell::Count(1), Cell::None]);
-        r.row(vec![Cell::text("b"), Cell::Count(2), Cell::None]);
+        r.row(vec![t("a"), Cell::Count(1), Cell::None]);
+        r.row(vec![t("b"), Cell::Count(2), Cell::None]);
         assert_eq!(render(&r), "total,a,b\r\n3,1,2\r\n");
     }
 }

@@ -3,9 +3,10 @@
 //! names it) and prints each detail whole under its row.
 
 use super::model::{Cell, Column, Empty, Place, Prose, Report, Shape, count};
+use crate::redact::Redactor;
 use crate::store::query::FindingRow;
 
-pub fn build(list: &[FindingRow]) -> Report {
+pub fn build(list: &[FindingRow], m: &Redactor) -> Report {
     let mut r = Report::new(
         "Findings",
         Shape::List("findings"),
@@ -24,13 +25,13 @@ pub fn build(list: &[FindingRow]) -> Report {
     );
     for f in list {
         r.row(vec![
-            Cell::text(&f.kind),
-            Cell::opt_text(f.catalogue.as_deref()),
-            Cell::opt_text(f.task_id.as_deref()),
-            Cell::opt_text(f.run_id.as_deref()),
+            Cell::text(m, &f.kind),
+            Cell::opt_text(m, f.catalogue.as_deref()),
+            Cell::opt_text(m, f.task_id.as_deref()),
+            Cell::opt_text(m, f.run_id.as_deref()),
             Cell::opt_int(f.step),
-            Cell::opt_text(f.tool.as_deref()),
-            Cell::text(&f.detail),
+            Cell::opt_text(m, f.tool.as_deref()),
+            Cell::text(m, &f.detail),
         ]);
     }
     r.empty = Some(Empty {

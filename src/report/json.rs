@@ -19,7 +19,7 @@ pub fn json_text(v: &Value) -> String {
 pub fn value(cell: &Cell) -> Value {
     let float = |v: f64| Number::from_f64(v).map_or(Value::Null, Value::Number);
     match cell {
-        Cell::Text(s) => Value::String(s.clone()),
+        Cell::Text(s) => Value::String(s.as_str().to_string()),
         Cell::Int(n) => (*n).into(),
         Cell::Count(n) => (*n).into(),
         Cell::Share(v) | Cell::Decimal { value: v, .. } => float(*v),
@@ -29,8 +29,11 @@ pub fn value(cell: &Cell) -> Value {
         } => serde_json::json!({"numerator": numerator, "denominator": denominator}),
         Cell::Counted { n, .. } => (*n).into(),
         Cell::Bool(b) => Value::Bool(*b),
-        Cell::List(v) => v.iter().map(|s| Value::String(s.clone())).collect(),
-        Cell::Json(v) => v.clone(),
+        Cell::List(v) => v
+            .iter()
+            .map(|s| Value::String(s.as_str().to_string()))
+            .collect(),
+        Cell::Json(v) => v.get().clone(),
         Cell::None => Value::Null,
     }
 }
@@ -43,7 +46,7 @@ pub fn render(r: &Report) -> String {
 /// The report's JSON value.
 pub fn to_value(r: &Report) -> Value {
     if let Some(v) = &r.json {
-        return v.clone();
+        return v.get().clone();
     }
     let mut obj: Map<String, Value> = r
         .head
@@ -92,7 +95,12 @@ fn key_text(cell: &Cell) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::Redactor;
     use crate::report::model::Column;
+
+    fn t(s: &str) -> Cell {
+        Cell::text(&Redactor::default(), s)
+    }
     use serde_json::json;
 
     #[test]
@@ -110,11 +118,11 @@ mod tests {
         );
         r.head.push(("total", Cell::Count(1)));
         r.row(vec![
-            Cell::text("a\u{1b}"),
-            Cell::List(vec!["x".into()]),
+            t("a\u{1b}"),
+            Cell::list(&Redactor::default(), &["x".into()]),
             Cell::Share(0.25),
-            Cell::text("2026-01-01T00:00:00Z"),
-            Cell::text("25.0%"),
+            t("2026-01-01T00:00:00Z"),
+            t("25.0%"),
         ]);
         r.reading_row(vec![
             Cell::None,
@@ -125,7 +133,7 @@ mod tests {
         ]);
         r.row(vec![
             Cell::None,
-            Cell::List(vec![]),
+            Cell::list(&Redactor::default(), &[]),
             Cell::Share(f64::NAN),
             Cell::None,
             Cell::None,
@@ -153,8 +161,8 @@ mod tests {
             vec![Column::new("k", "k"), Column::new("n", "n")],
         );
         r.head.push(("total", Cell::Count(3)));
-        r.row(vec![Cell::text("a"), Cell::Count(1)]);
-        r.row(vec![Cell::text("b"), Cell::Count(2)]);
+        r.row(vec![t("a"), Cell::Count(1)]);
+        r.row(vec![t("b"), Cell::Count(2)]);
         assert_eq!(to_value(&r), json!({"total": 3, "by": {"a": 1, "b": 2}}));
     }
 }

@@ -5,8 +5,9 @@
 use super::model::{Cell, Column, Prose, Report, Shape, count};
 use crate::metrics::LadderCounts;
 use crate::model::Rung;
+use crate::redact::Redactor;
 
-pub fn build(c: &LadderCounts, boundary: &[(String, u64)]) -> Report {
+pub fn build(c: &LadderCounts, boundary: &[(String, u64)], m: &Redactor) -> Report {
     let mut r = Report::new(
         "Ladder",
         Shape::Wide {
@@ -38,7 +39,7 @@ pub fn build(c: &LadderCounts, boundary: &[(String, u64)]) -> Report {
             .find(|(s, _)| s == rung.as_str())
             .map(|(_, n)| *n);
         r.row(vec![
-            Cell::text(rung.as_str()),
+            Cell::text(m, rung.as_str()),
             Cell::Count(n),
             Cell::opt_share(share),
             Cell::opt_count(by_boundary),

@@ -107,13 +107,13 @@ mod tests {
             ],
         );
         r.row(vec![
-            Cell::text("a|b"),
+            Cell::text(&crate::redact::Redactor::default(), "a|b"),
             Cell::Count(7),
-            Cell::text("because"),
+            Cell::text(&crate::redact::Redactor::default(), "because"),
             Cell::Int(1),
         ]);
         r.row(vec![
-            Cell::text("long name"),
+            Cell::text(&crate::redact::Redactor::default(), "long name"),
             Cell::Count(12),
             Cell::None,
             Cell::Int(2),
@@ -142,7 +142,7 @@ mod tests {
             "[click](https://evil.example)",
             "R&D \\| a|b",
         ] {
-            r.row(vec![Cell::text(c)]);
+            r.row(vec![Cell::text(&crate::redact::Redactor::default(), c)]);
         }
         r.notes
             .push(Prose::both("see <b>[this](https://x.example)</b>".into()));

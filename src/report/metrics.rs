@@ -4,6 +4,7 @@
 
 use super::model::{Cell, Column, Report, Shape};
 use crate::metrics::{Metrics, Rate};
+use crate::redact::Redactor;
 
 /// (key, rate) rows of the metrics report, nested keys dotted.
 fn rates(m: &Metrics) -> Vec<(String, Rate)> {
@@ -29,7 +30,7 @@ fn counted(n: u64, one: &'static str, many: &'static str) -> Cell {
     Cell::Counted { n, one, many }
 }
 
-pub fn build(m: &Metrics) -> Report {
+pub fn build(m: &Metrics, red: &Redactor) -> Report {
     // pass^k puts its task count and definition tokens their decision count
     // where a rate has its denominator; a table reads it in "of".
     let mut r = Report::new(
@@ -46,11 +47,11 @@ pub fn build(m: &Metrics) -> Report {
     );
     // Numbers and maps keyed by integers (which JSON writes as strings):
     // serialising cannot fail.
-    r.json = Some(serde_json::to_value(m).expect("metrics serialise"));
+    r.json = Some(red.mask_value(&serde_json::to_value(m).expect("metrics serialise")));
     for (k, rate) in rates(m) {
         r.row(vec![
-            Cell::text(&k),
-            Cell::Text(k),
+            Cell::text(red, &k),
+            Cell::text(red, &k),
             Cell::opt_share(rate.value),
             Cell::Count(rate.numerator),
             Cell::Count(rate.denominator),
@@ -63,8 +64,8 @@ pub fn build(m: &Metrics) -> Report {
     for (k, p) in &m.pass_hat_k {
         let key = format!("pass_hat_k.{k}");
         r.row(vec![
-            Cell::text(&key),
-            Cell::Text(key),
+            Cell::text(red, &key),
+            Cell::text(red, &key),
             Cell::Decimal {
                 value: p.value,
                 places: 3,
@@ -77,8 +78,8 @@ pub fn build(m: &Metrics) -> Report {
     if m.pass_hat_k.is_empty() {
         // No run recorded success: say so rather than drop the row.
         r.reading_row(vec![
-            Cell::text("pass_hat_k"),
-            Cell::text("pass_hat_k"),
+            Cell::ours("pass_hat_k"),
+            Cell::ours("pass_hat_k"),
             Cell::None,
             Cell::None,
             Cell::None,
@@ -96,8 +97,8 @@ pub fn build(m: &Metrics) -> Report {
     ];
     for (i, (k, v)) in tokens.into_iter().enumerate() {
         r.row(vec![
-            Cell::Text(format!("definition_tokens.{k}")),
-            Cell::Text(format!("definition_tokens.{k} (estimate)")),
+            Cell::text(red, &format!("definition_tokens.{k}")),
+            Cell::text(red, &format!("definition_tokens.{k} (estimate)")),
             v.unwrap_or(Cell::None),
             Cell::None,
             Cell::Count(t.decisions),

@@ -6,13 +6,17 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+use crate::redact::{Masked, MaskedValue, Redactor};
 use crate::text::escape;
 
 /// One value of a row, typed so that each format writes it its own way.
+/// Text can only come in masked (see [`Masked`]): a builder makes text
+/// cells with [`Cell::text`] and the report's [`Redactor`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {
-    /// Text from a trace or the store, kept raw: every renderer escapes it.
-    Text(String),
+    /// Text from a trace or the store, secrets masked, otherwise raw: every
+    /// renderer escapes it its own way.
+    Text(Masked),
     /// A signed whole number (a step, a trial).
     Int(i64),
     /// A count.
@@ -37,21 +41,37 @@ pub enum Cell {
     },
     Bool(bool),
     /// Names: comma-separated to read, space-separated in CSV, an array in JSON.
-    List(Vec<String>),
+    List(Vec<Masked>),
     /// A JSON value: compact JSON in CSV.
-    Json(Value),
+    Json(MaskedValue),
     /// Nothing: empty in CSV, null in JSON, the column's placeholder to read.
     None,
 }
 
 impl Cell {
-    pub fn text(s: &str) -> Cell {
-        Cell::Text(s.to_string())
+    /// Text, masked by `m`.
+    pub fn text(m: &Redactor, s: &str) -> Cell {
+        Cell::Text(m.mask_text(s))
     }
 
-    /// Text, or [`Cell::None`] when there is none.
-    pub fn opt_text(s: Option<&str>) -> Cell {
-        s.map_or(Cell::None, Cell::text)
+    /// rung's own fixed words.
+    pub fn ours(s: &'static str) -> Cell {
+        Cell::Text(Masked::ours(s))
+    }
+
+    /// Text masked by `m`, or [`Cell::None`] when there is none.
+    pub fn opt_text(m: &Redactor, s: Option<&str>) -> Cell {
+        s.map_or(Cell::None, |s| Cell::text(m, s))
+    }
+
+    /// Names, each masked by `m`.
+    pub fn list(m: &Redactor, names: &[String]) -> Cell {
+        Cell::List(names.iter().map(|s| m.mask_text(s)).collect())
+    }
+
+    /// A JSON value, every string in it masked by `m`.
+    pub fn json(m: &Redactor, v: &Value) -> Cell {
+        Cell::Json(m.mask_value(v))
     }
 
     pub fn opt_int(n: Option<i64>) -> Cell {
@@ -190,7 +210,7 @@ impl Column {
     /// text, not yet fitted or quoted.
     pub fn read(&self, cell: &Cell) -> String {
         match cell {
-            Cell::Text(s) => escape(s).into_owned(),
+            Cell::Text(s) => s.shown().into_owned(),
             Cell::Int(n) => n.to_string(),
             Cell::Count(n) => n.to_string(),
             Cell::Share(v) => percent(*v),
@@ -201,8 +221,8 @@ impl Column {
             } => format!("{numerator}/{denominator}"),
             Cell::Counted { n, one, many } => count(*n, one, many),
             Cell::Bool(b) => (if *b { self.yes_no.0 } else { self.yes_no.1 }).to_string(),
-            Cell::List(v) => escape(&v.join(", ")).into_owned(),
-            Cell::Json(v) => crate::text::safe_json(v.to_string()),
+            Cell::List(v) => escape(&join(v, ", ")).into_owned(),
+            Cell::Json(v) => crate::text::safe_json(v.get().to_string()),
             Cell::None => self.none.to_string(),
         }
     }
@@ -309,7 +329,7 @@ pub struct Report {
     pub head: Vec<(&'static str, Cell)>,
     pub shape: Shape,
     /// The JSON, when the spec fixes a shape the rows cannot give.
-    pub json: Option<Value>,
+    pub json: Option<MaskedValue>,
 }
 
 impl Report {
@@ -368,15 +388,20 @@ pub fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// Escaped text, or `none` when there is none: for prose.
-pub fn opt_or(s: Option<&str>, none: &str) -> String {
-    s.map(|s| escape(s).into_owned())
-        .unwrap_or_else(|| none.to_string())
+/// Masked texts joined with `sep`.
+pub fn join(v: &[Masked], sep: &str) -> String {
+    v.iter().map(Masked::as_str).collect::<Vec<_>>().join(sep)
 }
 
-/// Escaped text: for prose.
-pub fn esc(s: &str) -> String {
-    escape(s).into_owned()
+/// Text from a trace, masked by `m` and escaped, or `none` when there is
+/// none: for prose and headings.
+pub fn opt_or(m: &Redactor, s: Option<&str>, none: &str) -> String {
+    s.map(|s| esc(m, s)).unwrap_or_else(|| none.to_string())
+}
+
+/// Text from a trace, masked by `m` and escaped: for prose and headings.
+pub fn esc(m: &Redactor, s: &str) -> String {
+    m.show(s).into_owned()
 }
 
 #[cfg(test)]
@@ -385,8 +410,13 @@ mod tests {
 
     #[test]
     fn cells_read_by_their_type_and_column() {
+        let m = Redactor::default();
         let c = Column::new("k", "k").none("-").yes_no("yes", "");
-        assert_eq!(c.read(&Cell::text("a\u{1b}[2Jb")), "a\\x1b[2Jb");
+        assert_eq!(c.read(&Cell::text(&m, "a\u{1b}[2Jb")), "a\\x1b[2Jb");
+        assert_eq!(
+            c.read(&Cell::text(&m, "key sk-proj-4f9aQ2xLk81abcd")),
+            "key ••••"
+        );
         assert_eq!(c.read(&Cell::Share(0.615)), "61.5%");
         assert_eq!(
             c.read(&Cell::Decimal {
@@ -413,8 +443,13 @@ mod tests {
         assert_eq!(c.read(&Cell::Bool(false)), "");
         assert_eq!(c.read(&Cell::None), "-");
         assert_eq!(
-            c.read(&Cell::List(vec!["a".into(), "b\n".into()])),
+            c.read(&Cell::list(&m, &["a".into(), "b\n".into()])),
             "a, b\\n"
+        );
+        let off = Redactor::new(&[], true).unwrap();
+        assert_eq!(
+            c.read(&Cell::text(&off, "key sk-proj-4f9aQ2xLk81abcd")),
+            "key sk-proj-4f9aQ2xLk81abcd"
         );
     }
 }

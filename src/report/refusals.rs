@@ -8,6 +8,7 @@ use serde_json::json;
 use super::model::{Cell, Column, Empty, Prose, Report, Shape, count, opt_or};
 use crate::metrics::{RefusalReport, RefusalRow};
 use crate::model::Timestamp;
+use crate::redact::Redactor;
 
 /// A row's change against the previous window, for reading.
 pub fn change(count: u64, previous: u64) -> String {
@@ -39,14 +40,14 @@ pub fn biggest_mover(rows: &[RefusalRow]) -> Option<&RefusalRow> {
 }
 
 /// The one-line summary: total refusals, runs affected, the biggest mover.
-pub fn summary(r: &RefusalReport, runs_affected: u64) -> String {
+pub fn summary(r: &RefusalReport, runs_affected: u64, m: &Redactor) -> String {
     let total: u64 = r.rows.iter().map(|x| x.count).sum();
     let prev_total: u64 = r.rows.iter().map(|x| x.previous).sum();
     let mover = biggest_mover(&r.rows)
         .map(|x| {
             format!(
                 "; biggest mover: {} {} ({} → {})",
-                opt_or(x.reason.as_deref(), "(no reason)"),
+                opt_or(m, x.reason.as_deref(), "(no reason)"),
                 change(x.count, x.previous),
                 x.previous,
                 x.count
@@ -60,7 +61,7 @@ pub fn summary(r: &RefusalReport, runs_affected: u64) -> String {
     )
 }
 
-pub fn build(rep: &RefusalReport, runs_affected: u64) -> Report {
+pub fn build(rep: &RefusalReport, runs_affected: u64, m: &Redactor) -> Report {
     let since = Timestamp(rep.since_us).to_rfc3339();
     let until = Timestamp(rep.until_us).to_rfc3339();
     let mut r = Report::new(
@@ -81,27 +82,27 @@ pub fn build(rep: &RefusalReport, runs_affected: u64) -> Report {
     r.head = vec![
         (
             "window",
-            Cell::Json(json!({"since": since, "until": until})),
+            Cell::json(m, &json!({"since": since, "until": until})),
         ),
         ("undated", Cell::Count(rep.undated)),
     ];
     for x in &rep.rows {
         r.row(vec![
-            Cell::opt_text(x.reason.as_deref()),
-            Cell::text(&x.stage),
+            Cell::opt_text(m, x.reason.as_deref()),
+            Cell::text(m, &x.stage),
             Cell::Count(x.count),
             Cell::Count(x.runs),
             Cell::Count(x.previous),
-            Cell::text(&since),
-            Cell::text(&until),
-            Cell::Text(change(x.count, x.previous)),
+            Cell::text(m, &since),
+            Cell::text(m, &until),
+            Cell::text(m, &change(x.count, x.previous)),
         ]);
     }
     r.empty = Some(Empty {
         text: "No refusals in either window.",
         whole: false,
     });
-    r.summary.push(Prose::both(summary(rep, runs_affected)));
+    r.summary.push(Prose::both(summary(rep, runs_affected, m)));
     let prev_since = Timestamp(rep.since_us - (rep.until_us - rep.since_us)).to_rfc3339();
     let mut undated = String::new();
     if rep.undated > 0 {
@@ -150,7 +151,7 @@ mod tests {
             undated: 0,
         };
         assert_eq!(
-            summary(&r, 4),
+            summary(&r, 4, &Redactor::default()),
             "6 refusals in 4 runs (previous window: 5); biggest mover: b new (0 → 2)."
         );
         let one = RefusalReport {
@@ -158,7 +159,7 @@ mod tests {
             ..r
         };
         assert_eq!(
-            summary(&one, 1),
+            summary(&one, 1, &Redactor::default()),
             "1 refusal in 1 run (previous window: 0); biggest mover: a new (0 → 1)."
         );
     }

@@ -3,9 +3,10 @@
 //! that share them, to fit; markdown has every column.
 
 use super::model::{Cell, Column, Empty, Groups, Place, Prose, Report, Shape, count, opt_or};
+use crate::redact::Redactor;
 use crate::store::query::RunRow;
 
-pub fn build(list: &[RunRow]) -> Report {
+pub fn build(list: &[RunRow], m: &Redactor) -> Report {
     let mut r = Report::new(
         "Runs",
         Shape::List("runs"),
@@ -34,20 +35,20 @@ pub fn build(list: &[RunRow]) -> Report {
                 i,
                 format!(
                     "model {} · catalogue {}",
-                    opt_or(run.model.as_deref(), "-"),
-                    opt_or(run.catalogue.as_deref(), "-")
+                    opt_or(m, run.model.as_deref(), "-"),
+                    opt_or(m, run.catalogue.as_deref(), "-")
                 ),
             ));
             group = Some(key);
         }
         r.row(vec![
-            Cell::text(&run.run_id),
-            Cell::opt_text(run.task_id.as_deref()),
+            Cell::text(m, &run.run_id),
+            Cell::opt_text(m, run.task_id.as_deref()),
             Cell::opt_int(run.trial),
-            Cell::opt_text(run.model.as_deref()),
-            Cell::opt_text(run.catalogue.as_deref()),
+            Cell::opt_text(m, run.model.as_deref()),
+            Cell::opt_text(m, run.catalogue.as_deref()),
             Cell::Count(run.decisions),
-            Cell::opt_text(run.first_failed_rung.as_deref()),
+            Cell::opt_text(m, run.first_failed_rung.as_deref()),
             Cell::opt_bool(run.success),
             Cell::opt_bool(run.harm),
         ]);

@@ -3,7 +3,7 @@
 //! engine is here too; cells reach it already escaped.
 
 use super::model::{Cell, Column, Groups, Place, Report, Row};
-use crate::text::{escape, truncate};
+use crate::text::{escape, truncate, width};
 
 /// The width tables and prose are fitted to.
 pub const WIDTH: usize = 80;
@@ -72,8 +72,8 @@ impl Grid {
             .map(|i| {
                 self.rows
                     .iter()
-                    .map(|r| r[i].chars().count().min(MAX_CELL))
-                    .chain(std::iter::once(self.headers[i].chars().count()))
+                    .map(|r| width(&r[i]).min(MAX_CELL))
+                    .chain(std::iter::once(width(&self.headers[i])))
                     .max()
                     .unwrap_or(0)
             })
@@ -81,7 +81,7 @@ impl Grid {
         let floor: Vec<usize> = (0..n)
             .map(|i| {
                 if self.flex[i] {
-                    widths[i].min(self.headers[i].chars().count().max(MIN_FLEX))
+                    widths[i].min(width(&self.headers[i]).max(MIN_FLEX))
                 } else {
                     widths[i]
                 }
@@ -108,7 +108,7 @@ impl Grid {
             let mut s = String::new();
             for (i, c) in cells.iter().enumerate() {
                 let c = truncate(c, widths[i]);
-                let pad = widths[i] - c.chars().count();
+                let pad = widths[i].saturating_sub(width(&c));
                 let last = i + 1 == cells.len();
                 if self.right[i] {
                     s.push_str(&" ".repeat(pad));
@@ -145,25 +145,27 @@ impl Grid {
 /// Word-wraps one line of (escaped) text to `width` columns, each line
 /// starting with `indent`; a word longer than a line is cut across lines.
 pub fn wrap(text: &str, width: usize, indent: &str) -> String {
-    let room = width.saturating_sub(indent.chars().count()).max(1);
+    let cols = |w: &[char]| {
+        w.iter()
+            .map(|c| crate::text::width(c.encode_utf8(&mut [0; 4])))
+            .sum::<usize>()
+    };
+    let room = width.saturating_sub(crate::text::width(indent)).max(1);
     let mut lines: Vec<String> = Vec::new();
     let mut cur = String::new();
     let mut cur_len = 0;
     for word in text.split(' ').filter(|w| !w.is_empty()) {
         let mut word: Vec<char> = word.chars().collect();
         loop {
-            let need = if cur_len == 0 {
-                word.len()
-            } else {
-                cur_len + 1 + word.len()
-            };
+            let w = cols(&word);
+            let need = if cur_len == 0 { w } else { cur_len + 1 + w };
             if need <= room {
                 if cur_len > 0 {
                     cur.push(' ');
                     cur_len += 1;
                 }
                 cur.extend(word.iter());
-                cur_len += word.len();
+                cur_len += w;
                 break;
             }
             if cur_len > 0 {
@@ -171,10 +173,24 @@ pub fn wrap(text: &str, width: usize, indent: &str) -> String {
                 cur_len = 0;
                 continue;
             }
-            // A word wider than a whole line.
-            let rest = word.split_off(room);
+            // A word wider than a whole line: as much as fits (at least
+            // one character), the rest on the next line.
+            let mut at = 0;
+            let mut used = 0;
+            while at < word.len() {
+                let cw = cols(&word[at..at + 1]);
+                if at > 0 && used + cw > room {
+                    break;
+                }
+                used += cw;
+                at += 1;
+            }
+            let rest = word.split_off(at);
             lines.push(word.iter().collect());
             word = rest;
+            if word.is_empty() {
+                break;
+            }
         }
     }
     if cur_len > 0 || lines.is_empty() {
@@ -390,7 +406,27 @@ mod tests {
     }
 
     #[test]
+    fn wide_characters_keep_the_columns_aligned() {
+        let mut g = Grid::new(&["tool", "n"], &[false, true]);
+        g.row(vec!["検索".into(), "7".into()]);
+        g.row(vec!["search".into(), "12".into()]);
+        assert_eq!(
+            g.table(),
+            "tool     n\n──────  ──\n検索     7\nsearch  12\n"
+        );
+        // cut to a flexible column's width in columns, not characters
+        let mut g = Grid::new(&["id", "task"], &[false, false]).flexible(&[1]);
+        g.row(vec!["r".repeat(60), "日本語のタスク名です".into()]);
+        let row = g.table().lines().nth(2).unwrap().to_string();
+        // 18 columns of room: eight wide characters and the ellipsis
+        assert_eq!(crate::text::width(&row), 60 + 2 + 17, "{row}");
+        assert!(row.ends_with("日本語のタスク名…"), "{row}");
+    }
+
+    #[test]
     fn wrap_breaks_at_spaces_and_cuts_long_words() {
+        assert_eq!(wrap("日本 語で", 5, ""), "日本\n語で\n");
+        assert_eq!(wrap("日本語です", 4, ""), "日本\n語で\nす\n");
         assert_eq!(wrap("aa bb cc", 5, ""), "aa bb\ncc\n");
         assert_eq!(
             wrap("abcdefgh", 3, "> "),
@@ -413,19 +449,19 @@ mod tests {
             ],
         );
         r.row(vec![
-            Cell::text("a"),
+            Cell::text(&crate::redact::Redactor::default(), "a"),
             Cell::Count(7),
             Cell::None,
             Cell::Int(1),
         ]);
         r.row(vec![
-            Cell::text("b"),
+            Cell::text(&crate::redact::Redactor::default(), "b"),
             Cell::Count(12),
-            Cell::text("x y"),
+            Cell::text(&crate::redact::Redactor::default(), "x y"),
             Cell::Int(2),
         ]);
         r.row(vec![
-            Cell::text("c\u{1b}"),
+            Cell::text(&crate::redact::Redactor::default(), "c\u{1b}"),
             Cell::Count(1),
             Cell::None,
             Cell::Int(3),

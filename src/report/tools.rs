@@ -4,6 +4,7 @@
 
 use super::model::{Cell, Column, Empty, Group, Groups, Place, Prose, Report, Shape, count, esc};
 use crate::metrics::ToolUsage;
+use crate::redact::Redactor;
 
 /// A tool's refusals by reason, most first ("outside_intent 2, not_found 1").
 fn reasons_text(t: &ToolUsage) -> String {
@@ -34,7 +35,7 @@ fn by_catalogue<'a>(list: &[&'a ToolUsage]) -> Vec<(&'a str, Vec<&'a ToolUsage>)
     out
 }
 
-pub fn build(list: &[ToolUsage]) -> Report {
+pub fn build(list: &[ToolUsage], m: &Redactor) -> Report {
     let mut r = Report::new(
         "Tools",
         Shape::List("tools"),
@@ -62,23 +63,26 @@ pub fn build(list: &[ToolUsage]) -> Report {
     );
     for t in list {
         r.row(vec![
-            Cell::text(&t.catalogue),
-            Cell::text(&t.name),
-            Cell::text(&t.catalogue),
-            Cell::text(&t.family),
-            Cell::text(&t.effect),
+            Cell::text(m, &t.catalogue),
+            Cell::text(m, &t.name),
+            Cell::text(m, &t.catalogue),
+            Cell::text(m, &t.family),
+            Cell::text(m, &t.effect),
             Cell::Count(t.visible),
             Cell::Count(t.selected),
             Cell::Count(t.selected_wrongly),
             Cell::Count(t.refused),
-            Cell::Json(serde_json::Value::Object(
-                t.refused_by_reason
-                    .iter()
-                    .map(|(k, n)| (k.clone(), (*n).into()))
-                    .collect(),
-            )),
+            Cell::json(
+                m,
+                &serde_json::Value::Object(
+                    t.refused_by_reason
+                        .iter()
+                        .map(|(k, n)| (k.clone(), (*n).into()))
+                        .collect(),
+                ),
+            ),
             if t.refused > 0 {
-                Cell::Text(reasons_text(t))
+                Cell::text(m, &reasons_text(t))
             } else {
                 Cell::None
             },
@@ -96,13 +100,13 @@ pub fn build(list: &[ToolUsage]) -> Report {
         let never: Vec<String> = tools
             .iter()
             .filter(|t| t.never_selected)
-            .map(|t| esc(&t.name))
+            .map(|t| esc(m, &t.name))
             .collect();
         groups.push(Group {
             rows: at..at + tools.len(),
             heading: format!(
                 "Catalogue {}: {}, {} never selected",
-                esc(cat),
+                esc(m, cat),
                 count(tools.len() as u64, "tool", "tools"),
                 never.len()
             ),
@@ -122,8 +126,8 @@ pub fn build(list: &[ToolUsage]) -> Report {
         let lines: Vec<String> = by_catalogue(&never)
             .into_iter()
             .map(|(cat, tools)| {
-                let names: Vec<String> = tools.iter().map(|t| esc(&t.name)).collect();
-                format!("- {}: {}", esc(cat), names.join(", "))
+                let names: Vec<String> = tools.iter().map(|t| esc(m, &t.name)).collect();
+                format!("- {}: {}", esc(m, cat), names.join(", "))
             })
             .collect();
         format!(

@@ -37,3 +37,102 @@ pub fn filter_hints(conn: &Connection) -> Result<FilterHints> {
         )?,
     })
 }
+
+/// A filter value that matches nothing stored: the flag, the value, a few
+/// known values (most common first) and how many there are in all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unmatched {
+    pub flag: &'static str,
+    pub value: String,
+    pub known: Vec<String>,
+    pub total: u64,
+}
+
+/// How many known values an [`Unmatched`] lists.
+pub const KNOWN_SHOWN: usize = 12;
+
+/// The first value of `f`'s value filters (model, catalogue, task, phase,
+/// run, tag) that no stored row has, with the values that exist.
+pub fn unmatched(conn: &Connection, f: &crate::filter::Filter) -> Result<Option<Unmatched>> {
+    // (flag, the values given, does one exist, the known ones, how many)
+    type Check = (
+        &'static str,
+        Vec<Vec<String>>,
+        &'static str,
+        &'static str,
+        &'static str,
+    );
+    let checks: [Check; 5] = [
+        (
+            "--model",
+            f.models.iter().map(|v| vec![v.clone()]).collect(),
+            "SELECT 1 FROM runs WHERE model = ?1",
+            "SELECT model FROM runs WHERE model IS NOT NULL GROUP BY model ORDER BY count(*) DESC, model",
+            "SELECT count(DISTINCT model) FROM runs",
+        ),
+        (
+            "--catalogue",
+            f.catalogues.iter().map(|v| vec![v.clone()]).collect(),
+            "SELECT 1 FROM catalogues WHERE version = ?1",
+            "SELECT version FROM catalogues ORDER BY version",
+            "SELECT count(*) FROM catalogues",
+        ),
+        (
+            "--task",
+            f.tasks.iter().map(|v| vec![v.clone()]).collect(),
+            "SELECT 1 FROM runs WHERE task_id = ?1",
+            "SELECT task_id FROM runs WHERE task_id IS NOT NULL GROUP BY task_id ORDER BY count(*) DESC, task_id",
+            "SELECT count(DISTINCT task_id) FROM runs",
+        ),
+        (
+            "--phase",
+            f.phases.iter().map(|v| vec![v.clone()]).collect(),
+            "SELECT 1 FROM ladder WHERE phase = ?1",
+            "SELECT phase FROM ladder WHERE phase IS NOT NULL GROUP BY phase ORDER BY count(*) DESC, phase",
+            "SELECT count(DISTINCT phase) FROM ladder",
+        ),
+        (
+            "--run",
+            f.runs.iter().map(|v| vec![v.clone()]).collect(),
+            "SELECT 1 FROM runs WHERE run_id = ?1",
+            "SELECT run_id FROM runs ORDER BY run_id",
+            "SELECT count(*) FROM runs",
+        ),
+    ];
+    let tags: Vec<Vec<String>> = f
+        .tags
+        .iter()
+        .map(|(k, v)| vec![k.clone(), v.clone()])
+        .collect();
+    let tag_check: Check = (
+        "--tag",
+        tags,
+        "SELECT 1 FROM runs r, json_each(r.tags) t WHERE r.tags IS NOT NULL AND t.key = ?1 AND t.value = ?2",
+        "SELECT t.key || '=' || t.value FROM runs r, json_each(r.tags) t WHERE r.tags IS NOT NULL
+         GROUP BY 1 ORDER BY count(*) DESC, 1",
+        "SELECT count(*) FROM (SELECT DISTINCT t.key, t.value FROM runs r, json_each(r.tags) t WHERE r.tags IS NOT NULL)",
+    );
+    for (flag, values, exists, known, total) in checks.into_iter().chain(std::iter::once(tag_check))
+    {
+        for v in values {
+            let found = conn
+                .prepare_cached(&format!("{exists} LIMIT 1"))?
+                .exists(rusqlite::params_from_iter(v.iter()))?;
+            if found {
+                continue;
+            }
+            let known: Vec<String> = conn
+                .prepare_cached(&format!("{known} LIMIT {KNOWN_SHOWN}"))?
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            let total: i64 = conn.query_row(total, [], |r| r.get(0))?;
+            return Ok(Some(Unmatched {
+                flag,
+                value: v.join("="),
+                known,
+                total: total as u64,
+            }));
+        }
+    }
+    Ok(None)
+}

@@ -29,7 +29,7 @@ pub mod browse {
         next_failing, step_key, timeline_page,
     };
     pub use super::detail::{Detail, MenuItem, decision_detail};
-    pub use super::hints::{FilterHints, filter_hints};
+    pub use super::hints::{FilterHints, Unmatched, filter_hints, unmatched};
     pub use super::paging::{Anchor, Key, Page, cmp_key};
     pub use super::payload::{PayloadColumn, PayloadReader, payload_bytes, payload_read};
     pub use super::refusals::{latest_refusal, refusal_items, refusals_per_day};

@@ -57,13 +57,14 @@ impl Harness {
         let shared = Shared {
             db: db.to_path_buf(),
             config: Arc::new(config),
-            redactor,
+            redactor: redactor.clone(),
         };
         let workers = Workers::start_with(shared, tx, id, answerer)?;
         let opts = Options {
             now_us,
             theme: Theme { color: false },
             no_redact,
+            redactor: Arc::new(redactor),
         };
         Ok(Harness {
             app: App::new(opts, (w, h)),

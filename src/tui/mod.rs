@@ -94,12 +94,13 @@ pub fn prepare(settings: &Settings) -> Result<(Shared, Options)> {
         Shared {
             db: settings.db.clone(),
             config: Arc::new(config),
-            redactor,
+            redactor: redactor.clone(),
         },
         Options {
             now_us: now.timestamp_micros(),
             theme: theme::Theme::from_env(),
             no_redact: settings.no_redact,
+            redactor: Arc::new(redactor),
         },
     ))
 }

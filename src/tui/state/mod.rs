@@ -31,7 +31,6 @@ use super::worker::{DetailView, Request, Slot};
 use crate::filter::Filter;
 use crate::metrics::Confusions;
 use crate::store::browse::{Anchor, FilterHints};
-use crate::window::WEEK;
 
 /// A value a worker computes: held, being computed, or failed (the error
 /// is shown where the value would be).
@@ -81,6 +80,8 @@ pub struct Options {
     pub theme: Theme,
     /// Secrets are shown (`--no-redact`): the screen says so.
     pub no_redact: bool,
+    /// What every string from a trace is masked with before it is drawn.
+    pub redactor: Arc<crate::redact::Redactor>,
 }
 
 /// The requests sent and not yet answered: only the answer to the latest
@@ -156,7 +157,7 @@ pub struct App {
 impl App {
     /// A new app on the Ladder screen; nothing is loaded until `start`.
     pub fn new(opts: Options, size: (u16, u16)) -> App {
-        let until = opts.now_us;
+        let (since, until) = crate::window::last_week(opts.now_us);
         App {
             screen: Screen::Ladder,
             back: Vec::new(),
@@ -173,7 +174,7 @@ impl App {
             runs: RunsState::default(),
             run: RunState::default(),
             refusals: RefusalsState {
-                since: until - WEEK,
+                since,
                 until,
                 ..Default::default()
             },

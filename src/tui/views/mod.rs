@@ -11,7 +11,8 @@ mod run;
 mod runs;
 mod tools;
 
-use std::borrow::Cow;
+use std::cell::RefCell;
+use std::sync::Arc;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -23,10 +24,11 @@ use super::layout;
 use super::state::{App, Screen};
 use super::theme::Theme;
 use crate::model::{Rung, Timestamp};
-use crate::text;
+use crate::redact::{Redactor, Shown};
 
 /// Draws the whole screen.
 pub fn draw(f: &mut Frame, app: &App) {
+    let _drawing = Drawing::begin(&app.opts.redactor);
     let area = f.area();
     if area.width < layout::MIN.0 || area.height < layout::MIN.1 {
         let msg = format!(
@@ -64,16 +66,63 @@ pub fn draw(f: &mut Frame, app: &App) {
     }
 }
 
-/// A trace string made safe for a cell.
-pub fn esc(s: &str) -> Cow<'_, str> {
-    text::escape(s)
+thread_local! {
+    /// The redactor of the frame being drawn (see [`draw`]).
+    static REDACTOR: RefCell<Option<Arc<Redactor>>> = const { RefCell::new(None) };
 }
 
-/// An optional trace string, or `none` when absent.
-pub fn opt<'a>(s: &'a Option<String>, none: &'a str) -> Cow<'a, str> {
+/// Sets the redactor [`esc`] masks with while a frame is drawn.
+struct Drawing;
+
+impl Drawing {
+    fn begin(r: &Arc<Redactor>) -> Drawing {
+        REDACTOR.with(|x| *x.borrow_mut() = Some(r.clone()));
+        Drawing
+    }
+}
+
+impl Drop for Drawing {
+    fn drop(&mut self) {
+        REDACTOR.with(|x| *x.borrow_mut() = None);
+    }
+}
+
+/// A trace string made safe for a cell: secrets masked (by the app's
+/// redactor: the built-in patterns, the configuration's `[redact]`
+/// patterns, nothing under `--no-redact`), then escaped to one line. Every
+/// string from a trace reaches a cell through here or [`opt`].
+pub fn esc(s: &str) -> Shown {
+    // Outside a frame (a helper called on its own), the built-in patterns
+    // still mask.
+    with_redactor(|r| r.show(s))
+}
+
+/// The redactor of the frame being drawn (the built-in patterns outside a
+/// frame).
+fn with_redactor<T>(f: impl FnOnce(&Redactor) -> T) -> T {
+    REDACTOR.with(|x| match &*x.borrow() {
+        Some(r) => f(r),
+        None => f(&Redactor::default()),
+    })
+}
+
+/// A multi-line trace string, line by line: masked as a whole (so a secret
+/// over several lines is found), each line escaped.
+pub fn esc_lines(s: &str) -> Vec<Shown> {
+    with_redactor(|r| r.show_lines(s))
+}
+
+/// A JSON value from a trace with every string in it masked (and the
+/// values of secret-named keys), for pretty-printing.
+pub fn masked_json(v: &serde_json::Value) -> serde_json::Value {
+    with_redactor(|r| r.mask_value(v).into_value())
+}
+
+/// An optional trace string (masked and escaped), or `none` when absent.
+pub fn opt(s: &Option<String>, none: &'static str) -> Shown {
     match s {
         Some(s) => esc(s),
-        None => Cow::Borrowed(none),
+        None => Shown::ours(none),
     }
 }
 

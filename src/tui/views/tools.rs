@@ -294,11 +294,11 @@ pub fn draw_tool(f: &mut Frame, app: &App, area: Rect) {
         lines.push(Line::raw(""));
         lines.push(Line::styled("Description (what the model sees)", t.title()));
         let description = r.get("description").and_then(|v| v.as_str()).unwrap_or("");
-        for l in description.split('\n') {
+        for l in super::esc_lines(description) {
             lines.extend(super::hang(
                 vec![Span::raw("  ")],
                 2,
-                &esc(l),
+                &l,
                 ratatui::style::Style::new(),
                 width,
             ));
@@ -330,7 +330,8 @@ pub fn draw_tool(f: &mut Frame, app: &App, area: Rect) {
         lines.push(Line::styled("Input schema", t.title()));
         match r.get("input_schema") {
             Some(v) if !v.is_null() => {
-                let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
+                let pretty =
+                    serde_json::to_string_pretty(&super::masked_json(v)).unwrap_or_default();
                 for l in crate::text::safe_json(pretty).lines() {
                     lines.push(Line::raw(format!("  {}", esc(l))));
                 }

@@ -1,0 +1,317 @@
+//! One masking pass on every way out: a trace holding one secret of each
+//! kind (and one matching the configuration's `[redact]` pattern) in every
+//! string field is imported, then every report in every format, `explain`
+//! (text and json) of every run and the TUI's screens are read, and no
+//! secret may show. The same outputs under `--no-redact` show every secret
+//! somewhere, so the fixture does carry them to each output.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use common::*;
+use rung::tui::harness::Harness;
+use serde_json::{Value, json};
+
+const NOW: &str = "2026-11-23T00:00:00Z";
+
+/// (text put in every field, a piece of its secret that must not show).
+/// One per built-in kind (`rung::redact::KINDS`), then the configured one.
+const SECRETS: &[(&str, &str)] = &[
+    ("sk-proj-4f9aQ2xLk81abcdEFGH", "4f9aQ2xLk81"),
+    ("Bearer 0a1b2c3d4e5f6a7b8c9d", "0a1b2c3d4e5f"),
+    ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNz"),
+    ("AKIAIOSFODNN7EXAMPLE", "IOSFODNN7EX"),
+    ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI"),
+    ("ghp_16C7e42F292c6912E7710c838347Ae178B4a", "16C7e42F292c"),
+    ("glpat-Zq8Yk2Lm4Np6Rt0Vw3Xy", "Zq8Yk2Lm4Np6"),
+    ("hf_QwErTyUiOpAsDfGhJkLzXcVbNmQwErTy", "QwErTyUiOpAs"),
+    ("npm_Mn8Bv7Cx6Zl5Kj4Hg3Fd2Sa1Qp0Wo9Ei8Ur7", "Mn8Bv7Cx6Zl5"),
+    (
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "dozjgNryP4J3",
+    ),
+    (
+        "https://deploy:s3cr3t-pa55@git.example.com/r",
+        "s3cr3t-pa55",
+    ),
+    (r#"{"password": "hunter2-Qx9"}"#, "hunter2-Qx9"),
+    ("DB_PASSWORD=letmein-Zw8", "letmein-Zw8"),
+    (
+        "xoxb-123456789012-1234567890123-AbCdEfGhIjKl",
+        "AbCdEfGhIjKl",
+    ),
+    ("sk_live_51H8abcdEFGH1234", "51H8abcdEFGH"),
+    ("AIzaSyD-abcdefghijklmnopqrstuvwxyz12345", "SyD-abcdefgh"),
+    (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\n-----END RSA PRIVATE KEY-----",
+        "MIIEowIBAAKC",
+    ),
+    ("4111 1111 1111 1111", "4111 1111 1111 1111"),
+    ("cus_3Nw8Qz7Rt", "3Nw8Qz7Rt"),
+];
+
+const CONFIG: &str = "[redact]\npatterns = [\"cus_[A-Za-z0-9]{4,}\"]\n";
+
+fn ids(i: usize, s: &str) -> [String; 6] {
+    [
+        format!("r{i} {s}"),
+        format!("t{i}a {s}"),
+        format!("t{i}b {s}"),
+        format!("c{i} {s}"),
+        format!("k{i} {s}"),
+        format!("x{i} {s}"),
+    ]
+}
+
+/// The records of kind `i`: a catalogue (defined twice, so its drift is a
+/// finding), a run, four decisions (a refusal with the secret for reason,
+/// a wrong tool, a call outside the menu, no call) and a case; the secret
+/// is in every string.
+fn records(i: usize, s: &str) -> Vec<Value> {
+    let [run, a, b, cat, task, hidden] = ids(i, s);
+    let ctrl = format!("ask {i} {s}");
+    let tool = |name: &str, description: &str| {
+        json!({"name": name, "family": format!("fam {s}"), "effect": "read_only",
+               "description": description, "use_when": [s], "avoid_when": [s],
+               "keywords": [s], "owner": s, "provenance": s, "approval": s,
+               "input_schema": {"type": "object", "description": s,
+                                "properties": {"q": {"type": "string", "description": s}}}})
+    };
+    let control = json!({"name": ctrl, "family": "control", "effect": "none",
+                         "description": format!("Ask the user. {s}")});
+    let catalogue = |d: &str| {
+        json!({"type": "catalogue", "version": cat, "abstain": ctrl, "created_at": "2026-11-01T00:00:00Z",
+               "tools": [tool(&a, &format!("Finds things {d}")), tool(&b, &format!("Other {s}")),
+                         tool(&hidden, &format!("Hidden {s}")), control]})
+    };
+    let at = |n: usize| format!("2026-11-2{}T10:0{n}:00Z", i % 2);
+    let decision = |step: usize, selected: Value, status: &str, extra: Value| {
+        let mut d = json!({
+            "type": "decision", "run_id": run, "step": step, "at": at(step), "phase": format!("ph {s}"),
+            "policy": {"allowed_families": [format!("fam {s}"), "control"]},
+            "trusted_controls": [ctrl],
+            "retrieval": {"k": 3, "selector": s, "query": s,
+                          "candidates": [{"name": a, "score": 0.9}, {"name": b, "score": 0.5}]},
+            "visible": [ctrl, a, b],
+            "selected": selected, "call_id": format!("call {s}"),
+            "arguments": {"q": s, "password": "pw-Kq3Zt9", "nested": {"api_key": "ak-Lm2Xv8"}},
+            "outcome": {"status": status, "reason": format!("why {s}"), "message": format!("msg {s}")},
+            "result": {"text": s, "error": {"message": s}},
+            "raw": format!("raw {s}"), "text": format!("said {s}"),
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            d[k] = v.clone();
+        }
+        d
+    };
+    vec![
+        catalogue(s),
+        catalogue(&format!("{s} changed")),
+        json!({"type": "run", "run_id": run, "task_id": task, "trial": 1, "goal": format!("goal {s}"),
+               "intent": "act", "model": format!("m {s}"), "catalogue": cat, "selector": s,
+               "started_at": at(0), "ended_at": at(9), "terminated": "answered", "success": false,
+               "harm": false, "scope": s, "tags": {"suite": s, s: "v"}}),
+        decision(1, json!(a), "refused", json!({})),
+        decision(
+            2,
+            json!(b),
+            "refused",
+            json!({"expected": {"acceptable": [a], "forbidden": [b]}}),
+        ),
+        decision(3, json!(hidden), "error", json!({})),
+        decision(4, Value::Null, "not_run", json!({"outcome": null})),
+        json!({"type": "case", "task_id": task, "step": 1, "acceptable": [a, b],
+               "forbidden": [hidden], "note": format!("note {s}")}),
+    ]
+}
+
+fn fixture(dir: &Path) -> (PathBuf, PathBuf) {
+    let mut text = String::new();
+    for (i, (s, _)) in SECRETS.iter().enumerate() {
+        for r in records(i, s) {
+            text.push_str(&r.to_string());
+            text.push('\n');
+        }
+    }
+    let trace = write(dir, "secrets.jsonl", &text);
+    let config = write(dir, "rung.toml", CONFIG);
+    let db = dir.join("t.db");
+    let r = rung(
+        &db,
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "import",
+            trace.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    (db, trace)
+}
+
+fn run_at(db: &Path, no_redact: bool, args: &[&str]) -> String {
+    let mut c = bin();
+    c.env("RUNG_NOW", NOW).arg("--db").arg(db);
+    if no_redact {
+        c.arg("--no-redact");
+    }
+    let r: Run = c.args(args).output().unwrap().into();
+    assert_eq!(r.code, 0, "rung {args:?}: {}", r.stderr);
+    r.stdout + &r.stderr
+}
+
+/// Every command-line output: (what, text).
+fn cli_outputs(db: &Path, no_redact: bool) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for kind in [
+        "ladder",
+        "metrics",
+        "refusals",
+        "confusions",
+        "tools",
+        "runs",
+        "findings",
+    ] {
+        for format in ["table", "markdown", "csv", "json"] {
+            out.push((
+                format!("report {kind} --format {format}"),
+                run_at(db, no_redact, &["report", kind, "--format", format]),
+            ));
+        }
+    }
+    for (i, (s, _)) in SECRETS.iter().enumerate() {
+        let [run, a, ..] = ids(i, s);
+        for format in ["text", "json"] {
+            out.push((
+                format!("explain run {i} --format {format}"),
+                run_at(db, no_redact, &["explain", &run, "--format", format]),
+            ));
+            out.push((
+                format!("explain run {i} step 1 --tool --format {format}"),
+                run_at(
+                    db,
+                    no_redact,
+                    &["explain", &run, "1", "--tool", &a, "--format", format],
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// The TUI's screens, as text: every screen, every run's timeline and
+/// every decision's detail pane (top and bottom), every tool's audit.
+fn tui_outputs(db: &Path, no_redact: bool) -> Vec<(String, String)> {
+    let now = rung::model::Timestamp::parse(NOW).unwrap().micros();
+    let mut h = Harness::open(db, now, no_redact, 250, 100).unwrap();
+    h.draw();
+    h.start();
+    h.settle_draw();
+    let mut out = Vec::new();
+    let mut shot = |h: &mut Harness, what: String| {
+        h.settle_draw();
+        out.push((what, h.text()));
+    };
+    shot(&mut h, "ladder".into());
+    for (key, what) in [
+        ("4", "refusals"),
+        ("Enter", "refusal decisions"),
+        ("5", "confusions"),
+        ("Enter", "confusion decisions"),
+        ("5 m", "matrix"),
+        ("1 j j j j j j j j Enter", "rung decisions"),
+    ] {
+        h.keys(key);
+        shot(&mut h, what.into());
+    }
+    h.keys("6");
+    shot(&mut h, "tools".into());
+    let tools = h.app.tool_rows().len();
+    for t in 0..tools {
+        h.keys("Enter");
+        shot(&mut h, format!("tool {t}"));
+        h.keys("G");
+        shot(&mut h, format!("tool {t} bottom"));
+        h.keys("Esc j");
+    }
+    h.keys("2");
+    shot(&mut h, "runs".into());
+    for r in 0..SECRETS.len() {
+        h.keys("Enter");
+        shot(&mut h, format!("run {r}"));
+        for d in 0..4 {
+            h.keys("l");
+            shot(&mut h, format!("run {r} decision {d}"));
+            h.keys("G");
+            shot(&mut h, format!("run {r} decision {d} bottom"));
+            h.keys("h j");
+        }
+        h.keys("Esc j");
+    }
+    out
+}
+
+/// The secrets (by index) that show in `text`.
+fn shown(text: &str) -> BTreeSet<usize> {
+    let text = text.replace("\\n", "\n");
+    SECRETS
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, tell))| text.contains(tell))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// No output shows a secret; `--no-redact` shows each secret in `family`.
+fn check(family: &str, masked: &[(String, String)], unmasked: &[(String, String)]) {
+    for (what, text) in masked {
+        let leaked = shown(text);
+        assert!(
+            leaked.is_empty(),
+            "{family}: {what} shows {:?}:\n{text}",
+            leaked.iter().map(|&i| SECRETS[i].1).collect::<Vec<_>>()
+        );
+        for tell in ["pw-Kq3Zt9", "ak-Lm2Xv8"] {
+            assert!(!text.contains(tell), "{family}: {what} shows {tell}");
+        }
+    }
+    let seen: BTreeSet<usize> = unmasked.iter().flat_map(|(_, t)| shown(t)).collect();
+    let missing: Vec<&str> = (0..SECRETS.len())
+        .filter(|i| !seen.contains(i))
+        .map(|i| SECRETS[i].1)
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{family}: with --no-redact these never show (the test would not see them leak): {missing:?}"
+    );
+}
+
+#[test]
+fn no_report_format_or_explain_shows_a_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = fixture(dir.path());
+    let masked = cli_outputs(&db, false);
+    let unmasked = cli_outputs(&db, true);
+    check("command line", &masked, &unmasked);
+    // Each report×format shows every secret without masking: each output
+    // is covered, not just the outputs together.
+    for (what, text) in &unmasked {
+        if what.starts_with("report")
+            && !what.starts_with("report metrics")
+            && !what.starts_with("report ladder")
+        {
+            assert!(!shown(text).is_empty(), "{what} carries no secret:\n{text}");
+        }
+    }
+}
+
+#[test]
+fn no_tui_screen_shows_a_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = fixture(dir.path());
+    let masked = tui_outputs(&db, false);
+    let unmasked = tui_outputs(&db, true);
+    check("tui", &masked, &unmasked);
+}
