@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 
 use crate::model::Timestamp;
 
@@ -40,7 +40,13 @@ pub fn now() -> Result<DateTime<Utc>, TimeError> {
     }
 }
 
-/// Reads a `--since`/`--until` value (`flag` names it in the message).
+/// How far back a relative time may reach: 100 years (36,525 days). An
+/// older start is written as an RFC 3339 time.
+pub const MAX_BACK: i64 = 36_525 * DAY;
+
+/// Reads a `--since`/`--until` value (`flag` names it in the message). A
+/// relative time is `now` minus it, computed so that it cannot overflow:
+/// one reaching back more than [`MAX_BACK`] is an error saying so.
 pub fn parse_time(flag: &str, s: &str, now: DateTime<Utc>) -> Result<i64, TimeError> {
     if let Some(t) = Timestamp::parse(s) {
         return Ok(t.micros());
@@ -51,24 +57,50 @@ pub fn parse_time(flag: &str, s: &str, now: DateTime<Utc>) -> Result<i64, TimeEr
         ))
     };
     let unit = s.chars().last().ok_or_else(bad)?;
-    let n: i64 = s[..s.len() - unit.len_utf8()].parse().map_err(|_| bad())?;
-    if n < 0 {
+    let digits = &s[..s.len() - unit.len_utf8()];
+    let unit_us: i64 = match unit {
+        'm' => 60_000_000,
+        'h' => 3_600_000_000,
+        'd' => DAY,
+        'w' => WEEK,
+        _ => return Err(bad()),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(bad());
     }
-    let d = match unit {
-        'm' => Duration::try_minutes(n),
-        'h' => Duration::try_hours(n),
-        'd' => Duration::try_days(n),
-        'w' => Duration::try_weeks(n),
-        _ => None,
-    }
-    .ok_or_else(bad)?;
-    Ok((now - d).timestamp_micros())
+    let back = digits
+        .parse::<i64>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit_us))
+        .filter(|b| *b <= MAX_BACK)
+        .ok_or_else(|| {
+            TimeError(format!(
+                "--{flag} {s:?}: a relative time reaches back at most 100 years (5217w, 36525d); for an older time give an RFC 3339 time (1926-01-01T00:00:00Z)"
+            ))
+        })?;
+    Ok(now.timestamp_micros() - back)
+}
+
+/// The last 7 days before `now_us`, `[now − 7 days, now)`, to the
+/// microsecond: the one definition of the default window, for the command
+/// line's reports and every screen of the TUI.
+pub fn last_week(now_us: i64) -> (i64, i64) {
+    (now_us.saturating_sub(WEEK), now_us)
+}
+
+/// The week of the grid of weeks ending at `anchor_until` (`[anchor − 7
+/// days · (k + 1), anchor − 7 days · k)` for a whole `k`, the weeks `[` and
+/// `]` step through) that holds `t`.
+pub fn week_holding(anchor_until: i64, t: i64) -> (i64, i64) {
+    let k = (anchor_until as i128 - t as i128 - 1).div_euclid(WEEK as i128);
+    let until = (anchor_until as i128 - k * WEEK as i128)
+        .clamp(i64::MIN as i128 + WEEK as i128, i64::MAX as i128) as i64;
+    (until - WEEK, until)
 }
 
 /// Completes a window `[since, until)` from the ends given: a start alone
 /// runs to now, an end alone starts a week before it; with neither, the
-/// last week when `default_week`, else no window at all.
+/// [`last_week`] when `default_week`, else no window at all.
 pub fn complete(
     since: Option<i64>,
     until: Option<i64>,
@@ -77,9 +109,12 @@ pub fn complete(
 ) -> (Option<i64>, Option<i64>) {
     match (since, until) {
         (None, None) if !default_week => (None, None),
-        (None, None) => (Some(now_us - WEEK), Some(now_us)),
+        (None, None) => {
+            let (s, u) = last_week(now_us);
+            (Some(s), Some(u))
+        }
         (Some(s), None) => (Some(s), Some(now_us)),
-        (None, Some(u)) => (Some(u - WEEK), Some(u)),
+        (None, Some(u)) => (Some(u.saturating_sub(WEEK)), Some(u)),
         (Some(s), Some(u)) => (Some(s), Some(u)),
     }
 }
@@ -105,6 +140,50 @@ mod tests {
             parse_time("until", "-3d", now).unwrap_err().to_string(),
             "--until \"-3d\": use an RFC 3339 time with an offset (2026-11-16T00:00:00Z) or a relative one (30m, 24h, 7d, 2w)"
         );
+        assert!(parse_time("since", "+3d", now).is_err());
+        assert!(parse_time("since", "d", now).is_err());
+    }
+
+    #[test]
+    fn relative_times_cannot_overflow_or_leave_a_sane_range() {
+        let now = Timestamp::parse("2026-11-23T00:00:00Z")
+            .unwrap()
+            .to_datetime();
+        let too_far = |s: &str| {
+            format!(
+                "--since \"{s}\": a relative time reaches back at most 100 years (5217w, 36525d); for an older time give an RFC 3339 time (1926-01-01T00:00:00Z)"
+            )
+        };
+        for s in [
+            "20000000w",
+            "7000000w",
+            "5218w",
+            "36526d",
+            "9223372036854775807m",
+            "99999999999999999999999d",
+        ] {
+            assert_eq!(
+                parse_time("since", s, now).unwrap_err().to_string(),
+                too_far(s)
+            );
+        }
+        let t = |s| Timestamp(parse_time("since", s, now).unwrap()).to_rfc3339();
+        assert_eq!(t("36525d"), "1926-11-23T00:00:00Z");
+        assert_eq!(t("5217w"), "1926-11-29T00:00:00Z");
+    }
+
+    #[test]
+    fn the_week_grid_holds_every_time() {
+        let a = 100 * DAY + 5;
+        assert_eq!(week_holding(a, a - 1), (a - WEEK, a));
+        assert_eq!(week_holding(a, a - WEEK), (a - WEEK, a));
+        assert_eq!(week_holding(a, a - WEEK - 1), (a - 2 * WEEK, a - WEEK));
+        assert_eq!(week_holding(a, a), (a, a + WEEK));
+        assert_eq!(
+            week_holding(a, a - 3 * WEEK + 7),
+            (a - 3 * WEEK, a - 2 * WEEK)
+        );
+        assert_eq!(last_week(a), (a - WEEK, a));
     }
 
     #[test]

@@ -17,9 +17,11 @@ use crate::text::{escape_multiline, human_bytes};
 
 #[derive(Debug, Args, Default, Clone)]
 pub struct ImportArgs {
-    /// Trace files or folders (recursive); - for stdin. A folder means its
-    /// *.jsonl and *.jsonl.gz files for --format rung, its *.json and *.jsonl
-    /// files for the importers, all of these (and *.traj) for auto.
+    /// Trace files or folders; - for stdin. A folder means its *.jsonl and
+    /// *.jsonl.gz files at any depth (for auto and rung); name the format
+    /// to read other files from a folder: *.json, *.jsonl and their .gz for
+    /// the importers, *.traj for swe-agent, *.eval for inspect. A folder
+    /// with none of them is an error (exit 2) that says what it holds.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Skip bad records (each reported with file:line and why) and store the rest.
@@ -63,7 +65,7 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
             max_line: args.max_line.unwrap_or(ingest::read::DEFAULT_MAX_LINE),
         },
     };
-    let sources = ingest::expand(&args.paths, ingest::accepts(format), &mut |w| {
+    let sources = ingest::expand(&args.paths, format, &mut |w| {
         tracing::warn!(warning = %crate::text::escape(&w), "skipped in a folder");
         if !g.quiet {
             eprintln!("warning: {}", crate::text::escape(&w));
@@ -242,6 +244,13 @@ fn report(s: &ImportSummary, files: usize) {
         s.catalogues.unchanged + s.runs.unchanged + s.decisions.unchanged + s.cases.unchanged;
     if unchanged > 0 {
         eprintln!("{unchanged} records were already stored unchanged");
+    }
+    if s.tools_added_later > 0 {
+        eprintln!(
+            "{} tool{} added to a catalogue version stored before",
+            s.tools_added_later,
+            if s.tools_added_later == 1 { "" } else { "s" }
+        );
     }
     if s.tools_changed > 0 {
         eprintln!(

@@ -177,7 +177,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Check(args)) => ("check", check::run(g, &args)),
         Some(Command::Reclassify) => ("reclassify", reclassify(g).map(|_| ExitCode::SUCCESS)),
         Some(Command::Serve(args)) => ("serve", serve::run(g, &args).map(|_| ExitCode::SUCCESS)),
-        None => ("open", open(g, &cli.paths).map(|_| ExitCode::SUCCESS)),
+        None => (
+            "open",
+            mistyped_command(&cli.paths)
+                .and_then(|_| open(g, &cli.paths))
+                .map(|_| ExitCode::SUCCESS),
+        ),
     };
     let elapsed_ms = log::elapsed_ms(start);
     match &result {
@@ -197,6 +202,55 @@ fn run(cli: Cli) -> Result<ExitCode> {
         ),
     }
     result
+}
+
+/// `rung reprot ladder`: a first path that does not exist and reads like a
+/// misspelt command is a usage error that names the command, rather than a
+/// file that cannot be read.
+fn mistyped_command(paths: &[PathBuf]) -> Result<()> {
+    use clap::CommandFactory;
+    let Some(first) = paths.first() else {
+        return Ok(());
+    };
+    if first.symlink_metadata().is_ok() {
+        return Ok(());
+    }
+    let word = first.to_string_lossy();
+    let cmd = Cli::command();
+    let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+    let near = names
+        .iter()
+        .map(|n| (edit_distance(&word.to_lowercase(), n), *n))
+        .filter(|(d, n)| *d <= 2.max(n.len() / 3))
+        .min();
+    match near {
+        Some((_, name)) => Err(Error::usage(format!(
+            "{}: no such command or file; did you mean `rung {name}`? (commands: {})",
+            crate::text::echo(&word),
+            names.join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The Levenshtein distance between `a` and `b` (in characters).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// `rung [PATH...]`: import what is given, then open the TUI.
@@ -258,4 +312,34 @@ pub fn print(text: &str) -> Result<()> {
 /// The format flag's default and values.
 pub fn default_format() -> Format {
     Format::Table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_misspelt_command_is_named() {
+        assert_eq!(edit_distance("reprot", "report"), 2);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("explian", "explain"), 2);
+        let err = |w: &str| {
+            mistyped_command(&[PathBuf::from(w)])
+                .err()
+                .map(|e| e.to_string())
+        };
+        assert_eq!(
+            err("reprot").as_deref(),
+            Some(
+                "\"reprot\": no such command or file; did you mean `rung report`? (commands: import, report, explain, check, reclassify, serve)"
+            )
+        );
+        assert!(err("imprt").unwrap().contains("`rung import`"));
+        assert!(err("Explain").unwrap().contains("`rung explain`"));
+        // Not like any command: left to the import to say it cannot read it.
+        assert_eq!(err("traces/week-47.jsonl"), None);
+        assert_eq!(err("zzzzzz"), None);
+        // A file that exists is a file, whatever its name.
+        assert_eq!(err("Cargo.toml"), None);
+    }
 }

@@ -134,6 +134,30 @@ impl Format {
             _ => |p| name_ends(p, &[".json", ".jsonl", ".json.gz", ".jsonl.gz"]),
         }
     }
+
+    /// The files of a folder this format reads, in words (as
+    /// [`Format::accepts`] takes them).
+    pub fn folder_files(self) -> &'static str {
+        match self {
+            Format::Rung => "*.jsonl and *.jsonl.gz",
+            Format::SweAgent => "*.traj, *.json and *.jsonl",
+            Format::Inspect => "*.eval, *.json and *.json.gz",
+            _ => "*.json, *.jsonl, *.json.gz and *.jsonl.gz",
+        }
+    }
+}
+
+/// The files of a folder `--format auto` reads, in words.
+pub const AUTO_FOLDER_FILES: &str = "*.jsonl and *.jsonl.gz";
+
+/// What to name to read a folder's files of this kind (by the end of their
+/// name), when auto-detection leaves them out.
+pub fn format_hint(ending: &str) -> &'static str {
+    match ending {
+        ".traj" => "--format swe-agent",
+        ".eval" => "--format inspect",
+        _ => "--format FORMAT: otlp, langfuse, openai, anthropic, gemini, tau-bench, messages, ...",
+    }
 }
 
 fn name_ends(p: &Path, ends: &[&str]) -> bool {

@@ -67,14 +67,22 @@ pub fn is_trace_file(p: &Path) -> bool {
 
 /// Expands the command-line paths: `-` is stdin, a folder means every
 /// regular file in it (recursively, links to folders not followed) that
-/// `accept` takes, ordered by full path compared byte by byte; what a
-/// folder holds that cannot be read is skipped with a warning through
-/// `warn`.
+/// `format` reads (see [`accepts`]), ordered by full path compared byte by
+/// byte; what a folder holds that cannot be read is skipped with a warning
+/// through `warn`, and so are (with a note) the trace-like files the format
+/// leaves, naming the `--format` that reads them. A folder with no file to
+/// read is an error that says what the folder means and what it holds.
 pub fn expand(
     paths: &[PathBuf],
-    accept: fn(&Path) -> bool,
+    format: Option<Format>,
     warn: &mut dyn FnMut(String),
 ) -> Result<Vec<Source>> {
+    let accept = accepts(format);
+    let means = format.map_or(detect::AUTO_FOLDER_FILES, Format::folder_files);
+    let of_format = match format {
+        None => String::new(),
+        Some(f) => format!(" for --format {}", f.as_str()),
+    };
     let mut out = Vec::new();
     for p in paths {
         if p.as_os_str() == "-" {
@@ -91,9 +99,53 @@ pub fn expand(
         if meta.is_dir() {
             let mut found = Vec::new();
             let mut skipped = Vec::new();
-            walk::walk(p, accept, &mut found, &mut |w| skipped.push(w))?;
+            let mut left = std::collections::BTreeMap::new();
+            walk::walk(p, accept, &mut found, &mut left, &mut |w| skipped.push(w))?;
             skipped.sort();
             skipped.into_iter().for_each(&mut *warn);
+            // Files another format would read, left out by this one.
+            let traces: Vec<(String, u64)> = left
+                .into_iter()
+                .filter(|(e, _)| {
+                    [".json", ".json.gz", ".jsonl", ".jsonl.gz", ".traj", ".eval"]
+                        .contains(&e.as_str())
+                })
+                .collect();
+            let holds = traces
+                .iter()
+                .map(|(e, n)| {
+                    format!(
+                        "{n} *{e} file{} (to read {}: {})",
+                        if *n == 1 { "" } else { "s" },
+                        if *n == 1 { "it" } else { "them" },
+                        detect::format_hint(e)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            if found.is_empty() {
+                let why = if holds.is_empty() {
+                    format!(
+                        "no trace files to import: a folder means its {means} files (at any depth){of_format}, and it holds none"
+                    )
+                } else {
+                    format!(
+                        "no trace files to import: a folder means its {means} files (at any depth){of_format}; it holds {holds}"
+                    )
+                };
+                return Err(Error::Input(InputError::at(
+                    &p.display().to_string(),
+                    None,
+                    None,
+                    why,
+                )));
+            }
+            if !holds.is_empty() {
+                warn(format!(
+                    "{}: not read: {holds}; a folder means its {means} files{of_format}",
+                    p.display()
+                ));
+            }
             found.sort_by(|a: &PathBuf, b| {
                 a.as_os_str()
                     .as_encoded_bytes()
@@ -511,8 +563,9 @@ pub fn parse_format(s: &str) -> Result<Option<Format>> {
 }
 
 /// Which files of a folder an import in this format reads: `*.jsonl` and
-/// `*.jsonl.gz` for rung's format; `*.json` and `*.jsonl` for the
-/// importers; all of them (and `*.traj`) for auto-detection.
+/// `*.jsonl.gz` for auto-detection and rung's format (as trace-format.md
+/// defines a folder); each importer's own files when its format is named
+/// ([`Format::folder_files`]).
 pub fn accepts(format: Option<Format>) -> fn(&Path) -> bool {
     match format {
         None => detect::auto_accepts,

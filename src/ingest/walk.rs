@@ -5,17 +5,33 @@
 //! would hang the import, `/dev/zero` never ends). Each skip is a warning
 //! naming the path.
 
+use std::collections::BTreeMap;
 use std::fs::FileType;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, InputError, Result};
 
-/// Adds to `out` the files under `dir` that `accept` takes.
+/// Where a file's name ends: `.json.gz`, `.traj`, or `` for none.
+pub fn ending(p: &Path) -> String {
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let name = name.trim_start_matches('.');
+    let mut parts = name.rsplitn(3, '.');
+    let last = parts.next().unwrap_or("");
+    match parts.next() {
+        None => String::new(),
+        Some(mid) if last == "gz" && parts.next().is_some() => format!(".{mid}.gz"),
+        Some(_) => format!(".{last}"),
+    }
+}
+
+/// Adds to `out` the files under `dir` that `accept` takes; counts the
+/// regular files it leaves, by the end of their name, in `left`.
 pub fn walk(
     dir: &Path,
     accept: fn(&Path) -> bool,
     out: &mut Vec<PathBuf>,
+    left: &mut BTreeMap<String, u64>,
     warn: &mut dyn FnMut(String),
 ) -> Result<()> {
     let cannot = |e: io::Error| {
@@ -39,10 +55,12 @@ pub fn walk(
             ))
         })?;
         if ty.is_dir() {
-            walk(&path, accept, out, warn)?;
+            walk(&path, accept, out, left, warn)?;
         } else if ty.is_file() {
             if accept(&path) {
                 out.push(path);
+            } else {
+                *left.entry(ending(&path)).or_default() += 1;
             }
         } else if ty.is_symlink() {
             match std::fs::metadata(&path) {
@@ -52,6 +70,8 @@ pub fn walk(
                 Ok(m) if m.is_file() => {
                     if accept(&path) {
                         out.push(path);
+                    } else {
+                        *left.entry(ending(&path)).or_default() += 1;
                     }
                 }
                 Ok(m) => {

@@ -56,6 +56,10 @@ pub struct ImportSummary {
     pub tools_added: u64,
     /// Changed definitions seen under an existing version (kept apart, not applied).
     pub tools_changed: u64,
+    /// Tools added to a catalogue version stored before (or earlier in the
+    /// batch). A catalogue seen again is never counted as replaced:
+    /// catalogues never change, they only gain tools.
+    pub tools_added_later: u64,
     /// Records skipped with --keep-going.
     pub skipped: u64,
     /// Records of types this rung does not know: type → (count, first place).

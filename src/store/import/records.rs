@@ -105,6 +105,9 @@ impl Batch<'_> {
                 == 1;
             if new_tool {
                 self.summary.tools_added += 1;
+                if !inserted {
+                    self.summary.tools_added_later += 1;
+                }
                 changed = true;
                 self.touch(Touch::Catalogue, &c.version)?;
                 self.ctx.forget_catalogue(&c.version);
@@ -117,11 +120,11 @@ impl Batch<'_> {
         if changed || inserted {
             self.touch(Touch::Findings, &c.version)?;
         }
+        // A version seen again is not replaced (what it gained is counted
+        // in `tools_added_later` and `tools_changed`).
         if inserted {
             self.summary.catalogues.new += 1;
-        } else if changed {
-            self.summary.catalogues.replaced += 1;
-        } else {
+        } else if !changed {
             self.summary.catalogues.unchanged += 1;
         }
         Ok(())

@@ -1,0 +1,288 @@
+//! The newcomer's first hour on the command line: a misspelt command, a
+//! filter value that matches nothing, a window reaching back too far, a
+//! folder with nothing to import, what `import --help` and the README say
+//! a folder means, and the first import's summary.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn sample(name: &str) -> PathBuf {
+    root().join("sample-traces").join(name)
+}
+
+/// A database holding the brightdesk sample.
+fn brightdesk() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let r = rung(
+        &db,
+        &["import", sample("brightdesk-billing").to_str().unwrap()],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    (dir, db)
+}
+
+#[test]
+fn a_misspelt_command_is_not_taken_for_a_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let r = rung(&db, &["reprot", "ladder"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        "rung: \"reprot\": no such command or file; did you mean `rung report`? \
+         (commands: import, report, explain, check, reclassify, serve)\n"
+    );
+    assert!(!db.exists(), "a database was created");
+    // A path that reads like no command is still a path.
+    let r = rung(&db, &["traces/week-47.jsonl"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("traces/week-47.jsonl: cannot read"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_filter_value_that_matches_nothing_lists_the_known_ones() {
+    let (_dir, db) = brightdesk();
+    let r = rung(&db, &["report", "ladder", "--catalogue", "nope"]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr,
+        "rung: --catalogue \"nope\" matches nothing in the database; \
+         known catalogues: billing-A, billing-B, billing-C, billing-C2\n"
+    );
+    let err = |args: &[&str]| {
+        let r = rung(&db, args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stdout);
+        r.stderr
+    };
+    assert_eq!(
+        err(&["report", "runs", "--model", "gpt-5"]),
+        "rung: --model \"gpt-5\" matches nothing in the database; known models: qwen3:8b\n"
+    );
+    assert_eq!(
+        err(&["report", "tools", "--tag", "suite=m19"]),
+        "rung: --tag \"suite=m19\" matches nothing in the database; known tags: \
+         suite=m18, temperature=0.6, tool_set=A, tool_set=B, tool_set=C, tool_set=C2\n"
+    );
+    assert_eq!(
+        err(&["report", "metrics", "--phase", "modify"]),
+        "rung: --phase \"modify\" matches nothing in the database; the database has no phases\n"
+    );
+    // 12 of the 144 runs, most used first, and how many there are.
+    let e = err(&["report", "findings", "--run", "bd-A-01"]);
+    assert!(
+        e.starts_with(
+            "rung: --run \"bd-A-01\" matches nothing in the database; \
+             known runs (12 of 144, most used first): bd-A-01-1, "
+        ),
+        "{e}"
+    );
+    assert!(e.ends_with(", …\n"), "{e}");
+    let e = err(&["report", "refusals", "--task", "northwind"]);
+    assert!(
+        e.starts_with("rung: --task \"northwind\" matches nothing"),
+        "{e}"
+    );
+    let e = err(&[
+        "check",
+        "--min",
+        "selection_accuracy=0.5",
+        "--catalogue",
+        "C",
+    ]);
+    assert!(
+        e.starts_with("rung: --catalogue \"C\" matches nothing"),
+        "{e}"
+    );
+    // Every value given must exist: one typo among good values is found.
+    let e = err(&[
+        "report",
+        "ladder",
+        "--catalogue",
+        "billing-A",
+        "--catalogue",
+        "billing-D",
+    ]);
+    assert!(e.starts_with("rung: --catalogue \"billing-D\""), "{e}");
+    // Values that exist report as before.
+    let r = rung(
+        &db,
+        &[
+            "report",
+            "ladder",
+            "--catalogue",
+            "billing-A",
+            "--tag",
+            "suite=m18",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(json(&r)["decisions"], 90);
+}
+
+#[test]
+fn a_window_reaching_back_too_far_is_a_usage_error_not_a_panic() {
+    let (_dir, db) = brightdesk();
+    for (flag, value) in [
+        ("--since", "20000000w"),
+        ("--since", "7000000w"),
+        ("--until", "9223372036854775807m"),
+    ] {
+        let r = rung(&db, &["report", "ladder", flag, value]);
+        assert_eq!(r.code, 2, "{value}: {}{}", r.stdout, r.stderr);
+        assert_eq!(
+            r.stderr,
+            format!(
+                "rung: {flag} \"{value}\": a relative time reaches back at most 100 years \
+                 (5217w, 36525d); for an older time give an RFC 3339 time (1926-01-01T00:00:00Z)\n"
+            )
+        );
+    }
+    let r = rung(
+        &db,
+        &["report", "refusals", "--since", "5217w", "--format", "csv"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+#[test]
+fn a_folder_with_nothing_to_import_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    write(&empty, "notes.txt", "not a trace");
+    let r = rung(&db, &["import", empty.to_str().unwrap()]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "{}: no trace files to import: a folder means its *.jsonl and *.jsonl.gz files \
+             (at any depth), and it holds none\n",
+            empty.display()
+        )
+    );
+    assert!(!db.exists(), "a database was created");
+    // .traj files under auto: named, with the format that reads them.
+    let trajs = dir.path().join("trajs");
+    write(&trajs, "a.traj", "{}");
+    write(&trajs, "sub/b.traj", "{}");
+    write(&trajs, "c.json", "{}");
+    let r = rung(&db, &["import", trajs.to_str().unwrap()]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "{}: no trace files to import: a folder means its *.jsonl and *.jsonl.gz files \
+             (at any depth); it holds 1 *.json file (to read it: --format FORMAT: otlp, \
+             langfuse, openai, anthropic, gemini, tau-bench, messages, ...), \
+             2 *.traj files (to read them: --format swe-agent)\n",
+            trajs.display()
+        )
+    );
+    // The same through `rung PATH`: no TUI on nothing.
+    let r = rung(&db, &[trajs.to_str().unwrap()]);
+    assert_eq!(r.code, 2);
+    // Beside traces, the files left out are noted, and the rest imported.
+    write(
+        &trajs,
+        "x.jsonl",
+        r#"{"type":"decision","run_id":"r","step":1,"selected":null}"#,
+    );
+    let r = rung(&db, &["import", trajs.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with(&format!(
+            "warning: {}: not read: 1 *.json file",
+            trajs.display()
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("imported 0 catalogues, 0 runs, 1 decision, 0 cases from 1 file"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// `import --help`, the README and the behaviour agree on what a folder
+/// means.
+#[test]
+fn import_help_and_the_readme_agree_on_what_a_folder_means() {
+    let r: Run = bin().args(["import", "--help"]).output().unwrap().into();
+    assert_eq!(r.code, 0);
+    let help = r.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains(
+            "A folder means its *.jsonl and *.jsonl.gz files at any depth (for auto and rung); \
+             name the format to read other files from a folder: *.json, *.jsonl and their .gz \
+             for the importers, *.traj for swe-agent, *.eval for inspect."
+        ),
+        "{help}"
+    );
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        readme.contains(
+            "a folder alone means its `*.jsonl` and `*.jsonl.gz` files; name the format to read \
+             a folder of `.json`, `.traj` or `.eval` files"
+        ),
+        "the README's sentence on folders changed: keep it in step with `import --help`"
+    );
+    let spec = std::fs::read_to_string(root().join("docs/trace-format.md")).unwrap();
+    let spec = spec.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(spec.contains("the `*.jsonl` and `*.jsonl.gz` files under it, at any depth"));
+}
+
+#[test]
+fn a_first_import_replaces_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    // The tour imports tour-2 twice in one batch (the redeploy): the second
+    // definition adds nothing and replaces nothing.
+    let r = rung(&db, &["import", sample("ladder-tour").to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        "imported 2 catalogues, 5 runs, 25 decisions, 14 cases from 4 files\n\
+         2 tool definitions changed under an existing catalogue version: kept apart, see `rung report findings`\n\
+         classified 5 runs\n"
+    );
+    // Importing again changes nothing, and says so.
+    let r = rung(&db, &["import", sample("ladder-tour").to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .starts_with("imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 4 files\n"),
+        "{}",
+        r.stderr
+    );
+    // A catalogue version seen again with a new tool gains it.
+    let more = write(
+        dir.path(),
+        "more.jsonl",
+        r#"{"type":"catalogue","version":"tour-1","tools":[{"name":"brand_new","family":"x","effect":"none","description":"New."}]}"#,
+    );
+    let r = rung(&db, &["import", more.to_str().unwrap()]);
+    assert_eq!(
+        r.stderr,
+        "imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 1 file\n\
+         1 tool added to a catalogue version stored before\n\
+         classified 5 runs\n"
+    );
+}
