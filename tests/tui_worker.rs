@@ -141,6 +141,8 @@ fn matched(pattern: &str, matched: u64) -> Response {
         pattern: pattern.into(),
         rows: Vec::new(),
         matched,
+        why: Default::default(),
+        exact: true,
     })
 }
 

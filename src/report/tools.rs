@@ -99,7 +99,7 @@ pub fn build(list: &[ToolUsage], m: &Redactor) -> Report {
     for (cat, tools) in by_catalogue(&all) {
         let never: Vec<String> = tools
             .iter()
-            .filter(|t| t.never_selected)
+            .filter(|t| t.prunable())
             .map(|t| esc(m, &t.name))
             .collect();
         groups.push(Group {
@@ -108,20 +108,31 @@ pub fn build(list: &[ToolUsage], m: &Redactor) -> Report {
                 "Catalogue {}: {}, {} never selected",
                 esc(m, cat),
                 count(tools.len() as u64, "tool", "tools"),
-                never.len()
+                tools.iter().filter(|t| t.never_selected).count()
             ),
             footer: if never.is_empty() {
-                "Every tool was selected at least once.".to_string()
+                if tools.iter().any(|t| t.never_selected) {
+                    "Pruning queue: empty (only trusted controls were never selected).".to_string()
+                } else {
+                    "Every tool was selected at least once.".to_string()
+                }
             } else {
-                format!("Pruning queue (never selected): {}", never.join(", "))
+                format!(
+                    "Pruning queue (never selected, trusted controls aside): {}",
+                    never.join(", ")
+                )
             },
         });
         at += tools.len();
     }
     r.groups = Groups::Split(groups);
-    let never: Vec<&ToolUsage> = list.iter().filter(|t| t.never_selected).collect();
+    let never: Vec<&ToolUsage> = list.iter().filter(|t| t.prunable()).collect();
     r.notes.push(Prose::markdown(if never.is_empty() {
-        "Every tool was selected at least once.".to_string()
+        if list.iter().any(|t| t.never_selected) {
+            "Pruning queue: empty (only trusted controls were never selected).".to_string()
+        } else {
+            "Every tool was selected at least once.".to_string()
+        }
     } else {
         let lines: Vec<String> = by_catalogue(&never)
             .into_iter()
@@ -131,7 +142,7 @@ pub fn build(list: &[ToolUsage], m: &Redactor) -> Report {
             })
             .collect();
         format!(
-            "Pruning queue ({} never selected):\n\n{}",
+            "Pruning queue ({} never selected, trusted controls aside):\n\n{}",
             count(never.len() as u64, "tool", "tools"),
             lines.join("\n")
         )

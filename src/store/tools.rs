@@ -40,6 +40,7 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
                 refused: 0,
                 refused_by_reason: BTreeMap::new(),
                 never_selected: true,
+                trusted_control: false,
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
@@ -53,7 +54,8 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
     let (clause, args) = f.decision_clause();
     let from = f.from();
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.catalogue, l.retrieved, l.selected, l.rung = '{}', {}, l.reason, l.decision_id
+        "SELECT l.catalogue, l.retrieved, l.selected, l.rung = '{}', {}, l.reason, l.decision_id,
+                l.controls
          {from} WHERE {clause} AND l.catalogue IS NOT NULL",
         Rung::Selection,
         refused()
@@ -61,6 +63,8 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
     let mut rows = stmt.query(params_from_iter(args))?;
     // Pinned menus repeat the same text: parse each distinct one once.
     let mut parsed: HashMap<String, Vec<String>> = HashMap::new();
+    // The controls lists seen, per catalogue (few distinct ones).
+    let mut controls: HashMap<String, std::collections::HashSet<String>> = HashMap::new();
     while let Some(r) = rows.next()? {
         let cat: String = r.get(0)?;
         let Some(tools) = index.get(&cat) else {
@@ -88,6 +92,22 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
             if let Some(&i) = tools.get(n) {
                 list[i].visible += 1;
             }
+        }
+        let c: Option<String> = r.get(7)?;
+        if let Some(c) = c
+            && !controls.get(&cat).is_some_and(|seen| seen.contains(&c))
+        {
+            let id: i64 = r.get(6)?;
+            let row = || format!("row decision_id {id}");
+            let names = Stored::new(conn, Table::Ladder, &row)
+                .list("controls", Some(c.clone()))?
+                .unwrap_or_default();
+            for n in names {
+                if let Some(&i) = tools.get(&n) {
+                    list[i].trusted_control = true;
+                }
+            }
+            controls.entry(cat.clone()).or_default().insert(c);
         }
         if let Some(&i) = selected.as_ref().and_then(|s| tools.get(s)) {
             list[i].selected += 1;

@@ -175,7 +175,7 @@ const DECISIONS: &[Binding] = &[b(
 pub const TYPING: &[Binding] = &[
     b(
         "Enter",
-        "keep filter",
+        "open the selected match",
         &[Code(KeyCode::Enter)],
         Action::Submit,
     ),
@@ -257,6 +257,11 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     if ctrl && key.code == KeyCode::Char('c') {
         return Some(Action::Quit);
+    }
+    // The help says "any key closes": every key does, and only that (`q`
+    // closes the help, not the app).
+    if app.help && !app.editing_filter {
+        return Some(Action::Help);
     }
     for bind in bindings(app) {
         if bind.keys.iter().any(|k| matches(*k, &key)) {

@@ -433,6 +433,17 @@ pub struct ToolUsage {
     /// counted under `""`.
     pub refused_by_reason: BTreeMap<String, u64>,
     pub never_selected: bool,
+    /// A trusted control of a decision on its catalogue (in the filter):
+    /// always visible and rightly seldom chosen, so never in the pruning
+    /// queue.
+    pub trusted_control: bool,
+}
+
+impl ToolUsage {
+    /// In the pruning queue: never selected, and not a trusted control.
+    pub fn prunable(&self) -> bool {
+        self.never_selected && !self.trusted_control
+    }
 }
 
 #[cfg(test)]

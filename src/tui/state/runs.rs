@@ -20,6 +20,9 @@ pub struct Fuzzy {
     /// The order the matches are shown in: `None` is best match first.
     pub sorted: Option<(RunSort, bool)>,
     pub rows: Vec<RunRow>,
+    /// Enter was pressed while the matches were coming: open the best one
+    /// when they come.
+    pub open_when_ready: bool,
 }
 
 impl Fuzzy {

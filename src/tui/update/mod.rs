@@ -118,11 +118,10 @@ pub fn update(app: &mut App, action: Action) {
         return form::act(app, action);
     }
     if app.help {
-        // Any key closes help; navigation keys also act.
+        // Any key closes the help (the keymap sends `Help` for every key
+        // while it is open) and does nothing else.
         app.help = false;
-        if matches!(action, Action::Help | Action::Back | Action::Cancel) {
-            return;
-        }
+        return;
     }
     if app.is_typing() {
         return typing(app, action);
@@ -190,11 +189,18 @@ fn typing(app: &mut App, action: Action) {
             had
         }
         Action::Submit => {
+            // Enter keeps the filter and opens the selected match at once
+            // (the matches still coming: the best one, when they come).
             if runs {
                 app.runs.fuzzy.typing = false;
+                if app.runs.fuzzy.loading {
+                    app.runs.fuzzy.open_when_ready = true;
+                    return;
+                }
             } else {
                 app.tools.typing = false;
             }
+            screen_action(app, Action::Enter);
             false
         }
         Action::Cancel | Action::Back => {

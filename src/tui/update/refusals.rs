@@ -8,7 +8,7 @@ use crate::tui::layout;
 use crate::tui::paged::Cursor;
 use crate::tui::state::{App, Load};
 use crate::tui::worker::{RefusalData, Request, Slot};
-use crate::window::{DAY, WEEK};
+use crate::window::{WEEK, last_week, week_holding};
 
 pub(super) fn ensure(app: &mut App) {
     if app.refusals.data.wants() {
@@ -54,14 +54,14 @@ pub(super) fn act(app: &mut App, action: Action) {
         Action::WeekBack | Action::Left => shift(app, s - WEEK, u - WEEK),
         Action::WeekForward | Action::Right => shift(app, s + WEEK, u + WEEK),
         Action::ThisWeek => {
-            let now = app.opts.now_us;
-            shift(app, now - WEEK, now)
+            let (since, until) = last_week(app.opts.now_us);
+            shift(app, since, until)
         }
         Action::LatestWeek => {
             if let Some(t) = app.refusals.data.value.as_ref().and_then(|d| d.latest) {
-                // The week that ends at the midnight after the latest refusal.
-                let until = (t.div_euclid(DAY) + 1) * DAY;
-                shift(app, until - WEEK, until);
+                // The week of the `[`/`]` grid that holds the latest refusal.
+                let (since, until) = week_holding(u, t);
+                shift(app, since, until);
             }
         }
         Action::Enter => {

@@ -52,6 +52,7 @@ pub(super) fn run_fuzzy(app: &mut App) {
     }
     app.runs.fuzzy.loading = true;
     app.runs.fuzzy.error = None;
+    app.runs.fuzzy.open_when_ready = false;
     app.request(
         Slot::Fuzzy,
         Request::Fuzzy {
@@ -67,6 +68,12 @@ pub(super) fn take_fuzzy(app: &mut App, r: FuzzyResult) {
     app.runs.fuzzy.result = Some(r);
     app.runs.fuzzy.cursor = Cursor::default();
     sort_fuzzy_rows(app);
+    if std::mem::take(&mut app.runs.fuzzy.open_when_ready)
+        && let Some(r) = app.runs.fuzzy.rows.first()
+    {
+        let id = r.run_id.clone();
+        run::open(app, id, None);
+    }
 }
 
 fn sort_fuzzy_rows(app: &mut App) {

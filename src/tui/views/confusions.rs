@@ -7,10 +7,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
-use super::{block, esc, n, percent, waiting};
+use super::{block, esc, fit, n, percent, waiting};
 use crate::metrics::top_share;
 use crate::model::Rung;
-use crate::text::truncate;
+use crate::text::{pad_left, pad_right};
 use crate::tui::layout::{self, List};
 use crate::tui::state::App;
 
@@ -48,6 +48,15 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let cur = &app.confusion.cursor;
     let top_row = cur.visible_top(h);
     let max = c.cells.first().map(|x| x.count).unwrap_or(1).max(1);
+    let widths = [
+        Constraint::Length(4),
+        Constraint::Fill(3),
+        Constraint::Fill(2),
+        Constraint::Length(7),
+        Constraint::Length(7),
+        Constraint::Length(12),
+    ];
+    let cols = super::column_widths(body.width.saturating_sub(2), &widths);
     let rows: Vec<Row> = c
         .cells
         .iter()
@@ -58,9 +67,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             let bar = "█".repeat(((x.count * 12).div_ceil(max)) as usize);
             let row = Row::new(vec![
                 Cell::from(Line::from(format!("{}", i + 1)).right_aligned()),
-                Cell::from(esc(&x.acceptable.join(", ")).into_owned()),
+                Cell::from(fit(&esc(&x.acceptable.join(", ")), cols[1])),
                 Cell::from(Span::styled(
-                    super::opt(&x.selected, "(no call)").into_owned(),
+                    fit(&super::opt(&x.selected, "(no call)"), cols[2]),
                     t.rung(Rung::Selection),
                 )),
                 Cell::from(Line::from(n(x.count)).right_aligned()),
@@ -83,14 +92,6 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         Cell::from(""),
     ])
     .style(t.header());
-    let widths = [
-        Constraint::Length(4),
-        Constraint::Fill(3),
-        Constraint::Fill(2),
-        Constraint::Length(7),
-        Constraint::Length(7),
-        Constraint::Length(12),
-    ];
     let b = block(" Confusion cells · m: matrix ", t, true).title_bottom(
         Line::from(format!(" {} of {} ", cur.sel + 1, c.cells.len())).right_aligned(),
     );
@@ -118,26 +119,35 @@ fn draw_matrix(f: &mut Frame, app: &App, area: Rect) {
     let (sr, sc) = app.confusion.cell;
     let mut lines = Vec::new();
     let mut head = vec![Span::styled(
-        format!("{:<label_w$}", "acceptable ↓ / selected →"),
+        format!("{:<label_w$}", fit("acceptable ↓ / instead →", label_w)),
         t.dim(),
     )];
-    for (j, s) in cols.iter().enumerate() {
-        let name = super::opt(s, "(no call)");
+    // Names cut alike (search_confluence, search_code) are told apart.
+    let col_names: Vec<String> = cols
+        .iter()
+        .map(|s| super::opt(s, "(no call)").into_owned())
+        .collect();
+    let col_labels = super::distinct_labels(&col_names, col_w - 1);
+    for (j, name) in col_labels.iter().enumerate() {
         let style = if j == sc {
             t.header()
         } else {
             t.rung(Rung::Selection)
         };
         head.push(Span::styled(
-            format!(" {:>w$}", truncate(&name, col_w - 1), w = col_w - 1),
+            format!(" {}", pad_left(name, col_w - 1)),
             style,
         ));
     }
     lines.push(Line::from(head));
-    for (i, acc) in rows.iter().enumerate() {
-        let label = esc(&acc.join(", ")).into_owned();
+    let row_names: Vec<String> = rows
+        .iter()
+        .map(|acc| esc(&acc.join(", ")).into_owned())
+        .collect();
+    let row_labels = super::distinct_labels(&row_names, label_w - 1);
+    for (i, label) in row_labels.iter().enumerate() {
         let mut spans = vec![Span::styled(
-            format!("{:<label_w$}", truncate(&label, label_w - 1)),
+            pad_right(label, label_w),
             if i == sr { t.header() } else { Style::new() },
         )];
         for (j, count) in grid.counts[i].iter().copied().enumerate() {

@@ -13,10 +13,17 @@ use crate::model::Rung;
 use crate::tui::state::{App, TREND_DAYS};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
-    let left_w = if area.width >= 120 { 58 } else { 42 };
+    // The left column (the funnel, and the cells under it) takes two fifths
+    // of a wide screen, so that long tool names show whole there.
+    let left_w = if area.width >= 120 {
+        (area.width * 2 / 5).max(58)
+    } else {
+        42
+    };
     let (left, right) = super::columns(area, left_w);
+    // Every rung has its row: a header and a row each, in a border.
     let [funnel, cells] = left.layout(&Layout::vertical([
-        Constraint::Length(16),
+        Constraint::Length(Rung::ALL.len() as u16 + 3),
         Constraint::Fill(1),
     ]));
     let rates_h = if area.height >= 30 { 15 } else { 12 };
@@ -39,12 +46,15 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
         );
         return;
     };
-    let title = format!(
+    let inner_w = area.width.saturating_sub(2) as usize;
+    let mut title = format!(
         " Ladder · {} decisions, {} labelled ",
         n(c.decisions),
         n(c.labelled)
     );
-    let inner_w = area.width.saturating_sub(2) as usize;
+    if title.chars().count() > inner_w {
+        title = format!(" Ladder · {} · {} labelled ", n(c.decisions), n(c.labelled));
+    }
     // name(15) count(9) share(7) boundary(6) spaces: the bar takes the rest
     let show_b = inner_w >= 52;
     let bar_w = inner_w.saturating_sub(15 + 9 + 7 + 3 + if show_b { 8 } else { 0 });
@@ -57,6 +67,8 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
         .max()
         .filter(|m| *m > 0)
         .unwrap_or_else(|| c.count(Rung::Passed));
+    // A bar longer than the scale (passed, mostly) is cut, and says so.
+    let mut capped = false;
     let mut lines = vec![Line::styled(
         format!(
             "{:<15}{:>9} {:<bar_w$} {:>6}{}",
@@ -76,7 +88,12 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
         } else {
             0
         };
-        let bar = format!("{:<bar_w$}", "█".repeat(len.min(bar_w)));
+        let bar = if len > bar_w && bar_w > 0 {
+            capped = true;
+            format!("{}»", "█".repeat(bar_w - 1))
+        } else {
+            format!("{:<bar_w$}", "█".repeat(len))
+        };
         let b = boundary
             .iter()
             .find(|(s, _)| s == r.as_str())
@@ -106,18 +123,46 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
     if show_b {
         b = b.title_bottom(Line::styled(" ¹ counted by boundary alone ", t.dim()));
     }
+    if capped {
+        b = b.title_bottom(Line::styled(" » bar cut ", t.dim()).right_aligned());
+    }
     f.render_widget(Paragraph::new(lines).block(b), area);
 }
 
-fn rate_line<'a>(name: &str, r: &Rate, t: &crate::tui::theme::Theme) -> Line<'a> {
-    Line::from(vec![
-        Span::raw(format!("{name:<21}")),
-        Span::styled(format!("{:>7}", percent(r.value)), t.header()),
-        Span::styled(
-            format!("  {}/{}", n(r.numerator), n(r.denominator)),
-            t.dim(),
-        ),
-    ])
+/// The routing rates as lines `width` columns wide: each ratio keeps every
+/// digit (without thousands separators when they do not all fit) and the
+/// names give way, in one column for all.
+fn rate_lines<'a>(
+    rates: &[(String, &Rate)],
+    t: &crate::tui::theme::Theme,
+    width: usize,
+) -> Vec<Line<'a>> {
+    let ratio = |r: &Rate, sep: bool| {
+        if sep {
+            format!("{}/{}", n(r.numerator), n(r.denominator))
+        } else {
+            format!("{}/{}", r.numerator, r.denominator)
+        }
+    };
+    let widest = |sep: bool| {
+        rates
+            .iter()
+            .map(|(_, r)| ratio(r, sep).chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let sep = 21 + 7 + 2 + widest(true) <= width;
+    let name_w = width.saturating_sub(7 + 2 + widest(sep)).min(21);
+    rates
+        .iter()
+        .map(|(name, r)| {
+            Line::from(vec![
+                Span::raw(format!("{:<name_w$}", super::fit(name, name_w))),
+                Span::styled(format!("{:>7}", percent(r.value)), t.header()),
+                Span::styled(format!("  {}", ratio(r, sep)), t.dim()),
+            ])
+        })
+        .collect()
 }
 
 fn draw_rates(f: &mut Frame, app: &App, area: Rect) {
@@ -130,27 +175,38 @@ fn draw_rates(f: &mut Frame, app: &App, area: Rect) {
         );
         return;
     };
-    let mut lines = vec![
-        rate_line("capability coverage", &m.capability_coverage, t),
-        rate_line("exposure recall", &m.exposure_recall, t),
+    let w = area.width.saturating_sub(2) as usize;
+    let named = |name: &str, r| (name.to_string(), r);
+    let head = [
+        named("capability coverage", &m.capability_coverage),
+        named("exposure recall", &m.exposure_recall),
     ];
-    for (k, r) in &m.tool_recall_at_k {
-        lines.push(rate_line(&format!("tool recall@{k}"), r, t));
-    }
+    let recall: Vec<(String, &Rate)> = m
+        .tool_recall_at_k
+        .iter()
+        .map(|(k, r)| (format!("tool recall@{k}"), r))
+        .collect();
+    let tail = [
+        named("selection accuracy", &m.selection_accuracy),
+        named("abstention accuracy", &m.abstention_accuracy),
+        named("no-call accuracy", &m.no_call_accuracy),
+        named("violation rate", &m.violation_rate),
+        named("first-call accuracy", &m.first_call_accuracy),
+        named("recovery within 3", &m.recovery_within_3),
+    ];
+    let all: Vec<(String, &Rate)> = head.iter().chain(&recall).chain(&tail).cloned().collect();
+    let mut lines = rate_lines(&all, t, w);
+    let tail_lines = lines.split_off(head.len() + recall.len());
     if m.tool_recall_at_k.is_empty() {
-        lines.push(Line::styled(
-            "tool recall@k        (no retrieval recorded)",
-            t.dim(),
+        lines.push(super::fit_line(
+            vec![Span::styled(
+                "tool recall@k        (no retrieval recorded)",
+                t.dim(),
+            )],
+            w,
         ));
     }
-    lines.extend([
-        rate_line("selection accuracy", &m.selection_accuracy, t),
-        rate_line("abstention accuracy", &m.abstention_accuracy, t),
-        rate_line("no-call accuracy", &m.no_call_accuracy, t),
-        rate_line("violation rate", &m.violation_rate, t),
-        rate_line("first-call accuracy", &m.first_call_accuracy, t),
-        rate_line("recovery within 3", &m.recovery_within_3, t),
-    ]);
+    lines.extend(tail_lines);
     if let Some(p) = m.pass_hat_k.get(&1) {
         let mut spans = vec![
             Span::raw(format!("{:<21}", "pass^1")),
@@ -160,7 +216,7 @@ fn draw_rates(f: &mut Frame, app: &App, area: Rect) {
         if let Some((k, pk)) = m.pass_hat_k.iter().next_back().filter(|(k, _)| **k > 1) {
             spans.push(Span::styled(format!("  pass^{k} {:.3}", pk.value), t.dim()));
         }
-        lines.push(Line::from(spans));
+        lines.push(super::fit_line(spans, w));
     }
     f.render_widget(Paragraph::new(lines).block(b), area);
 }
@@ -180,21 +236,25 @@ fn draw_cells(f: &mut Frame, app: &App, area: Rect) {
         return;
     }
     let rows = area.height.saturating_sub(2) as usize;
+    let w = area.width.saturating_sub(2) as usize;
     let lines: Vec<Line> = c
         .cells
         .iter()
         .take(rows)
         .map(|x| {
-            Line::from(vec![
-                Span::styled(format!("{:>5} ", n(x.count)), t.header()),
-                Span::styled(format!("{:>6} ", percent(Some(x.share))), t.dim()),
-                Span::raw(format!("[{}]", esc(&x.acceptable.join(", ")))),
-                Span::styled(" → ", t.dim()),
-                Span::styled(
-                    super::opt(&x.selected, "(no call)").into_owned(),
-                    t.rung(Rung::Selection),
-                ),
-            ])
+            super::fit_line(
+                vec![
+                    Span::styled(format!("{:>5} ", n(x.count)), t.header()),
+                    Span::styled(format!("{:>6} ", percent(Some(x.share))), t.dim()),
+                    Span::raw(format!("[{}]", esc(&x.acceptable.join(", ")))),
+                    Span::styled(" → ", t.dim()),
+                    Span::styled(
+                        super::opt(&x.selected, "(no call)").into_owned(),
+                        t.rung(Rung::Selection),
+                    ),
+                ],
+                w,
+            )
         })
         .collect();
     f.render_widget(Paragraph::new(lines).block(b), area);
@@ -237,14 +297,17 @@ fn draw_trend(f: &mut Frame, app: &App, area: Rect) {
         axis,
     );
     f.render_widget(
-        Line::from(vec![
-            Span::styled(format!("{} ", n(total)), t.header()),
-            Span::raw(format!(
-                "refused · {} in the last 7 days · to {}",
-                n(week),
-                super::day(until)
-            )),
-        ]),
+        super::fit_line(
+            vec![
+                Span::styled(format!("{} ", n(total)), t.header()),
+                Span::raw(format!(
+                    "refused · {} in the last 7 days · to {}",
+                    n(week),
+                    super::day(until)
+                )),
+            ],
+            line.width as usize,
+        ),
         line,
     );
     if total == 0 {

@@ -224,6 +224,107 @@ pub fn stored_badge<'a>(name: &str, short: bool, theme: &Theme) -> Span<'a> {
     }
 }
 
+/// `s` cut to `w` terminal columns, the cut marked with `…`.
+pub fn fit(s: &str, w: usize) -> String {
+    crate::text::truncate(s, w).into_owned()
+}
+
+/// A line of styled pieces cut to `w` columns, the cut marked with `…`
+/// (in the style of the piece it falls in).
+pub fn fit_line<'a>(spans: Vec<Span<'a>>, w: usize) -> Line<'a> {
+    let total: usize = spans.iter().map(|s| s.width()).sum();
+    if total <= w {
+        return Line::from(spans);
+    }
+    let mut out = Vec::new();
+    let mut used = 0;
+    for s in spans {
+        let sw = s.width();
+        if used + sw < w {
+            used += sw;
+            out.push(s);
+            continue;
+        }
+        // What fits of this piece in all but the last column, then `…`.
+        let room = w - used;
+        let mut cut = String::new();
+        for c in s.content.chars() {
+            let next = format!("{cut}{c}");
+            if crate::text::width(&next) + 1 > room {
+                break;
+            }
+            cut = next;
+        }
+        if room > 0 {
+            cut.push('…');
+        }
+        out.push(Span::styled(cut, s.style));
+        break;
+    }
+    Line::from(out)
+}
+
+/// Labels of at most `w` columns for `names` (already escaped), told apart
+/// wherever the names differ: a name shows whole when it fits, else cut at
+/// its end with `…`; names that would read the same keep their ends instead
+/// (`…nfluence`, `…rch_code`), and when those are the same too they are
+/// numbered.
+pub fn distinct_labels(names: &[String], w: usize) -> Vec<String> {
+    let keep_end = |s: &str| -> String {
+        let mut end = String::new();
+        for c in s.chars().rev() {
+            let next = format!("{c}{end}");
+            if crate::text::width(&next) + 1 > w {
+                break;
+            }
+            end = next;
+        }
+        format!("…{end}")
+    };
+    let clash = |labels: &[String], i: usize| {
+        labels
+            .iter()
+            .enumerate()
+            .any(|(j, l)| j != i && *l == labels[i] && names[j] != names[i])
+    };
+    let mut labels: Vec<String> = names.iter().map(|s| fit(s, w)).collect();
+    let clashing: Vec<usize> = (0..names.len()).filter(|&i| clash(&labels, i)).collect();
+    for &i in &clashing {
+        labels[i] = keep_end(&names[i]);
+    }
+    let still: Vec<usize> = clashing
+        .into_iter()
+        .filter(|&i| clash(&labels, i))
+        .collect();
+    for i in still {
+        let tag = format!("{}", i + 1);
+        labels[i] = format!("{}{tag}", fit(&names[i], w.saturating_sub(tag.len())));
+    }
+    labels
+}
+
+/// Columns for numbers as wide as the widest of `values` (at least `min`):
+/// a step or a count shows whole, never cut to its last digits.
+pub fn number_width(values: impl Iterator<Item = i64>, min: u16) -> u16 {
+    values
+        .map(|v| v.to_string().len() as u16)
+        .max()
+        .unwrap_or(0)
+        .max(min)
+}
+
+/// The widths a `Table` (no selection column, one column between columns,
+/// as the views draw them) gives columns of these constraints in `width`
+/// columns: for cutting cell text to fit with `…`.
+pub fn column_widths(width: u16, constraints: &[Constraint]) -> Vec<usize> {
+    Layout::horizontal(constraints.to_vec())
+        .spacing(1)
+        .split(Rect::new(0, 0, width, 1))
+        .iter()
+        .map(|r| r.width as usize)
+        .collect()
+}
+
 /// Words of `text` in lines of at most `width` columns (long words cut).
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(8);
@@ -336,6 +437,46 @@ pub fn columns(area: Rect, left: u16) -> (Rect, Rect) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_cut_alike_are_told_apart() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            distinct_labels(
+                &names(&["search_confluence", "search_code", "get_ticket"]),
+                9
+            ),
+            vec!["…nfluence", "…rch_code", "get_tick…"]
+        );
+        // Fitting names are left whole; equal names stay equal.
+        assert_eq!(
+            distinct_labels(&names(&["a", "search_code", "a"]), 12),
+            vec!["a", "search_code", "a"]
+        );
+        // Same start and end: numbered.
+        assert_eq!(
+            distinct_labels(&names(&["search_a_common_end", "search_b_common_end"]), 8),
+            vec!["search…1", "search…2"]
+        );
+    }
+
+    #[test]
+    fn cut_text_ends_with_an_ellipsis() {
+        assert_eq!(fit("search_confluence", 10), "search_co…");
+        assert_eq!(fit("short", 10), "short");
+        let l = fit_line(
+            vec![
+                Span::raw("   72 "),
+                Span::styled("[search_sharepoint]", Style::new()),
+            ],
+            16,
+        );
+        assert_eq!(l.to_string(), "   72 [search_s…");
+        assert_eq!(
+            column_widths(20, &[Constraint::Length(5), Constraint::Fill(1)]),
+            vec![5, 14]
+        );
+    }
 
     #[test]
     fn a_stored_rung_shows_as_its_badge_and_a_damaged_one_as_itself() {

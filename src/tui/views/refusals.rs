@@ -16,10 +16,19 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
     let rs = &app.refusals;
     let (top, table) = layout::refusals(area);
+    // Days, or minutes for a window that does not start at midnight (the
+    // default one ends now).
+    let at = |us: i64| {
+        if us.rem_euclid(DAY) == 0 {
+            day(us)
+        } else {
+            super::minute(us)
+        }
+    };
     let window = format!(
         " Refusals by reason · {} → {} (UTC, {} days) ",
-        day(rs.since),
-        day(rs.until),
+        at(rs.since),
+        at(rs.until),
         (rs.until - rs.since) / DAY
     );
     let tb = block(window, t, false);
@@ -124,6 +133,16 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         return;
     }
     let top_row = rs.cursor.visible_top(h);
+    let widths = [
+        Constraint::Fill(3),
+        Constraint::Length(14),
+        Constraint::Length(7),
+        Constraint::Length(6),
+        Constraint::Length(7),
+        Constraint::Length(7),
+        Constraint::Length(9),
+    ];
+    let cols = super::column_widths(table.width.saturating_sub(2), &widths);
     let rows: Vec<Row> = r
         .rows
         .iter()
@@ -140,9 +159,12 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 t.dim()
             };
             let row = Row::new(vec![
-                Cell::from(esc(x.reason.as_deref().unwrap_or("(no reason)")).into_owned()),
+                Cell::from(super::fit(
+                    &esc(x.reason.as_deref().unwrap_or("(no reason)")),
+                    cols[0],
+                )),
                 Cell::from(Span::styled(
-                    esc(&x.stage).into_owned(),
+                    super::fit(&esc(&x.stage), cols[1]),
                     t.rung_named(&x.stage),
                 )),
                 Cell::from(Line::from(n(x.count)).right_aligned()),
@@ -171,14 +193,5 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         Cell::from("per day"),
     ])
     .style(t.header());
-    let widths = [
-        Constraint::Fill(3),
-        Constraint::Length(14),
-        Constraint::Length(7),
-        Constraint::Length(6),
-        Constraint::Length(7),
-        Constraint::Length(7),
-        Constraint::Length(9),
-    ];
     f.render_widget(Table::new(rows, widths).header(head).block(tbl), table);
 }

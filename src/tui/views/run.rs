@@ -49,27 +49,15 @@ fn draw_header(f: &mut Frame, app: &App, run_id: &str, area: Rect) {
         None => Line::styled(" loading…", t.dim()),
     };
     if let Some(Some(h)) = &app.run.header.value {
-        let mut bits = Vec::new();
-        if let Some(task) = &h.task_id {
-            bits.push(format!("task {}", esc(task)));
-        }
-        if let Some(trial) = h.trial {
-            bits.push(format!("trial {trial}"));
-        }
-        if let Some(m) = &h.model {
-            bits.push(esc(m).into_owned());
-        }
-        if let Some(c) = &h.catalogue {
-            bits.push(format!("catalogue {}", esc(c)));
-        }
-        if let Some(term) = &h.terminated {
-            bits.push(esc(term).into_owned());
-        }
+        // When it started, then the verdicts, then what ran: the line is cut
+        // (with `…`) from its least telling end.
         if let Some(s) = &h.started_at {
-            bits.push(esc(s).into_owned());
+            let when = crate::model::Timestamp::parse(s)
+                .map(|t| format!("{} UTC", super::minute(t.micros())))
+                .unwrap_or_else(|| esc(s).into_owned());
+            first.push(Span::raw(format!("{when} · ")));
         }
-        first.push(Span::raw(bits.join(" · ")));
-        first.push(Span::raw(" · success "));
+        first.push(Span::raw("success "));
         first.push(Span::styled(
             yes_no(h.success),
             if h.success == Some(false) {
@@ -87,14 +75,37 @@ fn draw_header(f: &mut Frame, app: &App, run_id: &str, area: Rect) {
                 Style::new()
             },
         ));
-        goal = Line::from(vec![
-            Span::styled(" goal ", t.header()),
-            Span::raw(opt(&h.goal, "(none recorded)").into_owned()),
-        ]);
+        let mut bits = Vec::new();
+        if let Some(task) = &h.task_id {
+            bits.push(format!("task {}", esc(task)));
+        }
+        if let Some(trial) = h.trial {
+            bits.push(format!("trial {trial}"));
+        }
+        if let Some(m) = &h.model {
+            bits.push(esc(m).into_owned());
+        }
+        if let Some(c) = &h.catalogue {
+            bits.push(format!("catalogue {}", esc(c)));
+        }
+        if let Some(term) = &h.terminated {
+            bits.push(esc(term).into_owned());
+        }
+        for b in bits {
+            first.push(Span::raw(format!(" · {b}")));
+        }
+        goal = super::fit_line(
+            vec![
+                Span::styled(" goal ", t.header()),
+                Span::raw(opt(&h.goal, "(none recorded)").into_owned()),
+            ],
+            area.width as usize,
+        );
     } else if let Some(None) = &app.run.header.value {
         goal = Line::styled(" no run record: known only from its decisions", t.dim());
     }
-    f.render_widget(Paragraph::new(vec![Line::from(first), goal]), area);
+    let first = super::fit_line(first, area.width as usize);
+    f.render_widget(Paragraph::new(vec![first, goal]), area);
 }
 
 fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
@@ -127,39 +138,15 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
     let wide = area.width >= 60;
     let phase = area.width >= 44;
     let top = tl.cursor.visible_top(h);
-    let rows: Vec<Row> = tl
-        .rows
-        .iter()
-        .enumerate()
-        .skip(top)
-        .take(h)
-        .map(|(i, (_, d))| {
-            let mut cells = vec![Cell::from(Line::from(d.step.to_string()).right_aligned())];
-            if wide {
-                cells.push(Cell::from(Line::from(d.turn.to_string()).right_aligned()));
-            }
-            if phase {
-                cells.push(Cell::from(opt(&d.phase, "-").into_owned()));
-            }
-            cells.push(Cell::from(opt(&d.selected, "(no call)").into_owned()));
-            cells.push(Cell::from(Line::from(stored_badge(&d.rung, true, t))));
-            cells.push(Cell::from(super::runs::short_outcome(d)));
-            if wide {
-                cells.push(Cell::from(opt(&d.progress, "-").into_owned()));
-            }
-            let row = Row::new(cells);
-            if i == tl.cursor.sel {
-                row.style(t.selected())
-            } else {
-                row
-            }
-        })
-        .collect();
+    let shown = || tl.rows.iter().skip(top).take(h).map(|(_, d)| d);
+    // Steps and turns show whole, however large.
+    let step_w = super::number_width(shown().map(|d| d.step), 4);
+    let turn_w = super::number_width(shown().map(|d| d.turn), 4);
     let (widths, head): (Vec<Constraint>, Vec<&str>) = if wide {
         (
             vec![
-                Constraint::Length(4),
-                Constraint::Length(4),
+                Constraint::Length(step_w),
+                Constraint::Length(turn_w),
                 Constraint::Length(8),
                 Constraint::Fill(3),
                 Constraint::Length(9),
@@ -173,7 +160,7 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
     } else if phase {
         (
             vec![
-                Constraint::Length(4),
+                Constraint::Length(step_w),
                 Constraint::Length(8),
                 Constraint::Fill(2),
                 Constraint::Length(9),
@@ -184,7 +171,7 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
     } else {
         (
             vec![
-                Constraint::Length(4),
+                Constraint::Length(step_w),
                 Constraint::Fill(3),
                 Constraint::Length(9),
                 Constraint::Fill(2),
@@ -192,6 +179,39 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
             vec!["step", "selected", "rung", "outcome"],
         )
     };
+    // Text cut to its column with `…`.
+    let cols = super::column_widths(area.width.saturating_sub(2), &widths);
+    let rows: Vec<Row> = tl
+        .rows
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(h)
+        .map(|(i, (_, d))| {
+            let mut cells = vec![Cell::from(Line::from(d.step.to_string()).right_aligned())];
+            if wide {
+                cells.push(Cell::from(Line::from(d.turn.to_string()).right_aligned()));
+            }
+            // The text columns, cut to fit: each is in the column its place
+            // in `cells` says.
+            let fit = |s: String, at: usize| Cell::from(super::fit(&s, cols[at]));
+            if phase {
+                cells.push(fit(opt(&d.phase, "-").into_owned(), cells.len()));
+            }
+            cells.push(fit(opt(&d.selected, "(no call)").into_owned(), cells.len()));
+            cells.push(Cell::from(Line::from(stored_badge(&d.rung, true, t))));
+            cells.push(fit(super::runs::short_outcome(d), cells.len()));
+            if wide {
+                cells.push(fit(opt(&d.progress, "-").into_owned(), cells.len()));
+            }
+            let row = Row::new(cells);
+            if i == tl.cursor.sel {
+                row.style(t.selected())
+            } else {
+                row
+            }
+        })
+        .collect();
     let head = Row::new(head).style(t.header());
     f.render_widget(Table::new(rows, widths).header(head).block(b), area);
 }

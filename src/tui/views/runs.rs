@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
-use super::{block, esc, minute, n, opt, pending, stored_badge, yes_no};
+use super::{block, column_widths, esc, fit, minute, n, opt, pending, stored_badge, yes_no};
 use crate::store::browse::{DecisionRow, RunSort};
 use crate::store::query::RunRow;
 use crate::tui::layout::{self, List};
@@ -28,16 +28,22 @@ fn sort_name(s: RunSort) -> &'static str {
     }
 }
 
-fn run_cells<'a>(r: &'a RunRow, t: &Theme) -> Vec<Cell<'a>> {
+/// A run's cells; text is cut to its column of `cols` with `…`. `why`, for
+/// a match of the fuzzy filter, stands where the model would.
+fn run_cells<'a>(r: &'a RunRow, t: &Theme, cols: &[usize], why: Option<&str>) -> Vec<Cell<'a>> {
     let rung = r.first_failed_rung.as_deref().unwrap_or("");
+    let model = match why {
+        Some(w) => Cell::from(Span::styled(fit(&esc(w), cols[3]), t.dim())),
+        None => Cell::from(fit(&opt(&r.model, "-"), cols[3])),
+    };
     vec![
-        Cell::from(esc(&r.run_id).into_owned()),
-        Cell::from(opt(&r.task_id, "-").into_owned()),
+        Cell::from(fit(&esc(&r.run_id), cols[0])),
+        Cell::from(fit(&opt(&r.task_id, "-"), cols[1])),
         Cell::from(
             Line::from(r.trial.map(|x| x.to_string()).unwrap_or_else(|| "-".into()))
                 .right_aligned(),
         ),
-        Cell::from(opt(&r.model, "-").into_owned()),
+        model,
         Cell::from(Line::from(n(r.decisions)).right_aligned()),
         Cell::from(if rung.is_empty() {
             Line::styled("-", t.dim())
@@ -74,11 +80,15 @@ const RUN_WIDTHS: [Constraint; 8] = [
     Constraint::Length(4),
 ];
 
-fn header(sort: Option<(RunSort, bool)>, t: &Theme) -> Row<'static> {
+/// The header; `matched`: the model column shows why a run matched.
+fn header(sort: Option<(RunSort, bool)>, t: &Theme, matched: bool) -> Row<'static> {
     let cells: Vec<Cell> = RunSort::ALL
         .iter()
         .map(|s| {
             let mut name = sort_name(*s).to_string();
+            if matched && *s == RunSort::Model {
+                name = "matched".to_string();
+            }
             if let Some((by, desc)) = sort
                 && by == *s
             {
@@ -145,8 +155,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             (_, true) => " matching…".to_string(),
             (_, false) if let Some(e) = &fz.error => format!(" · could not match: {} ", esc(e)),
             (Some(r), false) => format!(
-                " · {} match{}{}{} ",
+                " · {}{} match{}{}{} ",
                 n(r.matched),
+                if r.exact { "" } else { " loose" },
                 if r.matched == 1 { "" } else { "es" },
                 if r.matched as usize > r.rows.len() {
                     format!(", best {}", n(r.rows.len() as u64))
@@ -178,10 +189,25 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             );
             return;
         }
-        let rows = window(&fz.rows, &fz.cursor, h, t, |r| run_cells(r, t));
+        // Why each run matched shows where its model would.
+        let widths = {
+            let mut w = RUN_WIDTHS;
+            w[3] = Constraint::Fill(4);
+            w
+        };
+        let cols = column_widths(area.width.saturating_sub(2), &widths);
+        let why = |r: &RunRow| {
+            fz.result
+                .as_ref()
+                .and_then(|x| x.why.get(&r.run_id))
+                .map(String::as_str)
+        };
+        let rows = window(&fz.rows, &fz.cursor, h, t, |r| {
+            run_cells(r, t, &cols, Some(why(r).unwrap_or("")))
+        });
         f.render_widget(
-            Table::new(rows, RUN_WIDTHS)
-                .header(header(fz.sorted, t))
+            Table::new(rows, widths)
+                .header(header(fz.sorted, t, true))
                 .block(b),
             area,
         );
@@ -206,26 +232,35 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         );
         return;
     }
-    let rows = window(&p.rows, &p.cursor, h, t, |(_, r)| run_cells(r, t));
+    let cols = column_widths(area.width.saturating_sub(2), &RUN_WIDTHS);
+    let rows = window(&p.rows, &p.cursor, h, t, |(_, r)| {
+        run_cells(r, t, &cols, None)
+    });
     f.render_widget(
         Table::new(rows, RUN_WIDTHS)
-            .header(header(Some((rs.sort, rs.desc)), t))
+            .header(header(Some((rs.sort, rs.desc)), t, false))
             .block(b),
         area,
     );
 }
 
 /// Cells of a decision in a list: run, step, phase, selected, rung, outcome
-/// (narrow: without the label, with short badges and times).
-fn decision_cells<'a>(d: &'a DecisionRow, narrow: bool, t: &Theme) -> Vec<Cell<'a>> {
+/// (narrow: without the label, with short badges and times); text is cut
+/// to its column of `cols` with `…`.
+fn decision_cells<'a>(
+    d: &'a DecisionRow,
+    narrow: bool,
+    t: &Theme,
+    cols: &[usize],
+) -> Vec<Cell<'a>> {
     if narrow {
         return vec![
-            Cell::from(esc(&d.run_id).into_owned()),
+            Cell::from(fit(&esc(&d.run_id), cols[0])),
             Cell::from(Line::from(d.step.to_string()).right_aligned()),
-            Cell::from(opt(&d.phase, "-").into_owned()),
-            Cell::from(opt(&d.selected, "(no call)").into_owned()),
+            Cell::from(fit(&opt(&d.phase, "-"), cols[2])),
+            Cell::from(fit(&opt(&d.selected, "(no call)"), cols[3])),
             Cell::from(Line::from(stored_badge(&d.rung, true, t))),
-            Cell::from(short_outcome(d)),
+            Cell::from(fit(&short_outcome(d), cols[5])),
             Cell::from(
                 d.time_us
                     .map(|us| minute(us)[5..].to_string())
@@ -234,17 +269,20 @@ fn decision_cells<'a>(d: &'a DecisionRow, narrow: bool, t: &Theme) -> Vec<Cell<'
         ];
     }
     vec![
-        Cell::from(esc(&d.run_id).into_owned()),
+        Cell::from(fit(&esc(&d.run_id), cols[0])),
         Cell::from(Line::from(d.step.to_string()).right_aligned()),
-        Cell::from(opt(&d.phase, "-").into_owned()),
-        Cell::from(opt(&d.selected, "(no call)").into_owned()),
+        Cell::from(fit(&opt(&d.phase, "-"), cols[2])),
+        Cell::from(fit(&opt(&d.selected, "(no call)"), cols[3])),
         Cell::from(Line::from(stored_badge(&d.rung, false, t))),
-        Cell::from(outcome(d)),
-        Cell::from(if d.labelled {
-            esc(&d.acceptable.join(", ")).into_owned()
-        } else {
-            "(unlabelled)".to_string()
-        }),
+        Cell::from(fit(&outcome(d), cols[5])),
+        Cell::from(fit(
+            &if d.labelled {
+                esc(&d.acceptable.join(", ")).into_owned()
+            } else {
+                "(unlabelled)".to_string()
+            },
+            cols[6],
+        )),
         Cell::from(d.time_us.map(minute).unwrap_or_default()),
     ]
 }
@@ -295,12 +333,11 @@ pub fn draw_decisions(f: &mut Frame, app: &App, area: Rect) {
         return;
     }
     let narrow = area.width < 110;
-    let rows = window(&p.rows, &p.cursor, h, t, |(_, d)| {
-        decision_cells(d, narrow, t)
-    });
+    let top = p.cursor.visible_top(h);
+    let step_w = super::number_width(p.rows.iter().skip(top).take(h).map(|(_, d)| d.step), 5);
     let mut widths = vec![
         Constraint::Fill(if narrow { 1 } else { 2 }),
-        Constraint::Length(5),
+        Constraint::Length(step_w),
         Constraint::Length(9),
         Constraint::Fill(2),
         Constraint::Length(if narrow { 9 } else { 14 }),
@@ -321,6 +358,10 @@ pub fn draw_decisions(f: &mut Frame, app: &App, area: Rect) {
         widths.extend([Constraint::Fill(2), Constraint::Length(16)]);
         head.extend([Cell::from("acceptable"), Cell::from("time (UTC)")]);
     }
+    let cols = column_widths(area.width.saturating_sub(2), &widths);
+    let rows = window(&p.rows, &p.cursor, h, t, |(_, d)| {
+        decision_cells(d, narrow, t, &cols)
+    });
     let head = Row::new(head).style(t.header());
     f.render_widget(Table::new(rows, widths).header(head).block(b), area);
 }

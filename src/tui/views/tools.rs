@@ -22,7 +22,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         return;
     };
     let order = app.tool_rows();
-    let never = data.iter().filter(|x| x.usage.never_selected).count();
+    // The pruning queue: never selected, trusted controls aside.
+    let never = data.iter().filter(|x| x.usage.prunable()).count();
     let drifted = data.iter().filter(|x| x.flags.drifted).count();
     let cats: std::collections::BTreeSet<&str> =
         data.iter().map(|x| x.usage.catalogue.as_str()).collect();
@@ -79,10 +80,15 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             if narrow && x.flags.open_world {
                 marks.push(Span::styled("open ", t.dim()));
             }
-            if u.never_selected {
+            if u.prunable() {
                 marks.push(Span::styled(
                     if narrow { "never " } else { "never selected " },
                     t.warn(),
+                ));
+            } else if u.trusted_control {
+                marks.push(Span::styled(
+                    if narrow { "ctrl " } else { "trusted control " },
+                    t.dim(),
                 ));
             }
             if x.flags.drifted {

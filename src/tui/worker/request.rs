@@ -151,6 +151,12 @@ pub struct FuzzyResult {
     /// Best first.
     pub rows: Vec<RunRow>,
     pub matched: u64,
+    /// Why each row matched, by run id: the field and the part of it that
+    /// matched (`goal: …Northwind Dental is…`), raw (the view escapes it).
+    pub why: std::collections::HashMap<String, String>,
+    /// Every word was found as written (case aside) in the runs shown;
+    /// false: no run has them all, and the rows are loose (fuzzy) matches.
+    pub exact: bool,
 }
 
 #[derive(Debug, Clone)]

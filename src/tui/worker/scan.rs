@@ -42,8 +42,10 @@ pub(super) fn seek(
     }
 }
 
-/// Every run in the filter whose id, task, goal or model matches each word
-/// of `pattern` (skim's fuzzy matcher); the best `FUZZY_KEEP`, best first.
+/// Every run in the filter whose id, task, goal or model holds each word of
+/// `pattern` as written (case aside); when no run does, every run whose
+/// fields match each word loosely (skim's fuzzy matcher, letters in order).
+/// The best `FUZZY_KEEP`, best first, each with why it matched.
 pub(super) fn fuzzy(
     conn: &rusqlite::Connection,
     f: &Filter,
@@ -52,12 +54,12 @@ pub(super) fn fuzzy(
 ) -> Result<Option<FuzzyResult>> {
     let matcher = SkimMatcherV2::default().smart_case();
     let terms: Vec<&str> = pattern.split_whitespace().collect();
-    let lowered: Vec<Vec<char>> = terms
-        .iter()
-        .map(|t| t.to_lowercase().chars().collect())
-        .collect();
-    let mut best: Vec<(i64, RunRow)> = Vec::new();
-    let mut matched = 0u64;
+    let lowered: Vec<String> = terms.iter().map(|t| t.to_lowercase()).collect();
+    let low_chars: Vec<Vec<char>> = lowered.iter().map(|t| t.chars().collect()).collect();
+    // (score, row, why) of exact and of loose matches.
+    let mut exact: Vec<(i64, RunRow, String)> = Vec::new();
+    let mut loose: Vec<(i64, RunRow, String)> = Vec::new();
+    let (mut n_exact, mut n_loose) = (0u64, 0u64);
     let mut seen = 0u64;
     let mut abandoned = false;
     let mut hay = String::new();
@@ -68,53 +70,136 @@ pub(super) fn fuzzy(
             return ControlFlow::Break(());
         }
         let fields = [
-            Some(t.row.run_id.as_str()),
-            t.row.task_id.as_deref(),
-            t.row.model.as_deref(),
-            t.goal.as_deref(),
+            ("run", Some(t.row.run_id.as_str())),
+            ("task", t.row.task_id.as_deref()),
+            ("model", t.row.model.as_deref()),
+            ("goal", t.goal.as_deref()),
         ];
+        // Exact: every word inside some field; why names the first word's.
+        let found: Option<Vec<(usize, usize, usize)>> = lowered
+            .iter()
+            .map(|low| {
+                fields.iter().enumerate().find_map(|(k, (_, s))| {
+                    let s = (*s)?;
+                    let at = s.to_lowercase().find(low.as_str())?;
+                    Some((k, at, low.len()))
+                })
+            })
+            .collect();
+        if let Some(found) = found {
+            n_exact += 1;
+            let (k, at, len) = found[0];
+            let (name, s) = fields[k];
+            let why = format!("{name}: {}", excerpt(s.unwrap_or(""), at, at + len));
+            // Shorter fields first: the word is more of what they say.
+            let score = -(found
+                .iter()
+                .map(|(k, ..)| fields[*k].1.map_or(0, str::len) as i64))
+            .sum::<i64>();
+            keep(&mut exact, (score, t.row, why));
+            return ControlFlow::Continue(());
+        }
+        if n_exact > 0 {
+            return ControlFlow::Continue(());
+        }
         hay.clear();
-        for s in fields.iter().flatten() {
-            hay.extend(s.chars().flat_map(char::to_lowercase));
-            hay.push('\u{0}');
+        for (_, s) in fields.iter() {
+            if let Some(s) = s {
+                hay.extend(s.chars().flat_map(char::to_lowercase));
+                hay.push('\u{0}');
+            }
         }
         let mut score = 0i64;
-        for (term, low) in terms.iter().zip(&lowered) {
+        let mut why = String::new();
+        for (term, low) in terms.iter().zip(&low_chars) {
             // Cheap in-order check first; the scorer only sees candidates.
             let mut it = hay.chars();
             if !low.iter().all(|c| it.any(|h| h == *c)) {
                 return ControlFlow::Continue(());
             }
-            let Some(s) = fields
+            let Some((s, k, idx)) = fields
                 .iter()
-                .flatten()
-                .filter_map(|s| matcher.fuzzy_match(s, term))
-                .max()
+                .enumerate()
+                .filter_map(|(k, (_, s))| {
+                    let (s, idx) = matcher.fuzzy_indices((*s)?, term)?;
+                    Some((s, k, idx))
+                })
+                .max_by_key(|(s, ..)| *s)
             else {
                 return ControlFlow::Continue(());
             };
             score += s;
+            if why.is_empty() {
+                let (name, text) = fields[k];
+                let text = text.unwrap_or("");
+                // Character indices to byte offsets.
+                let byte = |ci: usize| text.char_indices().nth(ci).map_or(text.len(), |(b, _)| b);
+                let first = idx.first().copied().unwrap_or(0);
+                let last = idx.last().copied().unwrap_or(0);
+                let end = byte(last) + text[byte(last)..].chars().next().map_or(0, char::len_utf8);
+                why = format!("{name} (loosely): {}", excerpt(text, byte(first), end));
+            }
         }
-        matched += 1;
-        best.push((score, t.row));
-        if best.len() >= FUZZY_KEEP * 2 {
-            sort_best(&mut best);
-            best.truncate(FUZZY_KEEP);
-        }
+        n_loose += 1;
+        keep(&mut loose, (score, t.row, why));
         ControlFlow::Continue(())
     })?;
     if abandoned {
         return Ok(None);
     }
+    let (mut best, matched, exact) = if n_exact > 0 {
+        (exact, n_exact, true)
+    } else {
+        (loose, n_loose, false)
+    };
     sort_best(&mut best);
     best.truncate(FUZZY_KEEP);
+    let why = best
+        .iter()
+        .map(|(_, r, w)| (r.run_id.clone(), w.clone()))
+        .collect();
     Ok(Some(FuzzyResult {
         pattern: pattern.to_string(),
-        rows: best.into_iter().map(|(_, r)| r).collect(),
+        rows: best.into_iter().map(|(_, r, _)| r).collect(),
         matched,
+        why,
+        exact,
     }))
 }
 
-fn sort_best(v: &mut [(i64, RunRow)]) {
+/// Adds a match, keeping the best `FUZZY_KEEP` (in bounded memory).
+fn keep(v: &mut Vec<(i64, RunRow, String)>, m: (i64, RunRow, String)) {
+    v.push(m);
+    if v.len() >= FUZZY_KEEP * 2 {
+        sort_best(v);
+        v.truncate(FUZZY_KEEP);
+    }
+}
+
+/// The part of `s` around bytes `[from, to)`, about 60 characters, cut
+/// with `…` where it does not start or end.
+fn excerpt(s: &str, from: usize, to: usize) -> String {
+    const AROUND: usize = 20;
+    let before: Vec<char> = s[..from].chars().collect();
+    let start = before.len().saturating_sub(AROUND);
+    let head: String = before[start..].iter().collect();
+    let mid = &s[from..to];
+    let after: String = s[to..]
+        .chars()
+        .take(
+            60usize
+                .saturating_sub(AROUND + mid.chars().count())
+                .max(AROUND),
+        )
+        .collect();
+    let cut_after = after.chars().count() < s[to..].chars().count();
+    format!(
+        "{}{head}{mid}{after}{}",
+        if start > 0 { "…" } else { "" },
+        if cut_after { "…" } else { "" }
+    )
+}
+
+fn sort_best(v: &mut [(i64, RunRow, String)]) {
     v.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.run_id.cmp(&b.1.run_id)));
 }
