@@ -1,7 +1,8 @@
 //! The importers on the public samples in ../shared/real-traces: tau-bench
 //! (runs, trials, execution errors, pass^k against the τ-bench estimator
 //! computed here from the rewards), the three OTLP captures, SWE-agent.
-//! Each test is skipped, with a message, when the samples are absent.
+//! Each test needs ../shared (`#[ignore = "needs ../shared"]`, run with
+//! `--include-ignored`) and fails when the samples are absent.
 
 mod import_util;
 
@@ -13,10 +14,9 @@ fn choose(n: u64, k: u64) -> f64 {
 }
 
 #[test]
+#[ignore = "needs ../shared"]
 fn tau_bench_airline_runs_errors_and_pass_hat_k() {
-    let Some(path) = real_trace("tau-bench-airline-gpt4o/gpt-4o-airline.tasks0-19.json") else {
-        return;
-    };
+    let path = shared_trace("tau-bench-airline-gpt4o/gpt-4o-airline.tasks0-19.json");
     let file: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let records = file.as_array().unwrap();
 
@@ -143,15 +143,14 @@ fn tau_bench_airline_runs_errors_and_pass_hat_k() {
 }
 
 #[test]
+#[ignore = "needs ../shared"]
 fn each_otlp_capture_is_one_run_calling_lookup_order() {
     for (dir, menu) in [
         ("raw-openai-v2", false),
         ("openinference", true),
         ("openllmetry", true),
     ] {
-        let Some(path) = real_trace(&format!("otlp-genai-interlingua/{dir}/in.json")) else {
-            return;
-        };
+        let path = shared_trace(&format!("otlp-genai-interlingua/{dir}/in.json"));
         let file: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         let trace_id = file["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"]
             .as_str()

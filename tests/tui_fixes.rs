@@ -402,3 +402,32 @@ fn the_largest_step_shows_whole_and_zero_width_characters_escaped() {
         );
     }
 }
+
+#[test]
+fn a_time_reaching_back_too_far_is_refused_in_the_filter_bar() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = import(dir.path(), &[desk()]);
+    let mut h = open_at(&db, "2026-11-23T00:00:00Z", 120, 40);
+    for since in ["20000000w", "7000000w"] {
+        keys(&mut h, "f Down Down Down C-u");
+        h.type_text(since);
+        keys(&mut h, "Enter");
+        assert!(h.app.editing_filter, "{since} was applied");
+        assert_eq!(h.app.filter.since, None);
+        assert!(
+            h.text().contains(&format!(
+                "--since \"{since}\": a relative time reaches back at most 100 years"
+            )),
+            "{}",
+            h.text()
+        );
+        keys(&mut h, "Esc");
+    }
+    // 100 years is a window like any other.
+    keys(&mut h, "f Down Down Down C-u");
+    h.type_text("5217w");
+    keys(&mut h, "Enter");
+    assert!(!h.app.editing_filter);
+    assert_eq!(h.app.filter.since, Some(micros("1926-11-29T00:00:00Z")));
+    assert!(h.text().contains("Ladder · 12 decisions"), "{}", h.text());
+}

@@ -70,15 +70,16 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-/// `../shared` beside the project, when present.
-pub fn shared() -> Option<PathBuf> {
+/// `../shared` beside the project; panics when it is absent, so that a test
+/// reading it (`#[ignore = "needs ../shared"]`) cannot pass by skipping.
+pub fn shared() -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("SKIPPED: ../shared is not beside the project; this test needs its files");
-        None
-    }
+    assert!(
+        p.is_dir(),
+        "{} is absent: this test needs the project's shared folder beside the repository",
+        p.display()
+    );
+    p
 }
 
 /// Row counts of the main tables: a database's observable state.

@@ -95,23 +95,6 @@ pub fn fixture(name: &str) -> String {
         .to_string()
 }
 
-/// `../shared/real-traces/REL` beside the project, or `None` (with a
-/// message saying the test is skipped) when it is absent.
-pub fn real_trace(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/real-traces")
-        .join(rel);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!(
-            "SKIPPED: {} is absent (the real samples live in ../shared/real-traces beside the project)",
-            p.display()
-        );
-        None
-    }
-}
-
 /// `../shared/real-traces/REL` beside the project; panics when it is absent,
 /// so that a test reading it (`#[ignore = "needs ../shared"]`) cannot pass
 /// by skipping.
