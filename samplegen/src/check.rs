@@ -664,17 +664,14 @@ impl<'a> Analysis<'a> {
     }
 
     /// `rung report ladder --format json` for these decisions.
+    /// `rung report ladder --format json` as rung prints it.
     pub fn ladder_json(ds: &[&Classified]) -> String {
         let labelled = ds.iter().filter(|d| d.label.is_some()).count();
-        let rungs = Self::ladder(ds)
+        let rungs: serde_json::Map<String, serde_json::Value> = Self::ladder(ds)
             .iter()
-            .map(|(k, v)| format!("\"{k}\":{v}"))
-            .collect::<Vec<_>>()
-            .join(",");
-        format!(
-            "{{\"decisions\":{},\"labelled\":{labelled},\"rungs\":{{{rungs}}}}}",
-            ds.len()
-        )
+            .map(|(k, v)| (k.to_string(), (*v).into()))
+            .collect();
+        pretty(&serde_json::json!({"decisions": ds.len(), "labelled": labelled, "rungs": rungs}))
     }
 
     pub fn metrics(&self, ds: &[&Classified]) -> Metrics {
@@ -979,13 +976,12 @@ pub fn metrics_json(m: &Metrics) -> String {
             None => serde_json::json!({"mean": null, "p50": null, "p95": null, "decisions": 0}),
         },
     ));
-    let body: Vec<String> = rows
-        .iter()
-        .map(|(k, v)| {
-            let mut s = format!(" \"{k}\": ");
-            crate::json::write_value(&mut s, v);
-            s
-        })
-        .collect();
-    format!("{{\n{}\n}}", body.join(",\n"))
+    pretty(&serde_json::Value::Object(rows.into_iter().collect()))
+}
+
+/// JSON as `rung report ... --format json` prints it: serde_json's pretty
+/// printer (two-space indent, keys in code point order, as rung's maps
+/// keep them).
+pub fn pretty(v: &serde_json::Value) -> String {
+    format!("{v:#}")
 }

@@ -503,11 +503,20 @@ fn rows(rs: &[check::RefusalRow]) -> String {
     s
 }
 
-fn json_rows(rs: &[check::RefusalRow]) -> String {
-    rs.iter()
-        .map(|r| format!("  {{\"reason\": \"{}\", \"stage\": \"{}\", \"count\": {}, \"runs\": {}, \"previous\": {}}}", r.reason.as_deref().unwrap_or(""), r.stage, r.count, r.runs, r.previous))
-        .collect::<Vec<_>>()
-        .join(",\n")
+/// `rung report refusals --format json` for the latest week, as rung
+/// prints it.
+fn refusals_json(rs: &[check::RefusalRow]) -> String {
+    let rows: Vec<serde_json::Value> = rs
+        .iter()
+        .map(|r| {
+            serde_json::json!({"reason": r.reason, "stage": r.stage, "count": r.count, "runs": r.runs, "previous": r.previous})
+        })
+        .collect();
+    check::pretty(&serde_json::json!({
+        "window": {"since": "2026-11-16T00:00:00Z", "until": "2026-11-23T00:00:00Z"},
+        "undated": 0,
+        "rows": rows,
+    }))
 }
 
 fn readme(a: &Analysis) -> String {
@@ -551,9 +560,7 @@ window `[now - 7d, now)` is exactly the latest week,
 before.
 
 ```json
-{{"window": {{"since": "2026-11-16T00:00:00Z", "until": "2026-11-23T00:00:00Z"}}, "undated": 0, "rows": [
 {json}
-]}}
 ```
 
 {latest}
@@ -568,7 +575,7 @@ before.
 {numbers}
 No findings are expected.
 "#,
-        json = json_rows(&latest),
+        json = refusals_json(&latest),
         latest = rows(&latest),
         middle = rows(&middle),
         numbers = super::numbers_section(a, "All decisions", &all),

@@ -57,7 +57,7 @@ pub fn schema(props: Value, required: &[&str]) -> Value {
 pub fn numbers_section(a: &Analysis, title: &str, ds: &[&check::Classified]) -> String {
     let m = a.metrics(ds);
     format!(
-        "### {title}\n\n`rung report ladder --format json`:\n\n```json\n{}\n```\n\n{}\nMetrics (`rung report metrics`):\n\n{}\nAs `--format json` (key order aside):\n\n```json\n{}\n```\n\n",
+        "### {title}\n\n`rung report ladder --format json`:\n\n```json\n{}\n```\n\nIn short:\n\n{}\nThe metrics, in short:\n\n{}\n`rung report metrics --format json`:\n\n```json\n{}\n```\n\n",
         Analysis::ladder_json(ds),
         check::ladder_table(ds),
         check::metrics_table(&m),
