@@ -286,3 +286,64 @@ fn a_first_import_replaces_nothing() {
          classified 5 runs\n"
     );
 }
+
+/// The README's first command opens one story (the Brightdesk set alone,
+/// not every sample mixed), and each other story it lists exists.
+#[test]
+fn the_readmes_first_command_opens_one_story() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let first = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.lines().next())
+        .unwrap();
+    assert_eq!(
+        first,
+        "cargo run --release -- sample-traces/brightdesk-billing"
+    );
+    // What it does: import that folder, then open the TUI on it.
+    let set = first.rsplit(' ').next().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("rung.db");
+    let r = rung(&db, &["import", root().join(set).to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let tools = json(&rung(&db, &["report", "tools", "--format", "json"]));
+    let catalogues: std::collections::BTreeSet<&str> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["catalogue"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        catalogues.into_iter().collect::<Vec<_>>(),
+        ["billing-A", "billing-B", "billing-C", "billing-C2"]
+    );
+    // The home screen's story: 144 runs of the billing assistant.
+    let runs = json(&rung(&db, &["report", "runs", "--format", "json"]));
+    assert_eq!(runs["runs"].as_array().unwrap().len(), 144);
+    // Every other set has its line, and every path named exists.
+    let mut named = std::collections::BTreeSet::new();
+    for (i, _) in readme.match_indices("sample-traces/") {
+        let name: String = readme[i + "sample-traces/".len()..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        if !name.is_empty() && name != "README" {
+            assert!(
+                root().join("sample-traces").join(&name).is_dir(),
+                "the README names sample-traces/{name}, which does not exist"
+            );
+            named.insert(name);
+        }
+    }
+    for e in std::fs::read_dir(root().join("sample-traces")).unwrap() {
+        let e = e.unwrap();
+        if e.path().is_dir() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            assert!(
+                named.contains(&name),
+                "the README does not say how to open {name}"
+            );
+        }
+    }
+}

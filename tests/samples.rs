@@ -265,8 +265,8 @@ fn operations_cases_numbers() {
     check_readme(&sample("operations-cases"));
 }
 
-/// The README's first command imports the whole folder at once: the sets
-/// do not collide, so the totals are the sums of the parts.
+/// The whole folder imports at once (`rung import sample-traces/`): the
+/// sets do not collide, so the totals are the sums of the parts.
 #[test]
 fn the_whole_folder_imports_as_one() {
     let all = Db::import(&[&root().join("sample-traces")]);
