@@ -36,15 +36,22 @@ impl InputError {
     }
 }
 
+/// The path and the record (which names a record by ids from the trace)
+/// are shown escaped, the record masked and cut, so that no input can forge
+/// a line of its own; the message echoes its values from the trace masked,
+/// escaped and cut where it is made (`text::echo`), and only rung's own
+/// words break it into lines (the formats tried, indented).
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::text::{ECHO_MAX, escape, truncate};
         match (&self.path, self.line) {
-            (Some(p), Some(l)) => write!(f, "{p}:{l}: ")?,
-            (Some(p), None) => write!(f, "{p}: ")?,
+            (Some(p), Some(l)) => write!(f, "{}:{l}: ", escape(p))?,
+            (Some(p), None) => write!(f, "{}: ", escape(p))?,
             _ => {}
         }
         if let Some(r) = &self.record {
-            write!(f, "{r}: ")?;
+            let shown = escape(&crate::redact::mask(r)).into_owned();
+            write!(f, "{}: ", truncate(&shown, 2 * ECHO_MAX))?;
         }
         f.write_str(&self.message)
     }
@@ -149,5 +156,26 @@ impl Error {
 impl From<crate::window::TimeError> for Error {
     fn from(e: crate::window::TimeError) -> Error {
         Error::Usage(e.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_input_error_names_its_record_on_one_line_masked() {
+        let e = InputError::at(
+            "dir/a\nb.json",
+            Some(3),
+            Some("entry x\nrung: imported 9 runs sk-proj-4f9aQ2xLk81abcdEFGH".into()),
+            "no such entry",
+        );
+        assert_eq!(
+            e.to_string(),
+            "dir/a\\nb.json:3: entry x\\nrung: imported 9 runs ••••: no such entry"
+        );
+        let long = InputError::at("a", None, Some("r".repeat(10_000)), "m").to_string();
+        assert_eq!(long, format!("a: {}…: m", "r".repeat(239)));
     }
 }
