@@ -171,7 +171,12 @@ fn metrics_every_format() {
         // shop-2: 24 + 24 + 23 (lookup_order 90) + 23 = 94 (r5/1); r6/1
         // sees the controls, find, get, refund: 120; r6/2 the controls and
         // get_order: 71. Sum 14 × 188 + 94 + 120 + 71 = 2917.
-        "definition_tokens": {"mean": 2917.0 / 17.0, "p50": 188, "p95": 188, "decisions": 17}
+        "definition_tokens": {"mean": 2917.0 / 17.0, "p50": 188, "p95": 188, "decisions": 17},
+        // First tools by (catalogue, task): shop-1 refund-late get_order
+        // (r1), find_order (r2), get_order (r7): varies; shop-1
+        // where-is-my-order find_order twice (r3, r4): the same; the other
+        // two tasks have one run each.
+        "inconsistent_tasks": rate(1, 2)
     });
     assert_json_eq(&db.json(NOW, &["report", "metrics"]), &want);
     assert_eq!(
@@ -186,6 +191,7 @@ fn metrics_every_format() {
          violation_rate,0.07142857142857142,1,14\r\n\
          first_call_accuracy,0.5714285714285714,4,7\r\n\
          recovery_within_3,0.6666666666666666,2,3\r\n\
+         inconsistent_tasks,0.5,1,2\r\n\
          pass_hat_k.1,0.5833333333333333,,4\r\n\
          pass_hat_k.2,0.5,,2\r\n\
          pass_hat_k.3,0,,1\r\n\
@@ -222,7 +228,9 @@ fn metrics_with_run_filters_and_empty_denominators() {
             "3": {"value": 0.0, "tasks": 1}
         },
         // 9 flat shop-1 menus (188) and r5/1's shop-2 menu (94).
-        "definition_tokens": {"mean": 1786.0 / 10.0, "p50": 188, "p95": 188, "decisions": 10}
+        "definition_tokens": {"mean": 1786.0 / 10.0, "p50": 188, "p95": 188, "decisions": 10},
+        // refund-late (r1 r2 r7) starts two ways; policy-question has one run.
+        "inconsistent_tasks": rate(1, 1)
     });
     assert_json_eq(
         &db.json(NOW, &["report", "metrics", "--tag", "suite=nightly"]),

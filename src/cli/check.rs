@@ -43,6 +43,7 @@ const RATES: &[&str] = &[
     "violation_rate",
     "first_call_accuracy",
     "recovery_within_3",
+    "inconsistent_tasks",
 ];
 
 /// Looks a (dotted) metric up; `Err` when the name is not a metric at all.
@@ -77,6 +78,7 @@ pub fn lookup(m: &Metrics, name: &str) -> std::result::Result<Measured, String> 
         ("violation_rate", None) => rate(&m.violation_rate),
         ("first_call_accuracy", None) => rate(&m.first_call_accuracy),
         ("recovery_within_3", None) => rate(&m.recovery_within_3),
+        ("inconsistent_tasks", None) => rate(&m.inconsistent_tasks),
         ("tool_recall_at_k", Some(k)) => {
             let k = k_of(k, "tool_recall_at_k.8")?;
             match m.tool_recall_at_k.get(&k) {

@@ -19,6 +19,11 @@ pub enum Kind {
     Tools,
     Runs,
     Findings,
+    /// Per catalogue: tools and definition tokens per turn and per run,
+    /// disclosed against flat, and runs whose menu changed mid-run.
+    Budget,
+    /// Tasks whose first tool varies across trials on one catalogue.
+    Consistency,
 }
 
 #[derive(Debug, Args)]
@@ -72,6 +77,12 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
             let f = window::filter(&args.filter, false)?;
             report::findings::build(&query::findings(conn, &f)?)
         }
+        Kind::Consistency => {
+            let f = window::filter(&args.filter, false)?;
+            report::consistency::build(&crate::store::consistency::consistency(conn, &f)?)
+        }
+        // A grid per catalogue to read, a line per catalogue as data.
+        Kind::Budget => return budget(conn, args, start),
     };
     let text = report::render(&built, args.format);
     tracing::info!(
@@ -83,4 +94,19 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
         "report"
     );
     print(&text)
+}
+
+/// `rung report budget`: its reading and data layouts differ.
+fn budget(conn: &rusqlite::Connection, args: &ReportArgs, start: Instant) -> Result<()> {
+    let f = window::filter(&args.filter, false)?;
+    let list = crate::store::budget::budget(conn, &f)?;
+    tracing::info!(
+        kind = "budget",
+        format = %format!("{:?}", args.format).to_lowercase(),
+        filter = %args.filter.describe(),
+        rows = list.len(),
+        elapsed_ms = log::elapsed_ms(start),
+        "report"
+    );
+    print(&report::budget::render(&list, args.format))
 }

@@ -97,7 +97,9 @@ pub fn metrics(conn: &Connection, f: &Filter) -> Result<Metrics> {
         });
     }
     let pass = pass_hat_k(conn, f)?;
-    Ok(acc.finish(pass))
+    let mut m = acc.finish(pass);
+    m.inconsistent_tasks = super::consistency::consistency(conn, f)?.rate;
+    Ok(m)
 }
 
 /// pass^k over the runs the run-level filters select (`--phase` does not
