@@ -118,7 +118,13 @@ pub fn run(g: &Global, args: &CompareArgs) -> Result<ExitCode> {
     print(&text)?;
     if args.gate && !passed {
         if !g.quiet {
-            eprintln!("gate failed: a candidate is worse than the base (see the Gate section)");
+            let failed: Vec<String> = c
+                .gates
+                .iter()
+                .filter(|x| !x.passed)
+                .map(|x| crate::text::echo(&x.candidate))
+                .collect();
+            eprintln!("gate failed: not admitted: {}", failed.join(", "));
         }
         return Ok(ExitCode::from(1));
     }

@@ -213,15 +213,20 @@ fn metric_rows(c: &CompareReport) -> Report {
     }
     r.summary
         .push(Prose::both(format!("{}.", pairing.join("; "))));
-    r.notes.push(Prose::both(format!(
-        "change: the candidate minus the base on what both ran. p: two-sided, McNemar's exact \
-         test on runs paired by task and trial (rates with one counted decision per run), \
-         otherwise a sign test (over paired runs for tokens, over tasks for the rest); \
-         \"not significant\"{} when p is above alpha {}. Wrong first calls, recovered or \
-         not, are shares of labelled first calls.",
-        if sp.words { "" } else { " (n.s. in the table)" },
-        c.alpha
-    )));
+    let note = |ns: &str| {
+        format!(
+            "change: the candidate minus the base on what both ran. p: two-sided, McNemar's \
+             exact test on runs paired by task and trial (rates with one counted decision per \
+             run), otherwise a sign test (over paired runs for tokens, over tasks for the \
+             rest); \"not significant\"{ns} when p is above alpha {}. Wrong first calls, \
+             recovered or not, are shares of labelled first calls.",
+            c.alpha
+        )
+    };
+    r.notes.push(Prose::each(
+        note(if sp.words { "" } else { " (n.s.)" }),
+        note(""),
+    ));
     r
 }
 
@@ -396,17 +401,22 @@ fn gate_rows(c: &CompareReport) -> Report {
         "Gate",
         Shape::List("gate"),
         vec![
-            Column::new("candidate", "candidate"),
-            Column::new("check", "check"),
+            Column::new("candidate", "candidate").flex(),
+            Column::new("check", "check").reading_only(),
             Column::new("result", "result"),
             Column::new("detail", "detail").flex(),
         ],
     );
     for g in &c.gates {
         for k in &g.checks {
+            let label = match k.check.as_str() {
+                "first_call_accuracy" => "first-call accuracy",
+                "unrecovered" => "unrecovered",
+                _ => "tokens/turn p95",
+            };
             r.row(vec![
                 Cell::text(&g.candidate),
-                Cell::text(&k.check),
+                Cell::text(label),
                 Cell::text(if k.passed { "ok" } else { "FAIL" }),
                 Cell::text(&k.detail),
             ]);
@@ -435,8 +445,9 @@ fn gate_rows(c: &CompareReport) -> Report {
     r
 }
 
-/// The long list CSV writes: a line per (section, key, menu).
-fn data_rows(c: &CompareReport) -> Report {
+/// The long list CSV writes: a line per (section, key, menu): sections
+/// `metric`, `rung`, `cell` and, with `--gate`, `gate` (value: passed).
+fn data_rows(c: &CompareReport, gate: bool) -> Report {
     let mut r = Report::new(
         "Compare",
         Shape::List("rows"),
@@ -452,6 +463,7 @@ fn data_rows(c: &CompareReport) -> Report {
             Column::new("test", "test"),
             Column::new("pairs", "pairs"),
             Column::new("significant", "significant"),
+            Column::new("detail", "detail"),
         ],
     );
     let num = |v: Option<f64>| v.map_or(Cell::None, |value| Cell::Decimal { value, places: 4 });
@@ -472,6 +484,7 @@ fn data_rows(c: &CompareReport) -> Report {
                 ch.map_or(Cell::None, |x| Cell::Count(x.pairs)),
                 ch.filter(|x| x.p_value.is_some())
                     .map_or(Cell::None, |x| Cell::Bool(x.significant)),
+                Cell::None,
             ]);
         }
     }
@@ -495,6 +508,7 @@ fn data_rows(c: &CompareReport) -> Report {
                 Cell::None,
                 Cell::None,
                 Cell::None,
+                Cell::None,
             ]);
         }
     }
@@ -513,11 +527,32 @@ fn data_rows(c: &CompareReport) -> Report {
                 Cell::None,
                 Cell::None,
                 Cell::None,
+                Cell::None,
             ]);
         };
         push(&c.base().summary.catalogue, 0, row.attempts);
         for res in &row.results {
             push(&res.catalogue, res.right, res.paired);
+        }
+    }
+    if gate {
+        for g in &c.gates {
+            for k in &g.checks {
+                r.row(vec![
+                    Cell::text("gate"),
+                    Cell::text(&k.check),
+                    Cell::text(&g.candidate),
+                    Cell::Bool(k.passed),
+                    Cell::None,
+                    Cell::None,
+                    Cell::None,
+                    Cell::None,
+                    Cell::None,
+                    Cell::None,
+                    Cell::None,
+                    Cell::text(&k.detail),
+                ]);
+            }
         }
     }
     r
@@ -581,7 +616,7 @@ pub fn render(c: &CompareReport, format: Format, gate: bool) -> String {
     }
     match format {
         Format::Json => super::json_text(&json(c, gate)),
-        Format::Csv => csv::render(&data_rows(c)),
+        Format::Csv => csv::render(&data_rows(c, gate)),
         Format::Table => sections
             .iter()
             .map(table::render)

@@ -670,8 +670,8 @@ pub fn gate(c: &Comparison, cand: &MenuSummary, alpha: f64, max_tokens: Option<u
             Some(p95) => (
                 p95 <= max,
                 format!(
-                    "p95 {p95} tokens per turn {} --max-tokens {max}",
-                    if p95 <= max { "<=" } else { ">" }
+                    "p95 is {p95} tokens per turn, {} {max}",
+                    if p95 <= max { "within" } else { "above" }
                 ),
             ),
             None => (false, "no definition tokens measured".to_string()),
@@ -1002,10 +1002,7 @@ mod tests {
             g.checks.iter().map(|x| x.passed).collect::<Vec<_>>(),
             vec![true, true, false]
         );
-        assert_eq!(
-            g.checks[2].detail,
-            "p95 100 tokens per turn > --max-tokens 99"
-        );
+        assert_eq!(g.checks[2].detail, "p95 is 100 tokens per turn, above 99");
     }
 
     #[test]
