@@ -62,25 +62,24 @@ pub fn build(d: &CatalogueDiff) -> Report {
         ]);
     }
     for name in &d.removed {
-        let went = d.successor(name);
+        let went = d.successors(name);
+        let into: Vec<String> = went.iter().map(|x| x.into.clone()).collect();
         r.row(vec![
             Cell::text(name),
             Cell::text("removed"),
-            went.map_or(Cell::None, |x| Cell::text(&x.into)),
+            if into.is_empty() {
+                Cell::None
+            } else {
+                Cell::Text(into.join(" "))
+            },
             Cell::None,
             Cell::List(vec![]),
             Cell::None,
-            Cell::Text(match went {
-                Some(x) => format!(
-                    "{} {}",
-                    if x.from.len() > 1 {
-                        "merged into"
-                    } else {
-                        "renamed to"
-                    },
-                    esc(&x.into)
-                ),
-                None => "gone".to_string(),
+            Cell::Text(match went[..] {
+                [] => "gone".to_string(),
+                [x] if x.from.len() > 1 => format!("merged into {}", esc(&x.into)),
+                [x] => format!("renamed to {}", esc(&x.into)),
+                _ => format!("split into {}", names(&into)),
             }),
             Cell::None,
         ]);

@@ -676,3 +676,127 @@ pub fn compare_menus(
         verdict: verdict_,
     })
 }
+
+/// One tool between two catalogue versions (the Tools screen's `d`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDiffView {
+    pub name: String,
+    pub catalogue: String,
+    /// The versions compared, older first.
+    pub pair: Option<(String, String)>,
+    /// What changed, when the tool is in both and differs.
+    pub change: Option<crate::metrics::diff::ToolChange>,
+    /// What the comparison found, in words (trace names unescaped).
+    pub summary: String,
+}
+
+/// Diffs tool `name` of `catalogue` against the nearest older version that
+/// has a tool of that name, else the nearest newer one; with none, says
+/// what became of it (renamed or merged) where a neighbour version tells.
+pub fn tool_diff(
+    conn: &Connection,
+    catalogue: &str,
+    name: &str,
+    mask: &dyn Fn(&str) -> String,
+) -> Result<ToolDiffView> {
+    let all = catalogues(conn)?;
+    let Some(at) = all.iter().position(|c| c.version == catalogue) else {
+        return Err(unknown(catalogue, &all));
+    };
+    let has = |v: &str| -> Result<bool> {
+        Ok(conn
+            .prepare_cached("SELECT 1 FROM tools WHERE catalogue = ?1 AND name = ?2")?
+            .exists(params![v, name])?)
+    };
+    let older = all[..at].iter().rev().map(|c| c.version.as_str());
+    let newer = all[at + 1..].iter().map(|c| c.version.as_str());
+    let mut pair = None;
+    for v in older {
+        if has(v)? {
+            pair = Some((v.to_string(), catalogue.to_string()));
+            break;
+        }
+    }
+    if pair.is_none() {
+        for v in newer {
+            if has(v)? {
+                pair = Some((catalogue.to_string(), v.to_string()));
+                break;
+            }
+        }
+    }
+    let mut view = ToolDiffView {
+        name: name.to_string(),
+        catalogue: catalogue.to_string(),
+        pair: pair.clone(),
+        change: None,
+        summary: String::new(),
+    };
+    if let Some((old, new)) = pair {
+        let d = diff(conn, &old, &new, mask)?;
+        view.change = d.change_of(name).cloned();
+        view.summary = match &view.change {
+            Some(c) => format!(
+                "{name} changed from {old} to {new}: {}",
+                c.fields
+                    .iter()
+                    .map(|f| f.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => format!("{name} is the same in {old} and {new}"),
+        };
+        return Ok(view);
+    }
+    // In no other version: what did a neighbour make of it?
+    let mut said = Vec::new();
+    if let Some(next) = all.get(at + 1) {
+        let d = diff(conn, catalogue, &next.version, mask)?;
+        let went = d.successors(name);
+        match went[..] {
+            [] => {}
+            [r] if r.from.len() > 1 => said.push(format!(
+                "in {} it is merged into {} (with {})",
+                next.version,
+                r.into,
+                r.from
+                    .iter()
+                    .filter(|f| *f != name)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            [r] => said.push(format!("in {} it is renamed to {}", next.version, r.into)),
+            _ => said.push(format!(
+                "in {} it is split into {}",
+                next.version,
+                went.iter()
+                    .map(|r| r.into.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+    if at > 0 {
+        let prev = &all[at - 1];
+        let d = diff(conn, &prev.version, catalogue, mask)?;
+        if let Some(r) = d.renamed.iter().find(|r| r.into == name) {
+            said.push(format!(
+                "it {} {} of {}",
+                if r.from.len() > 1 {
+                    "merges"
+                } else {
+                    "renames"
+                },
+                r.from.join(", "),
+                prev.version
+            ));
+        }
+    }
+    view.summary = if said.is_empty() {
+        format!("{name} is only in {catalogue}: no other version has a tool of that name")
+    } else {
+        format!("{name} is only in {catalogue}; {}", said.join("; "))
+    };
+    Ok(view)
+}

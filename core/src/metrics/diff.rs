@@ -236,6 +236,15 @@ impl CatalogueDiff {
             .find(|r| r.from.iter().any(|f| f == removed))
     }
 
+    /// Every new tool a removed one's labels point at (more than one: it
+    /// was split).
+    pub fn successors(&self, removed: &str) -> Vec<&Renamed> {
+        self.renamed
+            .iter()
+            .filter(|r| r.from.iter().any(|f| f == removed))
+            .collect()
+    }
+
     pub fn change_of(&self, name: &str) -> Option<&ToolChange> {
         self.changed.iter().find(|c| c.name == name)
     }
