@@ -301,6 +301,24 @@ fn compare_usage_errors() {
 }
 
 #[test]
+fn every_new_command_says_its_json_in_help() {
+    let help = |args: &[&str]| {
+        let r: common::Run = common::bin().args(args).output().unwrap().into();
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.stdout
+    };
+    let compare = help(&["compare", "--help"]);
+    assert!(compare.contains("JSON: {\"base\", \"candidates\", \"alpha\""), "{compare}");
+    assert!(compare.contains("--gate exits 1 unless every candidate"), "{compare}");
+    let diff = help(&["diff", "--help"]);
+    assert!(diff.contains("\"renamed_or_merged\": [{\"into\""), "{diff}");
+    let report = help(&["report", "--help"]);
+    for kind in ["budget", "consistency"] {
+        assert!(report.contains(&format!("JSON of `report {kind}`")), "{report}");
+    }
+}
+
+#[test]
 fn diff_on_the_fixture() {
     let db = fixture();
     assert_json_eq(

@@ -13,9 +13,8 @@ use crate::redact::Redactor;
 use crate::report::{self, Format};
 use crate::store::compare::{self, CellSpec, CompareAsk};
 
-#[derive(Debug, Args)]
-#[command(
-    long_about = "Compares catalogue versions (menus) run on the same tasks. For each menu, \
+/// `--help`: what the command shows and its JSON.
+pub const LONG_ABOUT: &str = "Compares catalogue versions (menus) run on the same tasks. For each menu, \
 side by side: runs, labelled first calls, first-call accuracy, wrong first calls recovered within \
 3 turns and unrecovered (shares of labelled first calls), selection, abstention and no-call \
 accuracy, violation rate, pass^k and definition tokens per turn (p50, p95); for each metric the \
@@ -43,8 +42,9 @@ denominator}, \"pass_hat_k\", \"definition_tokens_per_turn\": {p50, p95}, \"ladd
 \"down\", \"p_value\", \"significant\"}], \"rungs\": deltas}], \"cells\": [{\"acceptable\", \
 \"selected\", \"attempts\", \"candidates\": [{\"catalogue\", \"paired\", \"right\", \
 \"change\"}]}], \"verdict\": {\"repair\", \"text\"} or null, \"gate\": {\"passed\", \
-\"candidates\": [...]} or null}. CSV: a line per (section, key, menu)."
-)]
+\"candidates\": [...]} or null}. CSV: a line per (section, key, menu).";
+
+#[derive(Debug, Args)]
 pub struct CompareArgs {
     /// The incumbent catalogue version.
     pub base: String,

@@ -10,18 +10,19 @@ use crate::redact::Redactor;
 use crate::report::{self, Format};
 use crate::store::compare;
 
-#[derive(Debug, Args)]
-#[command(
-    long_about = "Compares two catalogue versions: tools added and removed; removed tools \
+/// `--help`: what the command shows and its JSON.
+pub const LONG_ABOUT: &str = "Compares two catalogue versions: tools added and removed; removed tools \
 whose labels (acceptable sets of cases for the same task and step) now point at a new tool, as \
 renamed-or-merged candidates; and per tool in both, which of description, hints (use_when, \
 avoid_when), schema, family, effect and open_world changed, with a word diff of the \
 description ([-removed-] {+added+}; secrets masked unless --no-redact).\n\n\
 JSON: {\"old\", \"new\", \"added\": [names], \"removed\": [names], \"renamed_or_merged\": \
 [{\"into\", \"from\": [names], \"kind\": \"renamed\"|\"merged\", \"tasks\"}], \"changed\": \
-[{\"name\", \"fields\": [...], \"description_diff\", \"description_words\": [{\"op\", \"text\"}]}], \
-\"unchanged\"}; every list by name. CSV: a line per tool added, removed or changed."
-)]
+[{\"name\", \"fields\": [...], \"description_diff\", \"description_words\": [{\"op\", \"text\"}], \"use_when\" and \"avoid_when\": {\"old\", \
+\"new\"} or null}], \
+\"unchanged\"}; every list by name. CSV: a line per tool added, removed or changed.";
+
+#[derive(Debug, Args)]
 pub struct DiffArgs {
     /// The older catalogue version.
     pub old: String,

@@ -85,8 +85,10 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Menus side by side on the same tasks: paired tests, cells, a verdict,
     /// a CI gate (exit 1 when a candidate fails it).
+    #[command(long_about = compare::LONG_ABOUT)]
     Compare(compare::CompareArgs),
     /// Two catalogue versions: tools added, removed, renamed or merged, changed.
+    #[command(long_about = diff::LONG_ABOUT)]
     Diff(diff::DiffArgs),
     /// Classify everything stored again (after a new --config).
     Reclassify,

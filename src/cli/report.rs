@@ -27,6 +27,7 @@ pub enum Kind {
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = REPORT_SHAPES)]
 pub struct ReportArgs {
     /// Which report.
     #[arg(value_enum)]
@@ -37,6 +38,19 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
 }
+
+/// The JSON of the reports added in 1.1 (the others are in cli.md).
+const REPORT_SHAPES: &str = "JSON of `report budget`: {\"catalogues\": [by version: {\"catalogue\", \
+\"tools\", \"flat_tokens_per_turn\", \"runs\", \"turns\", \"visible_per_turn\": {\"p50\", \"p95\"}, \
+\"tokens_per_turn\": {\"p50\", \"p95\"}, \"run_turns\": {\"p50\", \"p95\"}, \"per_run_p50\": \
+{\"turns\", \"disclosed\", \"flat\", \"saved\"}, \"per_run_p95\": {...}, \"menu_changed_runs\"}]}. \
+A turn counts once however many calls it made; a run's disclosed tokens are the tokens per turn \
+at a percentile times the run length at the same percentile; flat is every catalogue tool on \
+every turn; saved is 1 - disclosed / flat.\n\n\
+JSON of `report consistency`: {\"inconsistent_tasks\": {\"value\", \"numerator\", \"denominator\"}, \
+\"tasks\": [most varied first: {\"catalogue\", \"task_id\", \"trials\", \"distinct\", \"top_share\", \
+\"choices\": [{\"tool\" (null: no call), \"count\"}]}]}, over the first decision of each run of \
+a task with two or more runs on one catalogue.";
 
 pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
     let start = Instant::now();

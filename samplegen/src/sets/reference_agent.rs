@@ -1,7 +1,9 @@
 //! `reference-agent`: the 230-tool catalogue, 240 labelled tasks run five times
 //! each on menu `menu-42`, and the same attempts replayed on `menu-43`, where
 //! `search_confluence` and `search_sharepoint` are merged into `search_wiki`
-//! (tool-ecosystems-at-scale.txt, 14.5).
+//! (tool-ecosystems-at-scale.txt, 14.5); and the counterfactual menus B
+//! (sharper descriptions) and C (one of the pair hidden) replaying the top
+//! cell's 72 attempts (menu D is `menu-43`).
 
 use serde_json::{Value, json};
 
@@ -855,6 +857,15 @@ pub fn build() -> TraceSet {
     assert_eq!(right_on("menu-42b"), (39, 72));
     assert_eq!(right_on("menu-42c"), (70, 72));
     assert_eq!(right_on("menu-43"), (72, 72));
+    let cell_rows: Vec<(&str, &str, &str, usize)> = [
+        ("A", "menu-42", "the incumbent"),
+        ("B", "menu-42b", "descriptions"),
+        ("C", "menu-42c", "hidden"),
+        ("D", "menu-43", "merged"),
+    ]
+    .iter()
+    .map(|&(m, v, how)| (m, v, how, right_on(v).0))
+    .collect();
     let m42 = a.metrics(&d42);
     let m43 = a.metrics(&d43);
     assert_eq!(
@@ -908,8 +919,81 @@ pub fn build() -> TraceSet {
             d.rung
         );
     }
-    set.readme = readme(&a, &d42, &d43);
+    set.readme = readme(&a, &d42, &d43) + &counterfactual_section(&a, &cell_rows);
     set
+}
+
+/// The README's sections on the four menus of the top cell and on the
+/// menus' budget (what `rung compare` and `rung report budget` print).
+fn counterfactual_section(a: &Analysis, cells: &[(&str, &str, &str, usize)]) -> String {
+    let mut rows = String::new();
+    for (menu, version, how, right) in cells {
+        rows.push_str(&format!("| {menu} | `{version}` | {how} | {right} |\n"));
+    }
+    let mut budget = String::new();
+    for version in ["menu-42", "menu-42b", "menu-42c", "menu-43"] {
+        let ds = a.filter(|d| d.catalogue.as_deref() == Some(version));
+        let mut tokens: Vec<u64> = ds.iter().filter_map(|d| d.tokens).collect();
+        tokens.sort_unstable();
+        let mut turns: std::collections::BTreeMap<&str, u64> = Default::default();
+        for d in &ds {
+            *turns.entry(d.run.run_id.as_str()).or_default() += 1;
+        }
+        let mut lengths: Vec<u64> = turns.into_values().collect();
+        lengths.sort_unstable();
+        let rank = |v: &[u64], p: usize| v[(p * v.len()).div_ceil(100).max(1) - 1];
+        let tools = &a.catalogues[version].tools;
+        let flat: u64 = tools.iter().map(check::definition_tokens).sum();
+        let (t50, t95) = (rank(&tokens, 50), rank(&tokens, 95));
+        let (l50, l95) = (rank(&lengths, 50), rank(&lengths, 95));
+        budget.push_str(&format!(
+            "| `{version}` | {} | {} | {t50} | {t95} | {l50} | {l95} | {flat} | {:.2}% |\n",
+            tools.len(),
+            lengths.len(),
+            100.0 * (1.0 - (t50 * l50) as f64 / (flat * l50) as f64),
+        ));
+    }
+    format!(
+        r#"
+## Four menus on the top cell (`rung compare`)
+
+The chapter's counterfactual replay of the 72 attempts of the
+`search_sharepoint → search_confluence` cell, with the outcome labels
+unchanged. Menu A is `menu-42`. Menu B, `menu-42b`, keeps both tools but
+rewrites their descriptions with an explicit boundary and adds use/avoid
+hints (`rung diff menu-42 menu-42b`: two tools changed, description and
+hints). Menu C, `menu-42c`, is `menu-42` tool for tool, but the policy
+profile's router (`profile-router@1`) leaves `search_confluence` out of the
+menu. Menu D is `menu-43`, where the pair is merged (`rung diff menu-42
+menu-43`: search_confluence and search_sharepoint merged into search_wiki;
+the labels of 50 tasks point there). B and C replay only the cell's 72
+attempts, with the same tasks and trials (B on 2026-11-10 to 14 at 13:00,
+C at 16:00); `menu-43` replays all 1,200.
+
+`rung compare menu-42 menu-42b menu-42c menu-43 --cell 'search_sharepoint→search_confluence'`:
+
+| menu | catalogue | how it differs | right of 72 |
+| --- | --- | --- | ---: |
+{rows}
+B leaves errors, so the descriptions were not the whole problem; C leaves
+two, so hiding one of the pair is not the repair either; only D removes the
+error: the verdict is to merge, since the difference between the two tools
+carries nothing the model can use reliably. `rung compare menu-42 menu-43
+--gate` admits `menu-43` (75 first calls better and none worse; 25
+unrecovered wrong first calls fewer and none more); `rung compare menu-43
+menu-42 --gate` exits 1.
+
+## The menus' budget (`rung report budget`)
+
+Every turn sees 12 tools (the two controls and ten retrieved) of a catalogue
+of about 230; a run's tokens are the tokens per turn at a percentile times
+the run length at the same percentile; flat is every catalogue tool on every
+turn. No run's menu changes mid-run (each run pins its menu).
+
+| catalogue | tools | runs | tokens/turn p50 | tokens/turn p95 | run turns p50 | run turns p95 | flat tokens/turn | saved at p50 |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+{budget}"#
+    )
 }
 
 fn cells(ds: &[&check::Classified]) -> String {
@@ -937,9 +1021,11 @@ fixed; the 50 wiki tasks carry a second, catalogue-specific label
 (`case.catalogue: menu-43`, acceptable `search_wiki`), since the capability
 survived the rename. The other 190 tasks have one label for both menus.
 
-Files: `catalogues.jsonl` (both versions), `cases.jsonl` (290 labels, all
-step-less: they label each run's first decision), `runs-menu-42.jsonl`,
-`runs-menu-43.jsonl`.
+Files: `catalogues.jsonl` (`menu-42`, `menu-43` and the counterfactual
+menus `menu-42b` and `menu-42c` described below), `cases.jsonl` (290 labels,
+all step-less: they label each run's first decision), `runs-menu-42.jsonl`,
+`runs-menu-43.jsonl`, and `runs-menu-42b.jsonl`, `runs-menu-42c.jsonl` (the
+top cell's 72 attempts on menus B and C).
 
 Tasks: 30 ask for a company policy (acceptable `search_sharepoint`), 20 for an
 engineering runbook (`search_confluence`), 20 for an incident by its INC- id
