@@ -308,14 +308,61 @@ fn every_new_command_says_its_json_in_help() {
         r.stdout
     };
     let compare = help(&["compare", "--help"]);
-    assert!(compare.contains("JSON: {\"base\", \"candidates\", \"alpha\""), "{compare}");
-    assert!(compare.contains("--gate exits 1 unless every candidate"), "{compare}");
+    assert!(
+        compare.contains("JSON: {\"base\", \"candidates\", \"alpha\""),
+        "{compare}"
+    );
+    assert!(
+        compare.contains("--gate exits 1 unless every candidate"),
+        "{compare}"
+    );
     let diff = help(&["diff", "--help"]);
     assert!(diff.contains("\"renamed_or_merged\": [{\"into\""), "{diff}");
     let report = help(&["report", "--help"]);
     for kind in ["budget", "consistency"] {
-        assert!(report.contains(&format!("JSON of `report {kind}`")), "{report}");
+        assert!(
+            report.contains(&format!("JSON of `report {kind}`")),
+            "{report}"
+        );
     }
+}
+
+/// Descriptions are untrusted: a secret is masked before the word diff and
+/// a control character shows escaped, in every format.
+#[test]
+fn diff_masks_and_escapes_descriptions() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.jsonl");
+    let tool = |d: &str| json!({"name": "lookup", "family": "crm", "effect": "read_only", "description": d});
+    let lines = [
+        json!({"type": "catalogue", "version": "v1", "tools": [tool("Looks a customer up.")]}),
+        json!({"type": "catalogue", "version": "v2", "tools": [
+            tool("Looks a customer up with key sk-proj-4f9aQ2xLk81abcdEFGH \u{1b}[2J now.")]}),
+    ];
+    std::fs::write(
+        &file,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let db = Db::import(&[&file]);
+    let j = db.json(NOW, &["diff", "v1", "v2"]);
+    assert_eq!(
+        j["changed"][0]["description_diff"],
+        "Looks a customer [-up.-] {+up with key •••• \u{1b}[2J now.+}"
+    );
+    for format in ["table", "markdown", "csv", "json"] {
+        let out = db.out(NOW, &["diff", "v1", "v2", "--format", format]);
+        assert!(!out.contains("sk-proj"), "{format}: {out}");
+        assert!(!out.contains('\u{1b}'), "{format}: {out}");
+    }
+    let table = db.out(NOW, &["diff", "v1", "v2"]);
+    assert!(
+        table.contains("Looks a customer [-up.-] {+up with key •••• \\x1b[2J now.+}"),
+        "{table}"
+    );
+    // --no-redact shows the key.
+    let open = db.out(NOW, &["--no-redact", "diff", "v1", "v2"]);
+    assert!(open.contains("sk-proj-4f9aQ2xLk81abcdEFGH"), "{open}");
 }
 
 #[test]

@@ -92,9 +92,11 @@ pub(super) fn changed(app: &mut App) {
     app.compare.cells = Cursor::default();
 }
 
-/// The filter changed: the catalogues stay, what they are compared on goes.
+/// The filter or the database changed: the catalogues are read again (the
+/// picks stay where the versions still exist), the comparison asked again.
 pub(super) fn filter_changed(app: &mut App) {
     changed(app);
+    app.compare.catalogues = Load::default();
 }
 
 /// Matches the typed find against the catalogue versions, best first.
