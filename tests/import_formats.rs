@@ -504,7 +504,8 @@ fn auto_detects_each_file_of_a_folder() {
         s.contains("imported 1 catalogue, 4 runs, 17 decisions, 0 cases from 4 files"),
         "{s}"
     );
-    // Other formats' files are read when named: anthropic 1 + otlp 1 + tau 4 + gz 1.
+    // Other formats' files are read when named: anthropic 1 + otlp 1 + tau 4 + gz 1;
+    // the tau-bench file's two tasks give a case each.
     let named: Vec<String> = [
         "anthropic.json",
         "nested/otlp.json",
@@ -517,7 +518,7 @@ fn auto_detects_each_file_of_a_folder() {
     let named: Vec<&str> = named.iter().map(String::as_str).collect();
     let s = import(&db, &named);
     assert!(
-        s.contains("imported 0 catalogues, 7 runs, 21 decisions, 0 cases from 4 files"),
+        s.contains("imported 0 catalogues, 7 runs, 21 decisions, 2 cases from 4 files"),
         "{s}"
     );
     assert_eq!(run_ids(&db).len(), 11);

@@ -28,6 +28,10 @@ pub struct RunRow {
     pub first_failed_rung: Option<String>,
     pub success: Option<bool>,
     pub harm: Option<bool>,
+    /// rung's verdict against the run's expectations (format v1.1): no
+    /// missing call, argument mismatch, unexpected call or missing output.
+    /// `None` for a run without expectations.
+    pub as_expected: Option<bool>,
 }
 
 /// Runs with their decisions and first failed rung, by `run_id`. With a
@@ -146,7 +150,7 @@ static RUNG_ORDER: LazyLock<String> = LazyLock::new(|| {
 });
 
 const RUN_COLUMNS: &str = "r.run_id, r.task_id, r.trial, r.model, r.catalogue, r.decisions, \
-r.first_failed_rung, r.success, r.harm";
+r.first_failed_rung, r.success, r.harm, r.as_expected";
 
 /// Reads [`RUN_COLUMNS`] from column `at` on.
 fn run_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<RunRow> {
@@ -161,6 +165,7 @@ fn run_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<RunRow> {
         first_failed_rung,
         success: r.get(at + 7)?,
         harm: r.get(at + 8)?,
+        as_expected: r.get(at + 9)?,
         run_id,
     })
 }
@@ -240,7 +245,7 @@ pub fn scan_runs(
     while let Some(r) = rows.next()? {
         let t = RunText {
             row: run_row(conn, r, 0)?,
-            goal: r.get(9)?,
+            goal: r.get(10)?,
         };
         if visit(t).is_break() {
             break;
