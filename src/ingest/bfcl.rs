@@ -35,12 +35,11 @@ use super::read::{self, Limits};
 use super::{Progress, ReadOptions, Source};
 use crate::error::{Error, InputError, Result};
 
-/// TODO(issue 8): rung's case parser still requires `acceptable`, so a case
-/// that only has `expected_calls` would be refused. Until it takes
-/// `expected_calls` (expectations.md §2), the cases built from possible
-/// answers are made (and tested) but not imported; the possible answer is
-/// kept on each run as `bfcl_possible_answer`. Set to true with issue 8.
-const IMPORT_EXPECTED_CALLS: bool = false;
+/// Whether the cases built from possible answers (`expected_calls` only,
+/// expectations.md §2) are imported. They are, since the native reader takes
+/// a case without `acceptable`; the possible answer is also kept on each run
+/// as `bfcl_possible_answer`.
+const IMPORT_EXPECTED_CALLS: bool = true;
 
 /// Alternatives a dict-typed argument expands to before its acceptable
 /// values are given per key instead (`{"key": {"@one_of": [...]}}`).
