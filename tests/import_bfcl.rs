@@ -33,7 +33,9 @@ fn calls(db: &Path, run: &str) -> Vec<(i64, Option<i64>, Option<String>)> {
 fn cases(db: &Path) -> BTreeMap<String, Value> {
     let conn = rusqlite::Connection::open(db).unwrap();
     let mut s = conn
-        .prepare("SELECT task_id, acceptable FROM cases WHERE acceptable <> 'null' ORDER BY task_id")
+        .prepare(
+            "SELECT task_id, acceptable FROM cases WHERE acceptable <> 'null' ORDER BY task_id",
+        )
         .unwrap();
     s.query_map([], |r| {
         Ok((

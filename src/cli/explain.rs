@@ -197,8 +197,8 @@ pub fn expectations_text(x: &RunExpectations, redactor: &Redactor) -> String {
     if x.expected_outputs > 0 {
         if x.missing_outputs.is_empty() {
             out.push_str(&format!(
-                "\nexpected outputs: all {} found in the answers\n",
-                x.expected_outputs
+                "\nexpected outputs: {n} of {n} found in the answers\n",
+                n = x.expected_outputs
             ));
         } else {
             out.push_str(&format!(

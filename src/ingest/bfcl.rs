@@ -2544,12 +2544,32 @@ mod tests {
             r["bfcl_error"][1]["Model Result Index 1"]["sub_error_type"],
             "value_error:string"
         );
-        // The irrelevance entries are labelled: no call is right.
-        let cases: Vec<&Value> = mapped
+        // The irrelevance entries are labelled: no call is right; the 20
+        // entries with a possible answer have a case of expected calls.
+        let all_cases: Vec<&Value> = mapped
             .iter()
             .flat_map(|m| &m.out.records)
             .map(|r| &r.value)
             .filter(|v| v["type"] == "case")
+            .collect();
+        assert_eq!(
+            all_cases
+                .iter()
+                .filter(|c| c.get("expected_calls").is_some())
+                .count(),
+            20
+        );
+        assert_eq!(
+            all_cases
+                .iter()
+                .find(|c| c["task_id"] == "simple_0")
+                .map(|c| &c["expected_calls"]),
+            Some(&json!([{"tool": "geometry.circle_area", "arguments": {
+                "radius": 4, "unit": {"@one_of": ["cm", "centimeters", "@absent", ""]}}}]))
+        );
+        let cases: Vec<&Value> = all_cases
+            .into_iter()
+            .filter(|c| c.get("acceptable").is_some())
             .collect();
         assert_eq!(
             cases,

@@ -270,12 +270,14 @@ pub struct RunHeader {
     pub started_at: Option<String>,
     pub decisions: u64,
     pub first_failed_rung: Option<String>,
+    /// The verdict against the run's expectations; `None` without any.
+    pub as_expected: Option<bool>,
 }
 
 pub fn run_header(conn: &Connection, run_id: &str) -> Result<Option<RunHeader>> {
     let mut stmt = conn.prepare_cached(
         "SELECT run_id, task_id, trial, goal, intent, model, catalogue, terminated, success,
-                harm, started_at, decisions, first_failed_rung
+                harm, started_at, decisions, first_failed_rung, as_expected
          FROM runs WHERE run_id = ?1",
     )?;
     let mut rows = stmt.query([run_id])?;
@@ -296,6 +298,7 @@ pub fn run_header(conn: &Connection, run_id: &str) -> Result<Option<RunHeader>> 
         started_at: r.get(10)?,
         decisions: r.get::<_, i64>(11)? as u64,
         first_failed_rung: first_failed(conn, run_id, r.get(12)?)?,
+        as_expected: r.get(13)?,
     }))
 }
 
