@@ -49,12 +49,24 @@ fn environment(traj: &[Value]) -> Option<String> {
     (word.chars().all(|c| c.is_ascii_alphanumeric()) && word != "policy").then_some(word)
 }
 
+/// The environment of a file's first record that names one: the one a
+/// record without a conversation (a crashed run) belongs to.
+pub fn file_environment<'a>(records: impl IntoIterator<Item = &'a Value>) -> Option<String> {
+    records.into_iter().find_map(|r| {
+        r.get("traj")
+            .and_then(Value::as_array)
+            .and_then(|t| environment(t))
+    })
+}
+
 /// Maps one record to a run and its decisions. `message_lines[i]` is the
-/// line of `traj[i]`.
+/// line of `traj[i]`; `file_env` is the file's environment, for a record
+/// whose conversation names none.
 pub fn map(
     v: &Value,
     record_line: u64,
     message_lines: &[u64],
+    file_env: Option<&str>,
     out: &mut Out,
 ) -> Result<(), String> {
     let convo::Checked {
@@ -69,7 +81,7 @@ pub fn map(
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
-    let env = environment(traj);
+    let env = environment(traj).or_else(|| file_env.map(str::to_string));
     let task_id = format!("{}/{raw_task}", env.as_deref().unwrap_or("tau-bench"));
     let trial = o.get("trial").and_then(Value::as_i64);
     let run_id = format!(
