@@ -5,8 +5,9 @@
 //! response's turn). Then the exchanges are chained: a request continues
 //! the exchange whose response it names (`previous_response_id`), else the
 //! one its messages extend the most (its request's messages, then its
-//! response's turn, then more; or, for a request whose response was not
-//! recorded, its messages and then more).
+//! response's turn, then any more). Requests alone never chain: without a
+//! response between them, two transcripts are two runs, as they always
+//! were.
 
 use std::cmp::Reverse;
 use std::collections::HashMap;
@@ -212,9 +213,8 @@ pub fn conversations(pool: &mut [Pooled], index: &[(usize, usize)]) -> Vec<Vec<S
     }
     ex.sort_by_key(|e| e.order);
 
-    // Exchanges by what a continuing request begins with.
+    // Answered exchanges by what a continuing request begins with.
     let mut answered: HashMap<Digest32, Vec<usize>> = HashMap::new();
-    let mut unanswered: HashMap<Digest32, Vec<usize>> = HashMap::new();
     let mut by_id: HashMap<(Api, &str), usize> = HashMap::new();
     for (i, e) in ex.iter().enumerate() {
         if let Some(s) = e.response
@@ -222,19 +222,10 @@ pub fn conversations(pool: &mut [Pooled], index: &[(usize, usize)]) -> Vec<Vec<S
         {
             by_id.entry((pool[s].body.api, id.as_str())).or_insert(i);
         }
-        let Some(r) = e.request else {
-            continue;
-        };
-        let req = &pool[r].body;
-        match e.response {
-            Some(s) => {
-                let fps = req.fps.iter().chain(&pool[s].body.fps).map(|f| &f.1);
-                answered.entry(digest(req.api, fps)).or_default().push(i);
-            }
-            None => unanswered
-                .entry(digest(req.api, req.fps.iter().map(|f| &f.1)))
-                .or_default()
-                .push(i),
+        if let (Some(r), Some(s)) = (e.request, e.response) {
+            let req = &pool[r].body;
+            let fps = req.fps.iter().chain(&pool[s].body.fps).map(|f| &f.1);
+            answered.entry(digest(req.api, fps)).or_default().push(i);
         }
     }
     let m = ex.len();
@@ -265,12 +256,7 @@ pub fn conversations(pool: &mut [Pooled], index: &[(usize, usize)]) -> Vec<Vec<S
         for (k, (at, fp)) in body.fps.iter().enumerate() {
             d = chain(&d, fp);
             let found = answered.get(&d).into_iter().flatten();
-            let open = unanswered
-                .get(&d)
-                .filter(|_| k + 1 < body.fps.len())
-                .into_iter()
-                .flatten();
-            cands.extend(found.chain(open).map(|&i| (k + 1, i, at + 1)));
+            cands.extend(found.map(|&i| (k + 1, i, at + 1)));
         }
         let at = ex[j].order;
         cands.sort_by_key(|&(score, i, _)| (Reverse(score), nearest(at, |i| ex[i].order)(&i)));
@@ -413,6 +399,17 @@ mod tests {
             .zip(files.iter().map(|f| f.1.clone()))
             .collect();
         assert_eq!(conversations(&mut pooled(&renamed), &[(2, 3)]), want);
+    }
+
+    #[test]
+    fn requests_alone_never_chain() {
+        let a = [user("cancel Northwind")];
+        let b = [user("cancel Northwind"), calls("c1"), tool("c1")];
+        let mut pool = pooled(&[
+            ("a.json", json!({"messages": a})),
+            ("b.json", json!({"messages": b})),
+        ]);
+        assert_eq!(conversations(&mut pool, &[]).len(), 2);
     }
 
     #[test]
