@@ -424,8 +424,8 @@ fn unknown_format_lists_what_was_tried() {
   swe-agent: no \"history\" list
   openai-responses: no \"input\" or \"output\" list
   gemini: no \"contents\" or \"candidates\" list
-  openai: no \"messages\" list
-  anthropic: no \"messages\" list
+  openai: no \"messages\" list (a request or transcript) nor \"choices\" (a chat completion)
+  anthropic: no \"messages\" list (a request or transcript) nor \"type\": \"message\" (a response)
   messages: a message list is a JSON list, not an object
 name one with --format (auto, rung, otlp, langfuse, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages, bfcl)"
         )

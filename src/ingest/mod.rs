@@ -17,6 +17,7 @@ pub mod native;
 pub mod openai;
 pub mod otlp;
 pub mod read;
+pub mod recordings;
 pub mod responses;
 mod sink;
 pub mod swe_agent;
@@ -819,7 +820,8 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
                         tau_bench::map(rec, rline, &lines, tau_env.as_deref(), &mut out)
                     }
                     Format::OpenAi => {
-                        openai::map(rec, rline, &doc.item_lines(off, "messages"), &mut out)
+                        let at = doc.item_lines(off, openai::list_key(rec));
+                        openai::map(rec, rline, &at, &mut out)
                     }
                     Format::Anthropic => {
                         anthropic::map(rec, rline, &doc.item_lines(off, "messages"), &mut out)
