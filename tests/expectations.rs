@@ -88,6 +88,37 @@ fn the_ladder_counts_unlabelled_apart_from_passed() {
         table.contains("passed                  6  33.3%"),
         "{table}"
     );
+
+    // Classifying everything again, or importing the cases after the runs
+    // they concern, gives the same verdicts.
+    let reports = |db: &Path| -> Vec<Value> {
+        ["ladder", "metrics", "runs", "findings"]
+            .iter()
+            .map(|k| report(db, k))
+            .collect()
+    };
+    let before = reports(&db);
+    let r = rung(&db, &["-q", "reclassify"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(reports(&db), before);
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture_path("airline.jsonl")).unwrap();
+    let (cases, rest): (Vec<&str>, Vec<&str>) =
+        text.lines().partition(|l| l.contains(r#""type":"case""#));
+    let runs_file = dir.path().join("runs.jsonl");
+    let cases_file = dir.path().join("cases.jsonl");
+    std::fs::write(&runs_file, rest.join("\n")).unwrap();
+    std::fs::write(&cases_file, cases.join("\n")).unwrap();
+    let late = dir.path().join("late.db");
+    let config = fixture_path("airline.toml");
+    for f in [&runs_file, &cases_file] {
+        let r = rung(
+            &late,
+            &["-q", "--config", &config, "import", f.to_str().unwrap()],
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    assert_eq!(reports(&late), before);
 }
 
 #[test]
@@ -299,6 +330,32 @@ fn explain_prints_the_matching_table_and_derived_labels() {
             ]
         })
     );
+    // The classifier stored the same table (for sqlite3 users and the
+    // Run screen's timeline).
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let stored: Vec<(Option<i64>, String, Option<i64>, String)> = conn
+        .prepare(
+            "SELECT expected, tool, step, status FROM matching WHERE run_id = 'a2' ORDER BY seq",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let got: Vec<(Option<i64>, String, Option<i64>, String)> = j["expectations"]["matching"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["expected"].as_i64(),
+                r["tool"].as_str().unwrap().to_string(),
+                r["step"].as_i64(),
+                r["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(stored, got);
     // One step: its label and its source, the arguments part, its rows.
     let s = json_of(rung(&db, &["explain", "a1", "3", "--format", "json"]));
     assert_eq!(s["rung"], "semantics");
