@@ -112,6 +112,10 @@ pub struct Metrics {
     /// tasks with two or more trials (`consistency`); filled in by the
     /// caller that knows the runs.
     pub inconsistent_tasks: Rate,
+    /// The four metrics over runs with expectations (format v1.1), as
+    /// top-level keys beside the others.
+    #[serde(flatten)]
+    pub expectations: ExpectationMetrics,
 }
 
 /// `rung report ladder --format json`.
@@ -204,6 +208,7 @@ impl MetricsAcc {
             pass_hat_k,
             definition_tokens: definition_tokens(&mut self.tokens),
             inconsistent_tasks: Rate::default(),
+            expectations: ExpectationMetrics::default(),
         }
     }
 }
