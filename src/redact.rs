@@ -498,8 +498,9 @@ impl AsRef<str> for Shown {
 }
 
 impl std::fmt::Display for Shown {
+    /// As a `str` formats: width, fill and alignment honoured (`{:<14}`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.pad(&self.0)
     }
 }
 
@@ -935,5 +936,13 @@ mod tests {
         }
         out.push_str(&s.finish());
         assert_eq!(out, text);
+    }
+
+    #[test]
+    fn shown_text_pads_as_a_str_does() {
+        let r = Redactor::default();
+        assert_eq!(format!("[{:<6}]", r.show("kb-1")), "[kb-1  ]");
+        assert_eq!(format!("[{:>6}]", r.show("kb-1")), "[  kb-1]");
+        assert_eq!(format!("[{:<6}]", r.show("a\x1bb")), "[a\\x1bb]");
     }
 }

@@ -38,7 +38,7 @@ fn a_misspelt_command_is_not_taken_for_a_path() {
     assert_eq!(
         r.stderr,
         "rung: \"reprot\": no such command or file; did you mean `rung report`? \
-         (commands: import, report, explain, check, reclassify, serve)\n"
+         (commands: import, report, explain, check, compare, diff, reclassify, serve)\n"
     );
     assert!(!db.exists(), "a database was created");
     // A path that reads like no command is still a path.

@@ -68,9 +68,14 @@ fn ids(i: usize, s: &str) -> [String; 6] {
 /// The records of kind `i`: a catalogue (defined twice, so its drift is a
 /// finding), a run, four decisions (a refusal with the secret for reason,
 /// a wrong tool, a call outside the menu, no call) and a case; the secret
-/// is in every string.
-fn records(i: usize, s: &str) -> Vec<Value> {
+/// is in every string. Then a second trial of the task starting with the
+/// other tool (so `report consistency` lists it) and the same task on the
+/// next kind's catalogue (so `rung compare` of the two versions pairs it).
+fn records(i: usize) -> Vec<Value> {
+    let s = SECRETS[i].0;
+    let next = (i + 1) % SECRETS.len();
     let [run, a, b, cat, task, hidden] = ids(i, s);
+    let [_, next_a, next_b, next_cat, ..] = ids(next, SECRETS[next].0);
     let ctrl = format!("ask {i} {s}");
     let tool = |name: &str, description: &str| {
         json!({"name": name, "family": format!("fam {s}"), "effect": "read_only",
@@ -87,7 +92,7 @@ fn records(i: usize, s: &str) -> Vec<Value> {
                          tool(&hidden, &format!("Hidden {s}")), control]})
     };
     let at = |n: usize| format!("2026-11-2{}T10:0{n}:00Z", i % 2);
-    let decision = |step: usize, selected: Value, status: &str, extra: Value| {
+    let decision_of = |run: &str, step: usize, selected: Value, status: &str, extra: Value| {
         let mut d = json!({
             "type": "decision", "run_id": run, "step": step, "at": at(step), "phase": format!("ph {s}"),
             "policy": {"allowed_families": [format!("fam {s}"), "control"]},
@@ -105,6 +110,16 @@ fn records(i: usize, s: &str) -> Vec<Value> {
             d[k] = v.clone();
         }
         d
+    };
+    let decision = |step: usize, selected: Value, status: &str, extra: Value| {
+        decision_of(&run, step, selected, status, extra)
+    };
+    let again = format!("{run} again");
+    let moved = format!("{run} on {next_cat}");
+    let other_run = |run_id: &str, trial: u32, catalogue: &str| {
+        json!({"type": "run", "run_id": run_id, "task_id": task, "trial": trial,
+               "goal": format!("goal {s}"), "model": format!("m {s}"), "catalogue": catalogue,
+               "started_at": at(0), "success": true})
     };
     vec![
         catalogue(s),
@@ -124,13 +139,32 @@ fn records(i: usize, s: &str) -> Vec<Value> {
         decision(4, Value::Null, "not_run", json!({"outcome": null})),
         json!({"type": "case", "task_id": task, "step": 1, "acceptable": [a, b],
                "forbidden": [hidden], "note": format!("note {s}")}),
+        other_run(&again, 2, &cat),
+        decision_of(&again, 1, json!(b), "ok", json!({})),
+        other_run(&moved, 1, &next_cat),
+        decision_of(
+            &moved,
+            1,
+            json!(next_a),
+            "ok",
+            json!({"visible": [next_a, next_b], "trusted_controls": [],
+                   "policy": {"allowed_families": [format!("fam {}", SECRETS[next].0)]}}),
+        ),
+        decision_of(
+            &moved,
+            2,
+            json!(next_b),
+            "ok",
+            json!({"visible": [next_a, next_b], "trusted_controls": [],
+                   "policy": {"allowed_families": [format!("fam {}", SECRETS[next].0)]}}),
+        ),
     ]
 }
 
 fn fixture(dir: &Path) -> (PathBuf, PathBuf) {
     let mut text = String::new();
-    for (i, (s, _)) in SECRETS.iter().enumerate() {
-        for r in records(i, s) {
+    for i in 0..SECRETS.len() {
+        for r in records(i) {
             text.push_str(&r.to_string());
             text.push('\n');
         }
@@ -173,11 +207,29 @@ fn cli_outputs(db: &Path, no_redact: bool) -> Vec<(String, String)> {
         "tools",
         "runs",
         "findings",
+        "budget",
+        "consistency",
     ] {
         for format in ["table", "markdown", "csv", "json"] {
             out.push((
                 format!("report {kind} --format {format}"),
                 run_at(db, no_redact, &["report", kind, "--format", format]),
+            ));
+        }
+    }
+    // Two catalogue versions side by side: each kind's against the next's.
+    let n = SECRETS.len();
+    for i in 0..n {
+        let a = ids(i, SECRETS[i].0)[3].clone();
+        let b = ids((i + 1) % n, SECRETS[(i + 1) % n].0)[3].clone();
+        for format in ["table", "markdown", "csv", "json"] {
+            out.push((
+                format!("diff {i} --format {format}"),
+                run_at(db, no_redact, &["diff", &a, &b, "--format", format]),
+            ));
+            out.push((
+                format!("compare {i} --format {format}"),
+                run_at(db, no_redact, &["compare", &a, &b, "--format", format]),
             ));
         }
     }
@@ -226,6 +278,8 @@ fn tui_outputs(db: &Path, no_redact: bool) -> Vec<(String, String)> {
         h.keys(key);
         shot(&mut h, what.into());
     }
+    h.keys("8");
+    shot(&mut h, "compare".into());
     h.keys("6");
     shot(&mut h, "tools".into());
     let tools = h.app.tool_rows().len();
@@ -298,9 +352,11 @@ fn no_report_format_or_explain_shows_a_secret() {
     // Each report×format shows every secret without masking: each output
     // is covered, not just the outputs together.
     for (what, text) in &unmasked {
-        if what.starts_with("report")
-            && !what.starts_with("report metrics")
-            && !what.starts_with("report ladder")
+        let numbers_only = ["report metrics", "report ladder"];
+        if ["report", "diff", "compare"]
+            .iter()
+            .any(|w| what.starts_with(w))
+            && !numbers_only.iter().any(|n| what.starts_with(n))
         {
             assert!(!shown(text).is_empty(), "{what} carries no secret:\n{text}");
         }

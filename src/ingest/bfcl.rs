@@ -35,12 +35,11 @@ use super::read::{self, Limits};
 use super::{Progress, ReadOptions, Source};
 use crate::error::{Error, InputError, Result};
 
-/// TODO(issue 8): rung's case parser still requires `acceptable`, so a case
-/// that only has `expected_calls` would be refused. Until it takes
-/// `expected_calls` (expectations.md §2), the cases built from possible
-/// answers are made (and tested) but not imported; the possible answer is
-/// kept on each run as `bfcl_possible_answer`. Set to true with issue 8.
-const IMPORT_EXPECTED_CALLS: bool = false;
+/// Whether the cases built from possible answers (`expected_calls` only,
+/// expectations.md §2) are imported. They are, since the native reader takes
+/// a case without `acceptable`; the possible answer is also kept on each run
+/// as `bfcl_possible_answer`.
+const IMPORT_EXPECTED_CALLS: bool = true;
 
 /// Alternatives a dict-typed argument expands to before its acceptable
 /// values are given per key instead (`{"key": {"@one_of": [...]}}`).
@@ -2545,12 +2544,32 @@ mod tests {
             r["bfcl_error"][1]["Model Result Index 1"]["sub_error_type"],
             "value_error:string"
         );
-        // The irrelevance entries are labelled: no call is right.
-        let cases: Vec<&Value> = mapped
+        // The irrelevance entries are labelled: no call is right; the 20
+        // entries with a possible answer have a case of expected calls.
+        let all_cases: Vec<&Value> = mapped
             .iter()
             .flat_map(|m| &m.out.records)
             .map(|r| &r.value)
             .filter(|v| v["type"] == "case")
+            .collect();
+        assert_eq!(
+            all_cases
+                .iter()
+                .filter(|c| c.get("expected_calls").is_some())
+                .count(),
+            20
+        );
+        assert_eq!(
+            all_cases
+                .iter()
+                .find(|c| c["task_id"] == "simple_0")
+                .map(|c| &c["expected_calls"]),
+            Some(&json!([{"tool": "geometry.circle_area", "arguments": {
+                "radius": 4, "unit": {"@one_of": ["cm", "centimeters", "@absent", ""]}}}]))
+        );
+        let cases: Vec<&Value> = all_cases
+            .into_iter()
+            .filter(|c| c.get("acceptable").is_some())
             .collect();
         assert_eq!(
             cases,

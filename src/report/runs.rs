@@ -7,6 +7,14 @@ use crate::redact::Redactor;
 use crate::store::query::RunRow;
 
 pub fn build(list: &[RunRow], m: &Redactor) -> Report {
+    // Tables and markdown show the verdict against expectations only when
+    // some run has expectations; CSV and JSON always carry the key.
+    let with_expectations = list.iter().filter(|r| r.as_expected.is_some()).count();
+    let mut as_expected = Column::new("as_expected", "as expected").none("-");
+    if with_expectations == 0 {
+        as_expected.markdown = false;
+        as_expected = as_expected.in_table(Place::Hidden);
+    }
     let mut r = Report::new(
         "Runs",
         Shape::List("runs"),
@@ -24,6 +32,7 @@ pub fn build(list: &[RunRow], m: &Redactor) -> Report {
             Column::new("first_failed_rung", "first failed").none("-"),
             Column::new("success", "success").none("-"),
             Column::new("harm", "harm").none("-"),
+            as_expected,
         ],
     );
     let mut sections = Vec::new();
@@ -51,6 +60,7 @@ pub fn build(list: &[RunRow], m: &Redactor) -> Report {
             Cell::opt_text(m, run.first_failed_rung.as_deref()),
             Cell::opt_bool(run.success),
             Cell::opt_bool(run.harm),
+            Cell::opt_bool(run.as_expected),
         ]);
     }
     r.groups = Groups::Sections(sections);
@@ -70,5 +80,12 @@ pub fn build(list: &[RunRow], m: &Redactor) -> Report {
          {with_rung} reached a failed rung.",
         count(list.len() as u64, "run", "runs")
     )));
+    if with_expectations > 0 {
+        let as_expected = list.iter().filter(|r| r.as_expected == Some(true)).count();
+        r.summary.push(Prose::both(format!(
+            "{as_expected} of {} with expectations went as expected.",
+            count(with_expectations as u64, "run", "runs")
+        )));
+    }
     r
 }

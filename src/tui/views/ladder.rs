@@ -21,12 +21,22 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         42
     };
     let (left, right) = super::columns(area, left_w);
-    // Every rung has its row: a header and a row each, in a border.
+    // Borders, the header line and one line per rung (`passed` included).
     let [funnel, cells] = left.layout(&Layout::vertical([
-        Constraint::Length(Rung::ALL.len() as u16 + 3),
+        Constraint::Length(Rung::COUNT as u16 + 3),
         Constraint::Fill(1),
     ]));
-    let rates_h = if area.height >= 30 { 15 } else { 12 };
+    let mut rates_h = if area.height >= 30 { 15 } else { 12 };
+    if app
+        .ladder
+        .metrics
+        .value
+        .as_ref()
+        .is_some_and(|m| m.expectations.runs_as_expected.denominator > 0)
+    {
+        // Two more lines: runs as expected, agreement with success.
+        rates_h += 2;
+    }
     let [rates, trend] = right.layout(&Layout::vertical([
         Constraint::Length(rates_h),
         Constraint::Fill(1),
@@ -59,14 +69,15 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
     let show_b = inner_w >= 52;
     let bar_w = inner_w.saturating_sub(15 + 9 + 7 + 3 + if show_b { 8 } else { 0 });
     // Bars are scaled to the largest failing rung, so that a mostly passing
-    // set still shows where it fails; passed is drawn dim and capped.
+    // (or mostly unlabelled) set still shows where it fails; `unlabelled`
+    // and `passed` are drawn dim and capped.
     let max = Rung::ALL
         .iter()
-        .filter(|r| **r != Rung::Passed)
+        .filter(|r| r.is_failure())
         .map(|r| c.count(*r))
         .max()
         .filter(|m| *m > 0)
-        .unwrap_or_else(|| c.count(Rung::Passed));
+        .unwrap_or_else(|| c.count(Rung::Passed).max(c.count(Rung::Unlabelled)));
     // A bar longer than the scale (passed, mostly) is cut, and says so.
     let mut capped = false;
     let mut lines = vec![Line::styled(
@@ -104,14 +115,7 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
         let mut spans = vec![
             Span::styled(format!("{:<15}", r.as_str()), t.rung(*r)),
             Span::raw(format!("{:>9} ", n(count))),
-            Span::styled(
-                bar,
-                if *r == Rung::Passed {
-                    t.dim()
-                } else {
-                    t.rung(*r)
-                },
-            ),
+            Span::styled(bar, if r.is_failure() { t.rung(*r) } else { t.dim() }),
             Span::raw(format!(" {:>6}", percent(share))),
         ];
         if show_b {
@@ -194,6 +198,14 @@ fn draw_rates(f: &mut Frame, app: &App, area: Rect) {
         named("first-call accuracy", &m.first_call_accuracy),
         named("recovery within 3", &m.recovery_within_3),
     ];
+    let e = &m.expectations;
+    let mut tail: Vec<(String, &Rate)> = tail.to_vec();
+    if e.runs_as_expected.denominator > 0 {
+        // Runs with expectations (format v1.1): rung's verdict, and how
+        // often it agrees with the recorded success.
+        tail.push(named("runs as expected", &e.runs_as_expected));
+        tail.push(named("agrees with success", &e.agreement_with_success));
+    }
     let all: Vec<(String, &Rate)> = head.iter().chain(&recall).chain(&tail).cloned().collect();
     let mut lines = rate_lines(&all, t, w);
     let tail_lines = lines.split_off(head.len() + recall.len());

@@ -28,15 +28,23 @@ fn sort_name(s: RunSort) -> &'static str {
     }
 }
 
-/// A run's cells; text is cut to its column of `cols` with `…`. `why`, for
-/// a match of the fuzzy filter, stands where the model would.
-fn run_cells<'a>(r: &'a RunRow, t: &Theme, cols: &[usize], why: Option<&str>) -> Vec<Cell<'a>> {
+/// The run cells; `as_expected`: with the verdict against the run's
+/// expectations (shown when some listed run has expectations). Text is cut
+/// to its column of `cols` with `…`; `why`, for a match of the fuzzy
+/// filter, stands where the model would.
+fn run_cells<'a>(
+    r: &'a RunRow,
+    as_expected: bool,
+    t: &Theme,
+    cols: &[usize],
+    why: Option<&str>,
+) -> Vec<Cell<'a>> {
     let rung = r.first_failed_rung.as_deref().unwrap_or("");
     let model = match why {
         Some(w) => Cell::from(Span::styled(fit(&esc(w), cols[3]), t.dim())),
         None => Cell::from(fit(&opt(&r.model, "-"), cols[3])),
     };
-    vec![
+    let mut cells = vec![
         Cell::from(fit(&esc(&r.run_id), cols[0])),
         Cell::from(fit(&opt(&r.task_id, "-"), cols[1])),
         Cell::from(
@@ -66,7 +74,30 @@ fn run_cells<'a>(r: &'a RunRow, t: &Theme, cols: &[usize], why: Option<&str>) ->
                 t.dim()
             },
         )),
-    ]
+    ];
+    if as_expected {
+        cells.push(Cell::from(Span::styled(
+            yes_no(r.as_expected),
+            match r.as_expected {
+                Some(true) => t.good(),
+                Some(false) => t.bad(),
+                None => t.dim(),
+            },
+        )));
+    }
+    cells
+}
+
+/// The column of the verdict against expectations, after the sortable ones.
+const AS_EXPECTED: &str = "as expected";
+
+/// The runs table's widths, with the as-expected column or without.
+fn run_widths(as_expected: bool) -> Vec<Constraint> {
+    let mut w = RUN_WIDTHS.to_vec();
+    if as_expected {
+        w.push(Constraint::Length(AS_EXPECTED.len() as u16));
+    }
+    w
 }
 
 const RUN_WIDTHS: [Constraint; 8] = [
@@ -81,8 +112,13 @@ const RUN_WIDTHS: [Constraint; 8] = [
 ];
 
 /// The header; `matched`: the model column shows why a run matched.
-fn header(sort: Option<(RunSort, bool)>, t: &Theme, matched: bool) -> Row<'static> {
-    let cells: Vec<Cell> = RunSort::ALL
+fn header(
+    sort: Option<(RunSort, bool)>,
+    as_expected: bool,
+    t: &Theme,
+    matched: bool,
+) -> Row<'static> {
+    let mut cells: Vec<Cell> = RunSort::ALL
         .iter()
         .map(|s| {
             let mut name = sort_name(*s).to_string();
@@ -101,6 +137,9 @@ fn header(sort: Option<(RunSort, bool)>, t: &Theme, matched: bool) -> Row<'stati
             }
         })
         .collect();
+    if as_expected {
+        cells.push(Cell::from(AS_EXPECTED));
+    }
     Row::new(cells).style(t.header())
 }
 
@@ -189,12 +228,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             );
             return;
         }
+        let exp = fz.rows.iter().any(|r| r.as_expected.is_some());
         // Why each run matched shows where its model would.
-        let widths = {
-            let mut w = RUN_WIDTHS;
-            w[3] = Constraint::Fill(4);
-            w
-        };
+        let mut widths = run_widths(exp);
+        widths[3] = Constraint::Fill(4);
         let cols = column_widths(area.width.saturating_sub(2), &widths);
         let why = |r: &RunRow| {
             fz.result
@@ -203,11 +240,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 .map(String::as_str)
         };
         let rows = window(&fz.rows, &fz.cursor, h, t, |r| {
-            run_cells(r, t, &cols, Some(why(r).unwrap_or("")))
+            run_cells(r, exp, t, &cols, Some(why(r).unwrap_or("")))
         });
         f.render_widget(
             Table::new(rows, widths)
-                .header(header(fz.sorted, t, true))
+                .header(header(fz.sorted, exp, t, true))
                 .block(b),
             area,
         );
@@ -232,13 +269,15 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         );
         return;
     }
-    let cols = column_widths(area.width.saturating_sub(2), &RUN_WIDTHS);
+    let exp = p.rows.iter().any(|(_, r)| r.as_expected.is_some());
+    let widths = run_widths(exp);
+    let cols = column_widths(area.width.saturating_sub(2), &widths);
     let rows = window(&p.rows, &p.cursor, h, t, |(_, r)| {
-        run_cells(r, t, &cols, None)
+        run_cells(r, exp, t, &cols, None)
     });
     f.render_widget(
-        Table::new(rows, RUN_WIDTHS)
-            .header(header(Some((rs.sort, rs.desc)), t, false))
+        Table::new(rows, widths)
+            .header(header(Some((rs.sort, rs.desc)), exp, t, false))
             .block(b),
         area,
     );
