@@ -9,8 +9,8 @@ use serde_json::{Number, Value};
 
 use super::errors::result_text;
 use crate::model::{
-    Checker, Effect, Expectations, ExpectedCall, ExpectedValue, ExtraArguments, Label, NO_CALL,
-    Status, Strings,
+    ABSENT, Checker, Effect, Expectations, ExpectedCall, ExpectedValue, ExtraArguments, Label,
+    NO_CALL, ONE_OF, Status, Strings,
 };
 
 mod findings;
@@ -71,6 +71,8 @@ enum Depth {
     BfclTop,
     BfclListItem,
     BfclDictValue,
+    /// BFCL's checker with exact strings.
+    BfclExact,
 }
 
 impl Depth {
@@ -90,15 +92,51 @@ impl Depth {
     }
 }
 
+impl Depth {
+    fn is_bfcl(self) -> bool {
+        matches!(
+            self,
+            Depth::BfclTop | Depth::BfclListItem | Depth::BfclDictValue | Depth::BfclExact
+        )
+    }
+}
+
+/// The alternatives of an `{"@one_of": [...]}` object inside an expected
+/// value (BFCL's dict answers with too many combinations to expand give
+/// one per key), and whether `"@absent"` is among them.
+fn nested_one_of(v: &Value) -> Option<(&[Value], bool)> {
+    let Value::Object(m) = v else {
+        return None;
+    };
+    match (m.len(), m.get(ONE_OF)) {
+        (1, Some(Value::Array(alts))) => Some((alts, alts.iter().any(|a| a == ABSENT))),
+        _ => None,
+    }
+}
+
 fn equal_at(expected: &Value, actual: &Value, depth: Depth) -> bool {
+    if depth.is_bfcl()
+        && let Some((alts, _)) = nested_one_of(expected)
+    {
+        return alts
+            .iter()
+            .any(|a| a != ABSENT && equal_at(a, actual, depth));
+    }
     match (expected, actual) {
         (Value::Number(a), Value::Number(b)) => numbers_equal(a, b),
         (Value::String(a), Value::String(b)) => match depth {
-            Depth::Exact => a == b,
+            Depth::Exact | Depth::BfclExact => a == b,
             _ => loose(a) == loose(b),
         },
         (Value::Array(a), Value::Array(b)) => {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| equal_at(x, y, depth.item()))
+        }
+        (Value::Object(a), Value::Object(b)) if depth.is_bfcl() => {
+            b.keys().all(|k| a.contains_key(k))
+                && a.iter().all(|(k, x)| match b.get(k) {
+                    Some(y) => equal_at(x, y, depth.value()),
+                    None => nested_one_of(x).is_some_and(|(_, absent)| absent),
+                })
         }
         (Value::Object(a), Value::Object(b)) => {
             a.len() == b.len()
@@ -125,7 +163,8 @@ pub fn value_matches(expected: &ExpectedValue, actual: &Value, strings: Strings)
 /// modes: with BFCL's checker, loose strings only where BFCL loosens them.
 pub fn argument_matches(expected: &ExpectedValue, actual: &Value, modes: &Expectations) -> bool {
     let depth = match (modes.strings, modes.checker) {
-        (Strings::Exact, _) => Depth::Exact,
+        (Strings::Exact, Checker::Rung) => Depth::Exact,
+        (Strings::Exact, Checker::Bfcl) => Depth::BfclExact,
         (Strings::Loose, Checker::Rung) => Depth::Anywhere,
         (Strings::Loose, Checker::Bfcl) => Depth::BfclTop,
     };

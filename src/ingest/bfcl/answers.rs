@@ -251,7 +251,8 @@ pub fn expected_calls(
     Some(out)
 }
 
-/// The case of an entry with a possible answer (expectations.md §2).
+/// The case of an entry with a possible answer (expectations.md §2),
+/// judged by BFCL's checker (`docs/bfcl.md` §5).
 pub fn answer_case(task_id: &str, calls: Vec<Value>) -> Value {
     json!({
         "type": "case",
@@ -259,6 +260,7 @@ pub fn answer_case(task_id: &str, calls: Vec<Value>) -> Value {
         "expected_calls": calls,
         "strings": "loose",
         "extra_arguments": "reject",
+        "checker": "bfcl",
     })
 }
 

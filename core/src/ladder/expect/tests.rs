@@ -847,3 +847,33 @@ fn bfcl_counts_the_calls() {
     assert!(wrong_count(&calls, &b, &text));
     assert!(!wrong_count(&calls, &Expectations::default(), &two));
 }
+
+#[test]
+fn bfcl_reads_one_of_inside_a_dict_answer() {
+    // The per-key form the BFCL importer writes for a dict answer with too
+    // many combinations: each key its own alternatives, "@absent" letting
+    // it be left out.
+    let want = ExpectedValue::from_json(json!({
+        "mode": "AIR_DRY",
+        "wind": {"@one_of": ["MID", "@absent", ""]},
+        "temp": {"@one_of": ["@absent", 24]}
+    }))
+    .unwrap();
+    let b = bfcl(Strings::Loose);
+    for (got, ok) in [
+        (json!({"mode": "air_dry", "wind": "mid", "temp": 24}), true),
+        (json!({"mode": "AIR_DRY"}), true),
+        (json!({"mode": "AIR_DRY", "wind": ""}), true),
+        (json!({"mode": "AIR_DRY", "wind": "HIGH"}), false),
+        (json!({"wind": "MID"}), false),
+        (json!({"mode": "AIR_DRY", "fan": 1}), false),
+    ] {
+        assert_eq!(argument_matches(&want, &got, &b), ok, "{got}");
+    }
+    // rung's own checker reads the object literally.
+    assert!(!argument_matches(
+        &want,
+        &json!({"mode": "AIR_DRY"}),
+        &modes(Strings::Loose, ExtraArguments::Reject)
+    ));
+}

@@ -125,7 +125,7 @@ fn v1_possible_answers_make_these_cases() {
         "v1/possible_answer/gorilla_openfunctions_v1_test_simple.json",
     );
     assert_eq!(simple.len(), 13);
-    let case = |id: &str, calls: Value| json!({"type": "case", "task_id": id, "expected_calls": calls, "strings": "loose", "extra_arguments": "reject"});
+    let case = |id: &str, calls: Value| json!({"type": "case", "task_id": id, "expected_calls": calls, "strings": "loose", "extra_arguments": "reject", "checker": "bfcl"});
     assert_eq!(
         simple[0],
         case(
@@ -227,11 +227,11 @@ fn v4_possible_answers_make_these_cases() {
     assert_eq!(
         simple,
         vec![
-            json!({"type": "case", "task_id": "simple_python_0", "strings": "loose", "extra_arguments": "reject", "expected_calls": [
+            json!({"type": "case", "task_id": "simple_python_0", "strings": "loose", "extra_arguments": "reject", "checker": "bfcl", "expected_calls": [
                 {"tool": "lights.set", "arguments": {
                     "room": {"@one_of": ["living room", "Living Room"]},
                     "settings": {"@one_of": [{"brightness": 40, "color": "warm white"}, {"brightness": 40}, {"brightness": 40, "color": ""}]}}}]}),
-            json!({"type": "case", "task_id": "simple_python_1", "strings": "loose", "extra_arguments": "reject", "expected_calls": [
+            json!({"type": "case", "task_id": "simple_python_1", "strings": "loose", "extra_arguments": "reject", "checker": "bfcl", "expected_calls": [
                 {"tool": "math.power", "arguments": {"base": 2, "exponent": 10, "mod": {"@one_of": ["@absent", 1]}}}]}),
         ]
     );
@@ -291,6 +291,7 @@ fn odd_answers_keep_what_they_say() {
 fn real_possible_answers_resolve_on_their_menus() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-traces");
     let mut seen = Vec::new();
+    let (mut per_key, mut refused) = (Vec::new(), Vec::new());
     for (dir, prefix) in [
         ("bfcl-results/2024-08-11", "gorilla_openfunctions_v1_test_"),
         ("bfcl-v4", "BFCL_v4_"),
@@ -319,6 +320,27 @@ fn real_possible_answers_resolve_on_their_menus() {
                     .unwrap()
                     .1;
                 let menu = functions_of(entry);
+                let case = answer_case(
+                    &id,
+                    expected_calls(v.get("ground_truth").unwrap(), Some(&menu), &category).unwrap(),
+                );
+                let text = case.to_string();
+                if text.contains("\"@one_of\"") && nested_one_of(&case["expected_calls"]) {
+                    per_key.push(id.clone());
+                }
+                if let Err(e) = crate::ingest::native::parse(case) {
+                    refused.push(format!("{id}: {}", e.message));
+                }
+            }
+            for (_, v) in &a.lines {
+                let id = entry_id(v).unwrap();
+                let entry = &q
+                    .lines
+                    .iter()
+                    .find(|(_, e)| entry_id(e).as_deref() == Some(&id))
+                    .unwrap()
+                    .1;
+                let menu = functions_of(entry);
                 let names = menu_names(&menu);
                 for c in
                     expected_calls(v.get("ground_truth").unwrap(), Some(&menu), &category).unwrap()
@@ -338,6 +360,12 @@ fn real_possible_answers_resolve_on_their_menus() {
             ));
         }
     }
+    eprintln!("per-key: {per_key:?}");
+    assert_eq!(
+        refused,
+        Vec::<String>::new(),
+        "every case reads as a native case"
+    );
     let s = |n: &str, e, c, u: &[&str]| {
         (
             n.to_string(),
@@ -366,4 +394,28 @@ fn real_possible_answers_resolve_on_their_menus() {
             s("simple_python.json", 50, 50, &[]),
         ]
     );
+}
+
+/// Whether an `@one_of` sits inside an expected argument value (the
+/// per-key form of a dict answer with too many combinations).
+fn nested_one_of(calls: &Value) -> bool {
+    fn inside(v: &Value, top: bool) -> bool {
+        match v {
+            Value::Object(m) if m.contains_key("@one_of") => {
+                !top || m["@one_of"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|x| inside(x, false))
+            }
+            Value::Object(m) => m.values().any(|x| inside(x, false)),
+            Value::Array(a) => a.iter().any(|x| inside(x, false)),
+            _ => false,
+        }
+    }
+    calls.as_array().unwrap().iter().any(|c| {
+        c.get("arguments")
+            .and_then(Value::as_object)
+            .is_some_and(|a| a.values().any(|v| inside(v, true)))
+    })
 }
