@@ -961,6 +961,19 @@ pub fn metrics_json(m: &Metrics) -> String {
         ("first_call_accuracy".into(), rate(&m.first_call_accuracy)),
         ("recovery_within_3".into(), rate(&m.recovery_within_3)),
     ];
+    // The four metrics over runs with expectations (format v1.1): no
+    // sample sets expected calls or outputs, so each is empty.
+    for k in [
+        "expected_call_recall",
+        "argument_accuracy",
+        "runs_as_expected",
+        "agreement_with_success",
+    ] {
+        rows.push((
+            k.into(),
+            serde_json::json!({"value": null, "numerator": 0, "denominator": 0}),
+        ));
+    }
     rows.push((
         "pass_hat_k".into(),
         serde_json::Value::Object(

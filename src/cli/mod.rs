@@ -46,7 +46,8 @@ pub struct Global {
     /// The database file.
     #[arg(long, env = "RUNG_DB", default_value = "./rung.db", global = true)]
     pub db: PathBuf,
-    /// A TOML file: [reasons] reason = "stage", abstain = "...", [redact] patterns.
+    /// A TOML file: [reasons] reason = "stage", abstain = "...", [redact] patterns,
+    /// [effects] tool = "read_only" (globs too), [error_stages] regex = "stage".
     /// Kept in the database at import; `rung reclassify --config` applies a new one.
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,

@@ -23,6 +23,7 @@ pub(crate) enum Table {
     Cases,
     Tools,
     Ladder,
+    Payloads,
 }
 
 impl Table {
@@ -31,6 +32,7 @@ impl Table {
             Table::Meta => "meta",
             Table::Runs => "runs",
             Table::Decisions => "decisions",
+            Table::Payloads => "payloads",
             Table::Cases => "cases",
             Table::Tools => "tools",
             Table::Ladder => "ladder",

@@ -20,8 +20,10 @@ pub struct FindingRow {
     pub detail: String,
 }
 
-/// Findings about the filtered decisions, plus the catalogue-level findings
-/// of the catalogues those decisions use (all findings when unfiltered).
+/// Findings about the filtered decisions, about the runs with a filtered
+/// decision (a missing call or output names no step), plus the
+/// catalogue-level findings of the catalogues those decisions use (all
+/// findings when unfiltered).
 /// Ordered by (kind, catalogue, task_id, run_id, step, tool), nulls first.
 pub fn findings(conn: &Connection, f: &Filter) -> Result<Vec<FindingRow>> {
     let cols = "x.kind, x.catalogue, x.task_id, x.run_id, x.step, x.tool, x.detail";
@@ -30,6 +32,8 @@ pub fn findings(conn: &Connection, f: &Filter) -> Result<Vec<FindingRow>> {
         (format!("SELECT {cols} FROM findings x {order}"), Vec::new())
     } else {
         let (clause, mut args) = f.decision_clause();
+        let (run_clause, run_args) = f.decision_clause();
+        args.extend(run_args);
         let from = f.from();
         let catalogue_only = Filter {
             catalogues: f.catalogues.clone(),
@@ -49,6 +53,8 @@ pub fn findings(conn: &Connection, f: &Filter) -> Result<Vec<FindingRow>> {
                 "SELECT {cols} FROM findings x WHERE
                    (x.step IS NOT NULL AND EXISTS (SELECT 1 {from}
                        WHERE l.run_id = x.run_id AND l.step = x.step AND {clause}))
+                   OR (x.step IS NULL AND x.run_id IS NOT NULL AND EXISTS (SELECT 1 {from}
+                       WHERE l.run_id = x.run_id AND {run_clause}))
                    OR (x.step IS NULL AND x.run_id IS NULL AND {cat_clause})
                  {order}"
             ),
@@ -94,7 +100,8 @@ pub fn decision_findings(conn: &Connection, run_id: &str, step: i64) -> Result<V
     Ok(rows)
 }
 
-/// Whether a finding kind is about one decision.
+/// Whether a finding kind is about one decision (those that name a run
+/// but no step, `missing_call` and `missing_output`, are about the run).
 pub fn is_decision_kind(kind: FindingKind) -> bool {
     matches!(
         kind,
@@ -102,5 +109,7 @@ pub fn is_decision_kind(kind: FindingKind) -> bool {
             | FindingKind::HiddenProposal
             | FindingKind::UnclassifiedReason
             | FindingKind::LabelConflict
+            | FindingKind::ArgumentMismatch
+            | FindingKind::UnexpectedCall
     )
 }

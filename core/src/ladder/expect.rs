@@ -14,7 +14,7 @@ use crate::model::{
 };
 
 mod findings;
-pub use findings::{ExpectationFinding, VALUE_CHARS, findings};
+pub use findings::{ExpectationFinding, VALUE_CHARS, diffs_text, findings};
 
 /// A string as `"strings": "loose"` compares it (BFCL's checker):
 /// lowercased, without spaces and the characters `,./-_*^`, with `'`

@@ -103,6 +103,10 @@ pub struct Metrics {
     pub recovery_within_3: Rate,
     pub pass_hat_k: BTreeMap<u32, PassK>,
     pub definition_tokens: DefinitionTokens,
+    /// The four metrics over runs with expectations (format v1.1), as
+    /// top-level keys beside the others.
+    #[serde(flatten)]
+    pub expectations: ExpectationMetrics,
 }
 
 /// `rung report ladder --format json`.
@@ -194,6 +198,7 @@ impl MetricsAcc {
             recovery_within_3: self.recovery.rate(),
             pass_hat_k,
             definition_tokens: definition_tokens(&mut self.tokens),
+            expectations: ExpectationMetrics::default(),
         }
     }
 }

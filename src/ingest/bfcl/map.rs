@@ -17,12 +17,11 @@ use super::menu::{functions_of, menu_name, menu_names, menu_of, tool_definition,
 use super::scores::verdicts;
 use crate::error::InputError;
 
-/// TODO(issue 8): rung's case parser still requires `acceptable`, so a case
-/// that only has `expected_calls` would be refused. Until it takes
-/// `expected_calls` (expectations.md §2), the cases built from possible
-/// answers are made (and tested) but not imported; the possible answer is
-/// kept on each run as `bfcl_possible_answer`. Set to true with issue 8.
-const IMPORT_EXPECTED_CALLS: bool = false;
+/// Whether the cases built from possible answers (`expected_calls` only,
+/// expectations.md §2) are imported. They are, since the native reader takes
+/// a case without `acceptable`; the possible answer is also kept on each run
+/// as `bfcl_possible_answer`.
+const IMPORT_EXPECTED_CALLS: bool = true;
 
 /// One question entry.
 pub(super) struct Question<'a> {

@@ -110,15 +110,23 @@ mod tests {
             r["bfcl_error"][1]["Model Result Index 1"]["sub_error_type"],
             "value_error:string"
         );
-        // The irrelevance entries are labelled: no call is right.
+        // Every entry has its case: the possible answers' expected calls
+        // (judged by BFCL's checker), and the irrelevance entries, where no
+        // call is right.
         let cases: Vec<&Value> = mapped
             .iter()
             .flat_map(|m| &m.out.records)
             .map(|r| &r.value)
             .filter(|v| v["type"] == "case")
             .collect();
+        assert_eq!(cases.len(), 23);
+        assert!(
+            cases[..20]
+                .iter()
+                .all(|c| c["checker"] == "bfcl" && c["expected_calls"].is_array())
+        );
         assert_eq!(
-            cases,
+            cases[20..],
             [
                 &json!({"type": "case", "task_id": "relevance_0", "acceptable": ["@no_call"]}),
                 &json!({"type": "case", "task_id": "relevance_1", "acceptable": ["@no_call"]}),

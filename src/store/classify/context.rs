@@ -9,14 +9,21 @@ use rusqlite::Connection;
 use super::stored::{StoredCase, StoredMenu, load_cases, load_catalogue};
 use crate::config::Config;
 use crate::error::Result;
-use crate::ladder::{CatalogueView, Menu, ReasonTable};
+use crate::ladder::{CatalogueView, EffectRules, ErrorStages, Menu, ReasonTable};
 use crate::model::{Policy, Retrieval};
+use crate::redact::Redactor;
 
 /// Caches of what classification reads besides the run itself.
 pub(crate) struct Context<'c> {
     pub(super) conn: &'c Connection,
     pub(super) reasons: ReasonTable,
     pub(super) abstain: String,
+    /// `[effects]` and `[error_stages]` (format v1.1).
+    pub(super) effect_rules: EffectRules,
+    pub(super) error_stages: ErrorStages,
+    /// Masks what the classifier stores from a trace (finding details,
+    /// typed errors): the built-in patterns and the configuration's.
+    pub(super) redactor: Redactor,
     catalogues: HashMap<String, Option<Rc<CatalogueView>>>,
     cases: HashMap<String, Rc<Vec<StoredCase>>>,
     /// Catalogues whose decisions were classified (before or after): their
@@ -30,6 +37,11 @@ impl<'c> Context<'c> {
             conn,
             reasons: config.reason_table(),
             abstain: config.abstain().to_string(),
+            effect_rules: config.effect_rules(),
+            // A configuration is validated before it is stored or used, so
+            // its patterns compile.
+            error_stages: config.error_stages().unwrap_or_default(),
+            redactor: Redactor::new(&config.redact.patterns, false).unwrap_or_default(),
             catalogues: HashMap::new(),
             cases: HashMap::new(),
             finding_catalogues: BTreeSet::new(),

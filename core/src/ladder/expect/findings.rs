@@ -63,7 +63,9 @@ fn expected_text(e: &ExpectedValue, mask: &dyn Fn(&str) -> String) -> String {
     }
 }
 
-pub(super) fn diffs_text(keys: &[KeyDiff], mask: &dyn Fn(&str) -> String) -> String {
+/// The differing keys, each with its expected and actual value (masked and
+/// cut), joined by `; `.
+pub fn diffs_text(keys: &[KeyDiff], mask: &dyn Fn(&str) -> String) -> String {
     keys.iter()
         .map(|d| {
             let want = match &d.expected {
