@@ -334,10 +334,8 @@ impl SchemaFinding {
             .iter()
             .map(|v| {
                 let path = if v.path.is_empty() { "/" } else { &v.path };
-                cut(
-                    &mask(&format!("{path}: {}: {}", v.keyword, v.message)),
-                    VIOLATION_CHARS,
-                )
+                let line = format!("{path}: {}: {}", v.keyword, v.message);
+                cut(&mask(&line.replace('\n', "\\n")), VIOLATION_CHARS)
             })
             .collect()
     }
@@ -360,12 +358,35 @@ impl SchemaFinding {
             }
         };
         format!(
-            "the arguments of {} fail its schema: {}; {what}",
+            "the arguments of {} {DETAIL_MARK}{}; {what}",
             self.tool,
             self.paths(mask).join("; ")
         )
     }
+
+    /// A stored detail read back into its head (`the arguments of TOOL
+    /// fail its schema`), its failing paths and what happened to the call,
+    /// for a screen that lists the paths one per line. `None` for a detail
+    /// of another shape.
+    pub fn split_detail(detail: &str) -> Option<(&str, Vec<&str>, &str)> {
+        let at = detail.find(DETAIL_MARK)?;
+        let head = detail[..at + DETAIL_MARK.len() - 2].trim_end();
+        let rest = &detail[at + DETAIL_MARK.len()..];
+        let (paths, what) = rest.rsplit_once("; ")?;
+        let mut out = Vec::new();
+        let mut from = 0;
+        // Every path starts with `/`: split where the next one begins.
+        for (i, _) in paths.match_indices("; /") {
+            out.push(&paths[from..i]);
+            from = i + 2;
+        }
+        out.push(&paths[from..]);
+        Some((head, out, what))
+    }
 }
+
+/// What follows the tool's name in a `schema_violation` detail.
+const DETAIL_MARK: &str = "fail its schema: ";
 
 /// A JSON value's type as a failing path names it: `integer` for a number
 /// written without a fraction or exponent, `float` for one written with.

@@ -17,12 +17,6 @@ use super::menu::{functions_of, menu_name, menu_names, menu_of, tool_definition,
 use super::scores::verdicts;
 use crate::error::InputError;
 
-/// Whether the cases built from possible answers (`expected_calls` only,
-/// expectations.md §2) are imported. They are, since the native reader takes
-/// a case without `acceptable`; the possible answer is also kept on each run
-/// as `bfcl_possible_answer`.
-const IMPORT_EXPECTED_CALLS: bool = true;
-
 /// One question entry.
 pub(super) struct Question<'a> {
     line: u64,
@@ -185,11 +179,9 @@ pub fn map_files(files: &[File]) -> Vec<Mapped> {
             let Some(calls) = expected_calls(gt, functions.as_deref(), &key.category) else {
                 continue;
             };
-            if IMPORT_EXPECTED_CALLS {
-                mapped[af.file]
-                    .out
-                    .push(answer_case(id, calls), *line, None);
-            }
+            mapped[af.file]
+                .out
+                .push(answer_case(id, calls), *line, None);
         }
     }
 

@@ -305,6 +305,16 @@ fn the_finding_names_each_path_masked_and_cut_and_what_happened() {
         f.detail(&mask)
             .starts_with("the arguments of send_mail fail its schema: /to: type:")
     );
+    // A screen reads the paths back, one per line.
+    let detail = f.detail(&mask);
+    let (head, paths, what) = SchemaFinding::split_detail(&detail).unwrap();
+    assert_eq!(head, "the arguments of send_mail fail its schema");
+    assert_eq!(paths, lines.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(
+        what,
+        "it executed anyway (ok): the action boundary let an invalid call through"
+    );
+    assert_eq!(SchemaFinding::split_detail("something else"), None);
 }
 
 // BFCL's rules.
