@@ -827,6 +827,10 @@ fn bfcl_judges_every_call_whatever_its_effect() {
             keys: vec![]
         })
     );
+    assert_eq!(
+        diffs_text(&[], &|s: &str| s.to_string()),
+        "no argument differs, but the call was refused, so it matches nothing"
+    );
     let w = walk_calls(&calls[..1], &[None], &Expectations::default(), &refused);
     assert_eq!(w.results[0], None, "rung's walk skips a refused call");
 }
