@@ -172,6 +172,11 @@ fn metrics_every_format() {
         // sees the controls, find, get, refund: 120; r6/2 the controls and
         // get_order: 71. Sum 14 × 188 + 94 + 120 + 71 = 2917.
         "definition_tokens": {"mean": 2917.0 / 17.0, "p50": 188, "p95": 188, "decisions": 17},
+        // First tools by (catalogue, task): shop-1 refund-late get_order
+        // (r1), find_order (r2), get_order (r7): varies; shop-1
+        // where-is-my-order find_order twice (r3, r4): the same; the other
+        // two tasks have one run each.
+        "inconsistent_tasks": rate(1, 2),
         // No run has expectations (format v1.1).
         "expected_call_recall": rate(0, 0),
         "argument_accuracy": rate(0, 0),
@@ -191,6 +196,7 @@ fn metrics_every_format() {
          violation_rate,0.07142857142857142,1,14\r\n\
          first_call_accuracy,0.5714285714285714,4,7\r\n\
          recovery_within_3,0.6666666666666666,2,3\r\n\
+         inconsistent_tasks,0.5,1,2\r\n\
          expected_call_recall,,0,0\r\n\
          argument_accuracy,,0,0\r\n\
          runs_as_expected,,0,0\r\n\
@@ -232,6 +238,8 @@ fn metrics_with_run_filters_and_empty_denominators() {
         },
         // 9 flat shop-1 menus (188) and r5/1's shop-2 menu (94).
         "definition_tokens": {"mean": 1786.0 / 10.0, "p50": 188, "p95": 188, "decisions": 10},
+        // refund-late (r1 r2 r7) starts two ways; policy-question has one run.
+        "inconsistent_tasks": rate(1, 1),
         "expected_call_recall": rate(0, 0),
         "argument_accuracy": rate(0, 0),
         "runs_as_expected": rate(0, 0),

@@ -116,7 +116,12 @@ pub struct Metrics {
     pub pass_hat_k: BTreeMap<usize, (f64, usize)>,
     /// (mean, p50, p95, decisions)
     pub definition_tokens: Option<(f64, u64, u64, usize)>,
+    /// tasks (per catalogue) whose first tool varies / tasks with two or more runs
+    pub inconsistent_tasks: Rate,
 }
+
+/// Runs of a task on a catalogue, and the first tools they chose.
+type FirstTools<'a> = (usize, BTreeSet<Option<&'a str>>);
 
 /// (reason, stage) -> (count, distinct runs, previous)
 type RefusalGroups<'a> =
@@ -774,6 +779,25 @@ impl<'a> Analysis<'a> {
                     .map(|d| recovered(d)),
             ),
             pass_hat_k: pass,
+            inconsistent_tasks: {
+                // first decisions of runs with a task, by (catalogue, task)
+                let mut groups: BTreeMap<(Option<&str>, &str), FirstTools> = BTreeMap::new();
+                for d in ds.iter().filter(|d| d.first) {
+                    if let Some(t) = &d.run.task_id {
+                        let g = groups.entry((d.catalogue.as_deref(), t)).or_default();
+                        g.0 += 1;
+                        g.1.insert(d.d.selected.as_deref());
+                    }
+                }
+                let mut r = Rate::default();
+                for (n, tools) in groups.values() {
+                    if *n >= 2 {
+                        r.den += 1;
+                        r.num += (tools.len() > 1) as usize;
+                    }
+                }
+                r
+            },
             definition_tokens: {
                 let mut t: Vec<u64> = ds.iter().filter_map(|d| d.tokens).collect();
                 t.sort_unstable();
@@ -897,6 +921,7 @@ pub fn metrics_table(m: &Metrics) -> String {
     row("violation_rate", &m.violation_rate);
     row("first_call_accuracy", &m.first_call_accuracy);
     row("recovery_within_3", &m.recovery_within_3);
+    row("inconsistent_tasks", &m.inconsistent_tasks);
     for (k, (v, t)) in &m.pass_hat_k {
         s.push_str(&format!("| pass_hat_k.{k} | {v:.4} over {t} tasks |\n"));
     }
@@ -1009,6 +1034,7 @@ pub fn metrics_json(m: &Metrics) -> String {
             None => serde_json::json!({"mean": null, "p50": null, "p95": null, "decisions": 0}),
         },
     ));
+    rows.push(("inconsistent_tasks".into(), rate(&m.inconsistent_tasks)));
     let body: Vec<String> = rows
         .iter()
         .map(|(k, v)| {

@@ -22,6 +22,7 @@ fn rates(m: &Metrics) -> Vec<(String, Rate)> {
         ("first_call_accuracy".to_string(), m.first_call_accuracy),
         ("recovery_within_3".to_string(), m.recovery_within_3),
     ]);
+    v.push(("inconsistent_tasks".to_string(), m.inconsistent_tasks));
     let e = &m.expectations;
     v.extend([
         ("expected_call_recall".to_string(), e.expected_call_recall),

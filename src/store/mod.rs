@@ -5,7 +5,10 @@
 //! A stored value that does not decode is an error naming its row
 //! (`decode`), never a default.
 
+pub mod budget;
 mod classify;
+pub mod compare;
+pub mod consistency;
 pub mod decisions;
 mod decode;
 pub mod detail;

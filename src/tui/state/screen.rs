@@ -1,5 +1,5 @@
-//! The screens: the six tabs and the two drill-downs, their titles and
-//! which tab each belongs to.
+//! The screens: the tabs and the drill-downs, their titles, number keys
+//! and which tab each belongs to.
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Screen {
@@ -13,18 +13,37 @@ pub enum Screen {
     Tool,
     /// A list of decisions (from a rung, a refusal reason or a cell).
     Decisions,
+    /// Menus side by side on the same tasks.
+    Compare,
+    /// One tool between two catalogue versions (from Tools).
+    ToolDiff,
 }
 
 impl Screen {
-    /// The six screens of the tab bar, in number-key order.
-    pub const TABS: [Screen; 6] = [
+    /// The screens of the tab bar, in number-key order.
+    pub const TABS: [Screen; 7] = [
         Screen::Ladder,
         Screen::Runs,
         Screen::Run,
         Screen::Refusals,
         Screen::Confusions,
         Screen::Tools,
+        Screen::Compare,
     ];
+
+    /// The number key of a tab.
+    pub fn number(self) -> Option<u8> {
+        Some(match self {
+            Screen::Ladder => 1,
+            Screen::Runs => 2,
+            Screen::Run => 3,
+            Screen::Refusals => 4,
+            Screen::Confusions => 5,
+            Screen::Tools => 6,
+            Screen::Compare => 8,
+            _ => return None,
+        })
+    }
 
     pub fn title(self) -> &'static str {
         match self {
@@ -36,13 +55,15 @@ impl Screen {
             Screen::Tools => "Tools",
             Screen::Tool => "Tool",
             Screen::Decisions => "Decisions",
+            Screen::Compare => "Compare",
+            Screen::ToolDiff => "Tool diff",
         }
     }
 
     /// The tab a screen belongs to.
     pub fn tab(self) -> Screen {
         match self {
-            Screen::Tool => Screen::Tools,
+            Screen::Tool | Screen::ToolDiff => Screen::Tools,
             Screen::Decisions => Screen::Ladder,
             s => s,
         }

@@ -16,18 +16,39 @@ use crate::tui::theme::Theme;
 pub(super) fn tabs(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
     let mut spans = vec![Span::styled(" rung ", t.title())];
+    // Every title, spaced, while they fit; then closer; then the current
+    // tab's title and the others' numbers.
+    let titles: usize = Screen::TABS.iter().map(|s| s.title().chars().count()).sum();
+    let n = Screen::TABS.len();
+    let crumb = matches!(
+        app.screen,
+        Screen::Tool | Screen::Decisions | Screen::ToolDiff
+    )
+    .then(|| format!("  › {}", app.screen.title()));
+    let room =
+        (area.width as usize).saturating_sub(crumb.as_ref().map_or(0, |c| c.chars().count()));
+    let (gap, all) = if 6 + titles + 5 * n <= room {
+        (" ", true)
+    } else if 6 + titles + 4 * n <= room {
+        ("", true)
+    } else {
+        (" ", false)
+    };
     for (i, s) in Screen::TABS.iter().enumerate() {
-        spans.push(Span::raw(" "));
+        let key = s.number().unwrap_or(i as u8 + 1);
+        let here = app.screen.tab() == *s;
+        spans.push(Span::raw(gap));
         spans.push(Span::styled(
-            format!(" {} {} ", i + 1, s.title()),
-            t.tab(app.screen.tab() == *s),
+            if all || here {
+                format!(" {key} {} ", s.title())
+            } else {
+                format!(" {key} ")
+            },
+            t.tab(here),
         ));
     }
-    if matches!(app.screen, Screen::Tool | Screen::Decisions) {
-        spans.push(Span::styled(
-            format!("  › {}", app.screen.title()),
-            t.header(),
-        ));
+    if let Some(c) = crumb {
+        spans.push(Span::styled(c, t.header()));
     }
     f.render_widget(Line::from(spans), area);
 }

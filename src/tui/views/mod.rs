@@ -2,6 +2,7 @@
 //! changes the app; every string from a trace is escaped before it reaches a
 //! cell, and only the visible rows of a list are built.
 
+mod compare;
 mod confusions;
 pub mod detail;
 mod frame;
@@ -54,6 +55,8 @@ pub fn draw(f: &mut Frame, app: &App) {
             Screen::Tools => tools::draw(f, app, parts.body),
             Screen::Tool => tools::draw_tool(f, app, parts.body),
             Screen::Decisions => runs::draw_decisions(f, app, parts.body),
+            Screen::Compare => compare::draw(f, app, parts.body),
+            Screen::ToolDiff => compare::draw_tool_diff(f, app, parts.body),
         }
     }
     frame::key_bar(f, app, parts.keys);

@@ -53,9 +53,13 @@ pub enum Slot {
     Payload,
     PayloadSeek,
     Decisions,
+    Catalogues,
+    Compare,
+    CellAttempts,
+    ToolDiff,
 }
 
-const SLOTS: usize = Slot::Decisions as usize + 1;
+const SLOTS: usize = Slot::ToolDiff as usize + 1;
 
 /// The latest request number of every slot, shared with the workers.
 #[derive(Debug, Default)]

@@ -11,6 +11,9 @@ use crate::store::browse::{
     Anchor, DecisionRow, DecisionSet, Detail, FilterHints, Page, PayloadColumn, RunHeader, RunSort,
     ToolAudit, ToolDef, ToolFlags,
 };
+use crate::store::compare::{
+    CatalogueInfo, CellAttempts, CellSpec, CompareAsk, CompareReport, ToolDiffView,
+};
 use crate::store::query::RunRow;
 use crate::tui::payload::Indent;
 
@@ -90,6 +93,25 @@ pub enum Request {
         set: DecisionSet,
         anchor: Anchor,
     },
+    /// The stored catalogue versions (the Compare screen's picker).
+    Catalogues,
+    /// Menus side by side (the Compare screen).
+    Compare {
+        filter: Filter,
+        ask: CompareAsk,
+    },
+    /// One cell's attempts on every menu.
+    CellAttempts {
+        filter: Filter,
+        base: String,
+        candidates: Vec<String>,
+        cell: CellSpec,
+    },
+    /// One tool between two catalogue versions.
+    ToolDiff {
+        catalogue: String,
+        name: String,
+    },
 }
 
 impl Request {
@@ -105,6 +127,9 @@ impl Request {
                 | Request::Tools(_)
                 | Request::ToolAudit { .. }
                 | Request::Hints
+                | Request::Compare { .. }
+                | Request::CellAttempts { .. }
+                | Request::ToolDiff { .. }
         )
     }
 }
@@ -174,6 +199,10 @@ pub enum Response {
     Payload(Box<Chunk>),
     PayloadSeek(Vec<(u64, Indent)>),
     Decisions(Page<DecisionRow>),
+    Catalogues(Vec<CatalogueInfo>),
+    Compare(Arc<CompareReport>),
+    CellAttempts(Box<Option<CellAttempts>>),
+    ToolDiff(Box<ToolDiffView>),
     Error(String),
 }
 
