@@ -834,7 +834,7 @@ pub fn build() -> TraceSet {
         "reference-agent findings: {:?}",
         &a.findings[..a.findings.len().min(5)]
     );
-    assert_eq!(a.findings.len(), 26);
+    assert_eq!(a.findings.len(), 28);
     let d42 = a.filter(|d| d.catalogue.as_deref() == Some("menu-42"));
     let d43 = a.filter(|d| d.catalogue.as_deref() == Some("menu-43"));
     // The cell's 72 attempts on the four menus: 0, 39, 70, 72 right.
@@ -1075,7 +1075,7 @@ requests sent to SharePoint, is fixed by the merge too, which is why
 
 {n42}
 {n43}
-The only findings are 26 `schema_violation`s: a wrongly chosen tool given
+The only findings are 28 `schema_violation`s: a wrongly chosen tool given
 arguments its schema does not take (a `query` it does not declare, its id
 missing), which ran anyway. `rung report refusals` is empty (nothing is
 refused). Dates: `menu-42` attempts run 2026-11-02 to 2026-11-06 (one trial a
