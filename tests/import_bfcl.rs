@@ -265,11 +265,10 @@ fn v1_folder_one_entry_per_bfcl_error_type() {
         "selection"
     );
 
-    // The possible answers are expected calls, and the walk judges every
-    // entry that has one: those BFCL passed went as expected, those it
-    // failed did not — except simple_4, whose [2, 4, 6] BFCL's type check
-    // refuses where rung compares numbers by value (BFCL's exact checker
-    // is not rung's). The irrelevance entries have no expected calls.
+    // The possible answers are expected calls, judged by BFCL's checker:
+    // those BFCL passed went as expected, those it failed did not (simple_4's
+    // [2, 4, 6] included: BFCL's types take no integer in an array of
+    // floats). The irrelevance entries have no expected calls.
     let as_expected: BTreeMap<String, (Value, Value)> = runs["runs"]
         .as_array()
         .unwrap()
@@ -284,15 +283,13 @@ fn v1_folder_one_entry_per_bfcl_error_type() {
     for (task, (verdict, success)) in &as_expected {
         if task.starts_with("relevance_") {
             assert_eq!(verdict, &Value::Null, "{task}");
-        } else if task == "simple_4" {
-            assert_eq!((verdict, success), (&json!(true), &json!(false)));
         } else {
             assert_eq!(verdict, success, "{task}");
         }
     }
     assert_eq!(
         json_of(rung(&db, &["report", "metrics", "--format", "json"]))["agreement_with_success"],
-        json!({"value": 0.95, "numerator": 19, "denominator": 20})
+        json!({"value": 1.0, "numerator": 20, "denominator": 20})
     );
     for id in ["relevance_0", "relevance_2"] {
         assert_eq!(

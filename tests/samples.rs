@@ -254,6 +254,7 @@ fn ladder_tour_every_rung_and_every_finding() {
             "hidden_proposal",
             "invalid_control",
             "label_conflict",
+            "schema_violation",
             "unclassified_reason",
         ]
     );

@@ -596,6 +596,13 @@ pub fn analyze(set: &TraceSet) -> Analysis<'_> {
         {
             findings.insert(mk("unclassified_reason", d.selected.clone()));
         }
+        // expectations.md §8: the arguments against the tool's schema.
+        if let (Some(c), Some(sel), Some(args)) = (cat, d.selected.as_ref(), d.arguments.as_ref())
+            && let Some(schema) = c.tool(sel).and_then(|t| t.input_schema.as_ref())
+            && !schema_accepts(schema, args)
+        {
+            findings.insert(mk("schema_violation", Some(sel.clone())));
+        }
 
         out.push(Classified {
             d,
@@ -939,6 +946,16 @@ pub fn confusions_table(ds: &[&Classified]) -> String {
         ));
     }
     s
+}
+
+/// Whether a tool's JSON Schema accepts a call's arguments (a schema
+/// without a root `type` is an object's, as tool arguments are).
+fn schema_accepts(schema: &serde_json::Value, args: &serde_json::Value) -> bool {
+    let mut schema = schema.clone();
+    if let Some(m) = schema.as_object_mut() {
+        m.entry("type").or_insert_with(|| "object".into());
+    }
+    jsonschema::validator_for(&schema).map_or(true, |v| v.is_valid(args))
 }
 
 /// Markdown rows of a findings list.

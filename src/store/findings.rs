@@ -111,5 +111,6 @@ pub fn is_decision_kind(kind: FindingKind) -> bool {
             | FindingKind::LabelConflict
             | FindingKind::ArgumentMismatch
             | FindingKind::UnexpectedCall
+            | FindingKind::SchemaViolation
     )
 }

@@ -10,6 +10,7 @@ pub mod explain;
 mod labels;
 pub mod reasons;
 pub mod run;
+pub mod schema;
 
 use std::collections::BTreeMap;
 

@@ -1315,11 +1315,16 @@ pub fn build() -> TraceSet {
         .extend(cases().into_iter().map(Record::Case));
 
     let a = check::analyze(&set);
+    // The only findings: refunds refused at schema, whose invoice id does
+    // not match the declared pattern (expectations.md §8).
     assert!(
-        a.findings.is_empty(),
+        a.findings
+            .iter()
+            .all(|f| f.kind == "schema_violation" && f.tool.as_deref() == Some("refund_invoice")),
         "brightdesk findings: {:?}",
         a.findings
     );
+    assert_eq!(a.findings.len(), 6);
     // the chapter's results, per tool set
     let mut per_set = vec![];
     for (si, s) in SETS.iter().enumerate() {
@@ -1494,7 +1499,8 @@ Refusals: all runs are dated 2026-09-15 to 2026-09-17. With
 `[2026-09-11T00:00:00Z, 2026-09-18T00:00:00Z)` holds every run:
 
 {rf}
-No findings are expected for this set.
+The only findings are six `schema_violation`s: refunds whose invoice id
+does not match the schema's pattern, which the boundary refused.
 "#
     )
 }

@@ -827,11 +827,14 @@ pub fn build() -> TraceSet {
     set.file("runs-menu-42c.jsonl").extend(rc);
 
     let a = check::analyze(&set);
+    // The only findings: a wrongly chosen tool given arguments its schema
+    // does not take (expectations.md §8), which it ran anyway.
     assert!(
-        a.findings.is_empty(),
+        a.findings.iter().all(|f| f.kind == "schema_violation"),
         "reference-agent findings: {:?}",
         &a.findings[..a.findings.len().min(5)]
     );
+    assert_eq!(a.findings.len(), 28);
     let d42 = a.filter(|d| d.catalogue.as_deref() == Some("menu-42"));
     let d43 = a.filter(|d| d.catalogue.as_deref() == Some("menu-43"));
     // The cell's 72 attempts on the four menus: 0, 39, 70, 72 right.
@@ -1072,7 +1075,9 @@ requests sent to SharePoint, is fixed by the merge too, which is why
 
 {n42}
 {n43}
-No findings are expected. `rung report refusals` is empty (nothing is
+The only findings are 28 `schema_violation`s: a wrongly chosen tool given
+arguments its schema does not take (a `query` it does not declare, its id
+missing), which ran anyway. `rung report refusals` is empty (nothing is
 refused). Dates: `menu-42` attempts run 2026-11-02 to 2026-11-06 (one trial a
 day), the replay 2026-11-10 to 2026-11-14; `RUNG_NOW=2026-11-15T00:00:00Z`
 puts the default 7-day window on the replay week.

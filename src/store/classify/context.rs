@@ -6,9 +6,10 @@ use std::rc::Rc;
 
 use rusqlite::Connection;
 
-use super::stored::{StoredCase, StoredMenu, load_cases, load_catalogue};
+use super::stored::{StoredCase, StoredMenu, load_cases, load_catalogue, load_catalogue_schemas};
 use crate::config::Config;
 use crate::error::Result;
+use crate::ladder::schema::{SchemaChecker, ToolSchemas};
 use crate::ladder::{CatalogueView, EffectRules, ErrorStages, Menu, ReasonTable};
 use crate::model::{Policy, Retrieval};
 use crate::redact::Redactor;
@@ -24,7 +25,11 @@ pub(crate) struct Context<'c> {
     /// Masks what the classifier stores from a trace (finding details,
     /// typed errors): the built-in patterns and the configuration's.
     pub(super) redactor: Redactor,
+    /// Validates arguments against their schemas (§8), keeping compiled
+    /// schemas.
+    pub(super) schema_checker: SchemaChecker,
     catalogues: HashMap<String, Option<Rc<CatalogueView>>>,
+    catalogue_schemas: HashMap<String, Rc<ToolSchemas>>,
     cases: HashMap<String, Rc<Vec<StoredCase>>>,
     /// Catalogues whose decisions were classified (before or after): their
     /// catalogue-level findings must be recomputed.
@@ -42,7 +47,9 @@ impl<'c> Context<'c> {
             // its patterns compile.
             error_stages: config.error_stages().unwrap_or_default(),
             redactor: Redactor::new(&config.redact.patterns, false).unwrap_or_default(),
+            schema_checker: SchemaChecker::new(),
             catalogues: HashMap::new(),
+            catalogue_schemas: HashMap::new(),
             cases: HashMap::new(),
             finding_catalogues: BTreeSet::new(),
         }
@@ -51,6 +58,21 @@ impl<'c> Context<'c> {
     /// Forgets a cached catalogue (it changed).
     pub(crate) fn forget_catalogue(&mut self, version: &str) {
         self.catalogues.remove(version);
+        self.catalogue_schemas.remove(version);
+    }
+
+    /// The argument schemas of a known catalogue's tools.
+    pub(super) fn catalogue_schemas(&mut self, version: &str) -> Result<Option<Rc<ToolSchemas>>> {
+        if self.catalogue(version)?.is_none() {
+            return Ok(None);
+        }
+        if let Some(s) = self.catalogue_schemas.get(version) {
+            return Ok(Some(s.clone()));
+        }
+        let s = Rc::new(load_catalogue_schemas(self.conn, version)?);
+        self.catalogue_schemas
+            .insert(version.to_string(), s.clone());
+        Ok(Some(s))
     }
 
     /// Forgets a task's cached cases (one was added or replaced).

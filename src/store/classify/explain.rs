@@ -124,13 +124,14 @@ pub fn explain_run(
         let c = &v.classification;
         let label = v.label.as_ref().map(|(l, _)| l);
         let menu = eff.menu(d.exposed.as_deref());
+        let (status, stage, reason) = judged.outcome(i);
         let input = DecisionInput {
             menu,
             selected: d.selected.as_deref(),
             label,
-            status: d.status,
-            stage: d.stage,
-            reason: d.reason.as_deref(),
+            status,
+            stage,
+            reason,
             progress: d.progress,
             abstain: eff.abstain_or(&ctx.abstain),
         };
@@ -161,7 +162,7 @@ pub fn explain_run(
             status: d.status.map(|s| s.as_str().to_string()),
             reason: match &c.error {
                 Some(e) => Some(e.reason()),
-                None => d.reason.clone(),
+                None => reason.map(str::to_string),
             },
             message,
             arguments,

@@ -3,10 +3,12 @@
 //! parts they need, the effect sources and the error stages.
 
 use super::context::{Context, Effective, effective};
+use super::schema::{check_calls, has_definitions};
 use super::stored::{Parts, StoredCase, StoredDecision, StoredRun, load_parts};
 use crate::error::Result;
+use crate::ladder::schema::{SchemaCheck, boundary};
 use crate::ladder::{self, CaseRef, Effects, RunInput, RunVerdict, StepInput};
-use crate::model::{Effect, Expectations};
+use crate::model::{Effect, Expectations, Stage, Status};
 
 /// A run judged: the verdict and what writing or explaining it needs.
 pub(crate) struct Judged<'d> {
@@ -22,6 +24,26 @@ pub(crate) struct Judged<'d> {
     pub(super) call_effects: Vec<Option<Effect>>,
     /// The run's catalogue: the run record's, else its first decision's.
     pub(super) catalogue: Option<String>,
+    /// Per decision, its arguments against the declared schema (§8).
+    pub(super) schema: Vec<SchemaCheck>,
+}
+
+impl Judged<'_> {
+    /// Decision `i`'s outcome as the ladder judged it: the recorded one,
+    /// else the refusal §8 puts on an invalid call or an unknown tool.
+    pub(super) fn outcome(&self, i: usize) -> (Option<Status>, Option<Stage>, Option<&str>) {
+        outcome(&self.decisions[i], &self.schema[i])
+    }
+}
+
+fn outcome<'a>(
+    d: &'a StoredDecision,
+    check: &SchemaCheck,
+) -> (Option<Status>, Option<Stage>, Option<&'a str>) {
+    match boundary(check, d.status) {
+        Some((status, stage, reason)) => (Some(status), Some(stage), Some(reason)),
+        None => (d.status, d.stage, d.reason.as_deref()),
+    }
 }
 
 /// Judges a run; `decisions` are all of its decisions in step order. Reads
@@ -42,7 +64,8 @@ pub(super) fn judge<'d>(
         .or_else(|| decisions.first().and_then(|d| d.menu.catalogue.clone()));
     let expectations = ladder::run_expectations(&case_refs, catalogue.as_deref()).cloned();
     let parts = Parts {
-        arguments: expectations.as_ref().is_some_and(|e| e.calls.is_some()),
+        arguments: expectations.as_ref().is_some_and(|e| e.calls.is_some())
+            || has_definitions(run, decisions),
         raw: expectations
             .as_ref()
             .is_some_and(|e| e.outputs.as_ref().is_some_and(|o| !o.is_empty())),
@@ -59,6 +82,7 @@ pub(super) fn judge<'d>(
         Some(c) => ctx.catalogue(c)?,
         None => None,
     };
+    let schema = check_calls(ctx, run, decisions, &effs, expectations.as_ref())?;
     let effects = Effects {
         rules: &ctx.effect_rules,
         recorded: &run.recorded_effects,
@@ -66,23 +90,27 @@ pub(super) fn judge<'d>(
     let steps: Vec<StepInput<'_>> = decisions
         .iter()
         .zip(&effs)
-        .map(|(d, e)| StepInput {
-            step: d.step,
-            turn: d.turn,
-            menu: e.menu(d.exposed.as_deref()),
-            catalogue: e.catalogue_name,
-            selected: d.selected.as_deref(),
-            expected: d.expected.as_ref(),
-            status: d.status,
-            stage: d.stage,
-            reason: d.reason.as_deref(),
-            message: d.message.as_deref(),
-            result: d.result.as_ref(),
-            progress: d.progress,
-            abstain: e.abstain_or(&ctx.abstain),
-            arguments: d.arguments.as_ref(),
-            text: d.text.as_deref(),
-            raw: d.raw.as_ref(),
+        .zip(&schema)
+        .map(|((d, e), check)| {
+            let (status, stage, reason) = outcome(d, check);
+            StepInput {
+                step: d.step,
+                turn: d.turn,
+                menu: e.menu(d.exposed.as_deref()),
+                catalogue: e.catalogue_name,
+                selected: d.selected.as_deref(),
+                expected: d.expected.as_ref(),
+                status,
+                stage,
+                reason,
+                message: d.message.as_deref(),
+                result: d.result.as_ref(),
+                progress: d.progress,
+                abstain: e.abstain_or(&ctx.abstain),
+                arguments: d.arguments.as_ref(),
+                text: d.text.as_deref(),
+                raw: d.raw.as_ref(),
+            }
         })
         .collect();
     let input = RunInput {
@@ -111,5 +139,6 @@ pub(super) fn judge<'d>(
         expectations,
         call_effects,
         catalogue,
+        schema,
     })
 }

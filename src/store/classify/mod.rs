@@ -6,6 +6,7 @@ mod context;
 mod explain;
 mod judge;
 pub mod matching;
+mod schema;
 mod stored;
 
 use rusqlite::params;
@@ -17,6 +18,7 @@ pub(crate) use stored::{StoredDecision, StoredRun, load_catalogue, load_decision
 
 use crate::error::Result;
 use crate::ladder::errors::ErrorStageSource;
+use crate::ladder::schema::{SchemaCheck, SchemaFinding};
 use crate::model::{FindingKind, Label};
 
 /// A SQL text built once per call site (the statement cache keys on it).
@@ -100,7 +102,8 @@ pub(crate) fn catalogues_known(
 /// classified again).
 const RUN_FINDING_KINDS: &str = concat!(
     "'exposure_mismatch','hidden_proposal','unclassified_reason','label_conflict',",
-    "'missing_call','argument_mismatch','unexpected_call','missing_output'"
+    "'missing_call','argument_mismatch','unexpected_call','missing_output',",
+    "'schema_violation'"
 );
 
 /// Longest typed-error text kept in `ladder.error_detail`, in characters.
@@ -142,10 +145,11 @@ pub(crate) fn classify_loaded(
     let mask = |s: &str| ctx.redactor.apply(s).into_owned();
 
     let mut first_at: Option<i64> = None;
-    for ((d, eff), v) in decisions
+    for (i, ((d, eff), v)) in decisions
         .iter()
         .zip(&judged.effs)
         .zip(&judged.verdict.decisions)
+        .enumerate()
     {
         if let Some(c) = eff.catalogue_name
             && !ctx.finding_catalogues.contains(c)
@@ -163,7 +167,7 @@ pub(crate) fn classify_loaded(
         };
         let reason = match &c.error {
             Some(e) => Some(e.reason()),
-            None => d.reason.clone(),
+            None => judged.outcome(i).2.map(str::to_string),
         };
         let (error_source, error_detail) = match &c.error {
             Some(e) => (
@@ -234,6 +238,24 @@ pub(crate) fn classify_loaded(
                 Some(d.step),
                 f.tool.as_deref(),
                 &f.detail,
+            )?;
+        }
+        if let (SchemaCheck::Invalid(violations), Some(tool)) = (&judged.schema[i], &d.selected) {
+            let f = SchemaFinding {
+                step: d.step,
+                tool: tool.clone(),
+                violations: violations.clone(),
+                status: d.status,
+            };
+            insert_finding(
+                conn,
+                FindingKind::SchemaViolation,
+                eff.catalogue_name,
+                run,
+                run_id,
+                Some(d.step),
+                Some(tool),
+                &f.detail(&mask),
             )?;
         }
     }

@@ -7,6 +7,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde_json::Value;
 
 use crate::error::Result;
+use crate::ladder::schema::ToolSchemas;
 use crate::ladder::{CaseRef, CatalogueView, RecordedEffects, ToolInfo};
 use crate::model::{
     Decision, Effect, Expectations, Label, MenuFields, Policy, Progress, Retrieval, Run, Stage,
@@ -129,17 +130,20 @@ pub(crate) struct StoredRun {
     pub(super) success: Option<bool>,
     /// The MCP annotations of its recorded `tool_definitions`.
     pub(super) recorded_effects: RecordedEffects,
+    /// The tools of its recorded `tool_definitions`, with their argument
+    /// schemas (`expectations.md` §8).
+    pub(super) tool_schemas: ToolSchemas,
 }
 
 impl StoredRun {
     /// A run record just written, kept for classifying its decisions.
     pub(crate) fn from_model(r: Run) -> StoredRun {
+        let defs = r.extra.get("tool_definitions");
         StoredRun {
-            recorded_effects: r
-                .extra
-                .get("tool_definitions")
+            recorded_effects: defs
                 .map(RecordedEffects::from_definitions)
                 .unwrap_or_default(),
+            tool_schemas: defs.map(ToolSchemas::from_definitions).unwrap_or_default(),
             task_id: r.task_id,
             started_us: r.started_at.map(|t| t.micros()),
             menu: r.menu.into(),
@@ -155,6 +159,7 @@ impl StoredRun {
             menu: StoredMenu::default(),
             success: None,
             recorded_effects: RecordedEffects::default(),
+            tool_schemas: ToolSchemas::default(),
         }
     }
 }
@@ -172,6 +177,10 @@ pub(crate) fn load_run(conn: &Connection, run_id: &str) -> Result<Option<StoredR
     };
     let row = || format!("row run_id {}", echo(run_id));
     let at = Stored::new(conn, Table::Runs, &row);
+    // json_extract gives a list or object as JSON text.
+    let defs: Option<Value> = r
+        .get::<_, Option<String>>(8)?
+        .and_then(|d| serde_json::from_str(&d).ok());
     Ok(Some(StoredRun {
         task_id: r.get(0)?,
         started_us: r.get(1)?,
@@ -183,13 +192,14 @@ pub(crate) fn load_run(conn: &Connection, run_id: &str) -> Result<Option<StoredR
             visible: at.list("visible", r.get(6)?)?,
         },
         success: r.get(7)?,
-        recorded_effects: match r.get::<_, Option<String>>(8)? {
-            // json_extract gives a list or object as JSON text.
-            Some(defs) => serde_json::from_str::<Value>(&defs)
-                .map(|v| RecordedEffects::from_definitions(&v))
-                .unwrap_or_default(),
-            None => RecordedEffects::default(),
-        },
+        recorded_effects: defs
+            .as_ref()
+            .map(RecordedEffects::from_definitions)
+            .unwrap_or_default(),
+        tool_schemas: defs
+            .as_ref()
+            .map(ToolSchemas::from_definitions)
+            .unwrap_or_default(),
     }))
 }
 
@@ -361,6 +371,26 @@ pub(super) fn load_cases(conn: &Connection, task_id: &str) -> Result<Vec<StoredC
 }
 
 /// A catalogue version as the ladder sees it (first definitions win).
+/// The argument schemas of a catalogue's tools (`expectations.md` §8).
+pub(super) fn load_catalogue_schemas(conn: &Connection, version: &str) -> Result<ToolSchemas> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT name, CASE WHEN json_valid(record) THEN json_extract(record, '$.input_schema') END
+         FROM tools WHERE catalogue = ?1",
+    )?;
+    let rows: Vec<(String, Option<Value>)> = stmt
+        .query_map([version], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<String>>(1)?
+                    .and_then(|s| serde_json::from_str(&s).ok()),
+            ))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(ToolSchemas::from_tools(
+        rows.iter().map(|(n, s)| (n.as_str(), s.as_ref())),
+    ))
+}
+
 pub(crate) fn load_catalogue(conn: &Connection, version: &str) -> Result<Option<CatalogueView>> {
     let abstain: Option<Option<String>> = conn
         .prepare_cached("SELECT abstain FROM catalogues WHERE version = ?1")?

@@ -8,7 +8,8 @@ use ratatui::text::{Line, Span};
 
 use super::{badge, esc, hang, opt};
 use crate::ladder::label_text;
-use crate::model::Rung;
+use crate::ladder::schema::SchemaFinding;
+use crate::model::{FindingKind, Rung};
 use crate::store::browse::MenuItem;
 use crate::store::{MatchRow, RunExpectations};
 use crate::text::truncate;
@@ -260,13 +261,24 @@ pub fn detail_lines<'a>(
         t.title(),
     ));
     for fi in &e.findings {
+        // A schema violation lists each failing path on a line of its own.
+        let split = (fi.kind == FindingKind::SchemaViolation.as_str())
+            .then(|| SchemaFinding::split_detail(&fi.detail))
+            .flatten();
+        let text = match &split {
+            Some((head, _, what)) => format!("{head}; {what}"),
+            None => fi.detail.clone(),
+        };
         lines.extend(hang(
             vec![Span::styled(format!("  {}: ", fi.kind), t.warn())],
             fi.kind.chars().count() + 4,
-            &esc(&fi.detail),
+            &esc(&text),
             Style::new(),
             width,
         ));
+        for path in split.map(|(_, paths, _)| paths).unwrap_or_default() {
+            lines.extend(hang(vec![Span::raw("    ")], 4, &esc(path), t.bad(), width));
+        }
     }
 
     lines.push(Line::raw(""));
