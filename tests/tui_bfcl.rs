@@ -31,12 +31,11 @@ fn open(dir: &tempfile::TempDir) -> Harness {
     h
 }
 
-/// Opens the run whose id matches `words` on the Run screen.
+/// Opens the run whose id matches `words` on the Run screen (Enter in the
+/// search box opens the best match).
 fn open_run(h: &mut Harness, words: &str) {
     h.keys("2 /");
     h.type_text(words);
-    h.settle_draw();
-    h.keys("Enter");
     h.settle_draw();
     h.keys("Enter");
     h.settle_draw();
