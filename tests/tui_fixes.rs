@@ -433,3 +433,30 @@ fn a_time_reaching_back_too_far_is_refused_in_the_filter_bar() {
     assert_eq!(h.app.filter.since, Some(micros("1926-11-29T00:00:00Z")));
     assert!(h.text().contains("Ladder · 12 decisions"), "{}", h.text());
 }
+
+#[test]
+fn the_compare_screen_cuts_a_long_version_with_an_ellipsis() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [
+        r#"{"type":"catalogue","version":"support-tools-2026-11-20-release-candidate","tools":[{"name":"a","family":"f","effect":"none","description":"A."}]}"#,
+        r#"{"type":"catalogue","version":"v2","tools":[{"name":"a","family":"f","effect":"none","description":"A."}]}"#,
+        r#"{"type":"decision","run_id":"r","step":1,"catalogue":"v2","selected":"a"}"#,
+    ];
+    let db = import(dir.path(), &[trace(dir.path(), &lines)]);
+    let mut h = open_at(&db, "2026-11-23T00:00:00Z", 120, 30);
+    keys(&mut h, "8");
+    let text = h.text();
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("│ B "))
+        .unwrap_or_else(|| panic!("{text}"));
+    // Cut at the list's border, marked; the short one padded to its tools.
+    assert!(row.starts_with("│ B support-tools-2026-11-20…│"), "{row}");
+    assert!(text.contains("│ C v2                1 tools│"), "{text}");
+    // The metric table's header cuts it at its end, too, and keeps the
+    // base's mark.
+    assert!(
+        text.contains("metric              support-tools-2026-11-20-r… (base)"),
+        "{text}"
+    );
+}

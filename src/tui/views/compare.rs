@@ -146,11 +146,15 @@ fn draw_menus(f: &mut Frame, app: &App, area: Rect) {
         .map(|(i, &k)| {
             let cat = &list[k];
             let m = mark(app, &cat.version);
-            let line = Line::from(vec![
-                Span::styled(format!(" {m} "), if m == " " { t.dim() } else { t.key() }),
-                Span::raw(format!("{:<14}", esc(&cat.version))),
-                Span::styled(format!(" {:>4} tools", n(cat.tools)), t.dim()),
-            ]);
+            // A long version is cut with `…` at the border.
+            let line = super::fit_line(
+                vec![
+                    Span::styled(format!(" {m} "), if m == " " { t.dim() } else { t.key() }),
+                    Span::raw(crate::text::pad_right(&esc(&cat.version), 14)),
+                    Span::styled(format!(" {:>4} tools", n(cat.tools)), t.dim()),
+                ],
+                area.width.saturating_sub(2) as usize,
+            );
             if focused && i == c.cursor.sel {
                 line.style(t.selected())
             } else {
@@ -268,17 +272,20 @@ fn draw_table(f: &mut Frame, app: &App, r: &CompareReport, area: Rect) {
         .collect();
     let mut head = vec![Cell::from("metric")];
     let mut widths = vec![Constraint::Length(19)];
+    widths.extend(r.menus.iter().map(|_| Constraint::Fill(1)));
+    // A long name is cut at its end with `…`, not at its start.
+    let cols = super::column_widths(area.width.saturating_sub(2), &widths);
     for (i, m) in r.menus.iter().enumerate() {
         let name = esc(&m.summary.catalogue).into_owned();
+        let col = cols[i + 1];
         head.push(Cell::from(
             Line::from(if i == 0 {
-                format!("{name} (base)")
+                format!("{} (base)", super::fit(&name, col.saturating_sub(7)))
             } else {
-                format!("{name} ")
+                format!("{} ", super::fit(&name, col.saturating_sub(1)))
             })
             .right_aligned(),
         ));
-        widths.push(Constraint::Fill(1));
     }
     let head = Row::new(head).style(t.header());
     f.render_widget(
@@ -337,11 +344,12 @@ fn draw_cells(f: &mut Frame, app: &App, r: &CompareReport, area: Rect) {
         .collect();
     let mut head = vec![Cell::from("cell (acceptable → selected)")];
     let mut widths = vec![Constraint::Fill(3)];
-    for m in &r.menus {
+    widths.extend(r.menus.iter().map(|_| Constraint::Fill(1)));
+    let cols = super::column_widths(area.width.saturating_sub(2), &widths);
+    for (m, col) in r.menus.iter().zip(&cols[1..]) {
         head.push(Cell::from(
-            Line::from(esc(&m.summary.catalogue).into_owned()).right_aligned(),
+            Line::from(super::fit(&esc(&m.summary.catalogue), *col)).right_aligned(),
         ));
-        widths.push(Constraint::Fill(1));
     }
     let b = b.title_bottom(
         Line::from(format!(" {} of {} ", c.cells.sel + 1, r.cells.len())).right_aligned(),
