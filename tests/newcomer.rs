@@ -1,7 +1,8 @@
 //! The newcomer's first hour on the command line: a misspelt command, a
 //! filter value that matches nothing, a window reaching back too far, a
 //! folder with nothing to import, what `import --help` and the README say
-//! a folder means, and the first import's summary.
+//! a folder means, the first import's summary, and how the README has one
+//! install it.
 
 mod common;
 
@@ -345,5 +346,36 @@ fn the_readmes_first_command_opens_one_story() {
                 "the README does not say how to open {name}"
             );
         }
+    }
+}
+
+/// The README says how to put `rung` on the PATH and which Rust it needs,
+/// and that version is the one every crate of the workspace declares.
+#[test]
+fn the_readme_says_how_to_install_and_which_rust() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let blocks: Vec<&str> = readme
+        .split("```sh\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .collect();
+    assert!(
+        blocks
+            .iter()
+            .any(|b| b.lines().any(|l| l.trim() == "cargo install --path .")),
+        "no `cargo install --path .` in a shell block of the README"
+    );
+    let said = readme
+        .split("rung needs Rust ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .expect("the README names the minimum Rust version");
+    for manifest in ["Cargo.toml", "core/Cargo.toml", "samplegen/Cargo.toml"] {
+        let text = std::fs::read_to_string(root().join(manifest)).unwrap();
+        let declared = text
+            .lines()
+            .find_map(|l| l.strip_prefix("rust-version = "))
+            .unwrap_or_else(|| panic!("{manifest} declares no rust-version"));
+        assert_eq!(declared, format!("\"{said}\""), "{manifest}");
     }
 }

@@ -254,7 +254,8 @@ fn cli_outputs(db: &Path, no_redact: bool) -> Vec<(String, String)> {
 }
 
 /// The TUI's screens, as text: every screen, every run's timeline and
-/// every decision's detail pane (top and bottom), every tool's audit.
+/// every decision's detail pane (top and bottom), every tool's audit and
+/// diff, the Compare screen and a cell's attempts there.
 fn tui_outputs(db: &Path, no_redact: bool) -> Vec<(String, String)> {
     let now = rung::model::Timestamp::parse(NOW).unwrap().micros();
     let mut h = Harness::open(db, now, no_redact, 250, 100).unwrap();
@@ -278,8 +279,16 @@ fn tui_outputs(db: &Path, no_redact: bool) -> Vec<(String, String)> {
         h.keys(key);
         shot(&mut h, what.into());
     }
-    h.keys("8");
-    shot(&mut h, "compare".into());
+    // Compare: the oldest against the newest, then c1 added (it ran c0's
+    // task), and the base's cell opened on its attempts.
+    for (key, what) in [
+        ("8", "compare"),
+        ("h j Space l", "compare with c1"),
+        ("Enter", "compare cell"),
+    ] {
+        h.keys(key);
+        shot(&mut h, what.into());
+    }
     h.keys("6");
     shot(&mut h, "tools".into());
     let tools = h.app.tool_rows().len();
@@ -288,7 +297,10 @@ fn tui_outputs(db: &Path, no_redact: bool) -> Vec<(String, String)> {
         shot(&mut h, format!("tool {t}"));
         h.keys("G");
         shot(&mut h, format!("tool {t} bottom"));
-        h.keys("Esc j");
+        // The tool against the nearest other version.
+        h.keys("d");
+        shot(&mut h, format!("tool {t} diff"));
+        h.keys("Esc Esc j");
     }
     h.keys("2");
     shot(&mut h, "runs".into());
