@@ -210,6 +210,12 @@ spelled_enum!(
         ArgumentMismatch => "argument_mismatch",
         UnexpectedCall => "unexpected_call",
         MissingOutput => "missing_output",
+        UnsourcedId => "unsourced_id",
+        IdFromDescription => "id_from_description",
+        AnnouncedNoCall => "announced_no_call",
+        WriteUnderInform => "write_under_inform",
+        MenuChanged => "menu_changed",
+        RepeatedCall => "repeated_call",
     }
 );
 
