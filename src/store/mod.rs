@@ -44,7 +44,10 @@ pub mod browse {
 pub mod query {
     pub use super::decisions::run_steps;
     pub use super::filter_sql::FilterSql;
-    pub use super::findings::{FindingRow, decision_findings, findings, is_decision_kind};
+    pub use super::findings::{
+        FindingGroup, FindingRow, count_findings, decision_findings, finding_groups, findings,
+        for_each_finding, is_decision_kind,
+    };
     pub use super::refusals::refusals;
     pub use super::runs::{RunRow, runs};
     pub use super::tools::tools;

@@ -22,6 +22,8 @@ pub(crate) struct Context<'c> {
     /// Catalogues whose decisions were classified (before or after): their
     /// catalogue-level findings must be recomputed.
     pub(crate) finding_catalogues: BTreeSet<String>,
+    /// What the audit findings keep across runs.
+    pub(super) audit: super::audit::AuditCache,
 }
 
 impl<'c> Context<'c> {
@@ -33,12 +35,14 @@ impl<'c> Context<'c> {
             catalogues: HashMap::new(),
             cases: HashMap::new(),
             finding_catalogues: BTreeSet::new(),
+            audit: super::audit::AuditCache::new(config),
         }
     }
 
     /// Forgets a cached catalogue (it changed).
     pub(crate) fn forget_catalogue(&mut self, version: &str) {
         self.catalogues.remove(version);
+        self.audit.forget(version);
     }
 
     /// Forgets a task's cached cases (one was added or replaced).

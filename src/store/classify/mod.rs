@@ -1,6 +1,7 @@
 //! The classification pass: reads the runs an import touched, walks the
 //! ladder for each of their decisions and writes the verdicts and findings.
 
+mod audit;
 mod catalogue;
 mod context;
 mod explain;
@@ -243,5 +244,5 @@ pub(crate) fn classify_loaded(
         first_failed.map(|r| r.as_str()),
         first_at.or(run.started_us)
     ])?;
-    Ok(())
+    audit::audit_run(ctx, run_id, run, decisions)
 }
