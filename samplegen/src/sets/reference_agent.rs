@@ -807,8 +807,12 @@ requests sent to SharePoint, is fixed by the merge too, which is why
 
 {n42}
 {n43}
-No findings are expected. `rung report refusals` is empty (nothing is
-refused). Dates: `menu-42` attempts run 2026-11-02 to 2026-11-06 (one trial a
+The ladder raises no finding. The audit finds each wrong call sent a second
+time with the same arguments (`repeated_call`): the unrecovered runs and
+those that recover on turn 3 (`rung report findings`):
+
+{findings}
+`rung report refusals` is empty (nothing is refused). Dates: `menu-42` attempts run 2026-11-02 to 2026-11-06 (one trial a
 day), the replay 2026-11-10 to 2026-11-14; `RUNG_NOW=2026-11-15T00:00:00Z`
 puts the default 7-day window on the replay week.
 "#,
@@ -824,5 +828,6 @@ puts the default 7-day window on the replay week.
         c43 = cells(d43),
         n42 = super::numbers_section(a, "`--catalogue menu-42`", d42),
         n43 = super::numbers_section(a, "`--catalogue menu-43`", d43),
+        findings = crate::check::findings_summary_table(&a.all_findings()),
     )
 }
