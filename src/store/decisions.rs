@@ -31,10 +31,13 @@ pub struct DecisionRow {
     pub labelled: bool,
     pub time_us: Option<i64>,
     pub violated: bool,
+    /// How many findings are about this decision.
+    pub findings: u64,
 }
 
 const DECISION_COLUMNS: &str = "l.decision_id, l.run_id, l.step, l.turn, l.phase, l.selected, \
-l.rung, l.status, l.reason, l.boundary, l.progress, l.acceptable, l.time_us, l.violated";
+l.rung, l.status, l.reason, l.boundary, l.progress, l.acceptable, l.time_us, l.violated, \
+(SELECT count(*) FROM findings f WHERE f.run_id = l.run_id AND f.step = l.step)";
 
 fn decision_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<DecisionRow> {
     let decision_id: i64 = r.get(at)?;
@@ -58,6 +61,7 @@ fn decision_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<DecisionRow
         acceptable: acceptable.unwrap_or_default(),
         time_us: r.get(at + 12)?,
         violated: r.get(at + 13)?,
+        findings: r.get::<_, i64>(at + 14)? as u64,
     })
 }
 

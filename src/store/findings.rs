@@ -5,6 +5,7 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, params_from_iter};
 
 use super::filter_sql::{FilterSql, push_in};
+use super::paging::{Anchor, Key, Page, Spec};
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::model::FindingKind;
@@ -181,4 +182,174 @@ pub fn is_decision_kind(kind: FindingKind) -> bool {
             | FindingKind::WriteUnderInform
             | FindingKind::RepeatedCall
     )
+}
+
+/// The findings of one kind in a window, counted, beside the window of the
+/// same length before it (the Findings screen).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KindCount {
+    pub kind: String,
+    /// Findings whose decision falls in `[since, until)`.
+    pub count: u64,
+    /// Distinct runs of those.
+    pub runs: u64,
+    /// Findings in the window of the same length before.
+    pub previous: u64,
+    /// Findings with no time: catalogue findings, and decisions with no
+    /// time of their own or of their run.
+    pub undated: u64,
+}
+
+/// The Findings screen's counts: per kind with any finding in the two
+/// windows or undated, by count descending then kind; and the distinct
+/// runs over all kinds in the window.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FindingCounts {
+    pub rows: Vec<KindCount>,
+    pub runs: u64,
+}
+
+/// A finding's time: its decision's (`ladder.time_us`, the decision's `at`
+/// or its run's start); none for catalogue findings.
+const FINDING_TIME: &str =
+    "(SELECT l2.time_us FROM ladder l2 WHERE l2.run_id = x.run_id AND l2.step = x.step)";
+
+/// The findings the filter selects, counted per kind in `[since, until)`,
+/// in the window of the same length before, and undated.
+pub fn finding_counts(
+    conn: &Connection,
+    f: &Filter,
+    since: i64,
+    until: i64,
+) -> Result<FindingCounts> {
+    let (inner, mut args) = selected(
+        f,
+        &format!("x.kind AS kind, x.run_id AS run_id, {FINDING_TIME} AS t"),
+        "",
+    );
+    let prev = since - (until - since);
+    let sql = format!(
+        "SELECT kind,
+            sum(t >= ?1 AND t < ?2),
+            count(DISTINCT CASE WHEN t >= ?1 AND t < ?2 THEN run_id END),
+            sum(t >= ?3 AND t < ?1),
+            sum(t IS NULL)
+         FROM ({inner}) GROUP BY kind"
+    );
+    // The window's bounds are the first parameters; the filter's follow.
+    let sql = renumber(&sql, 3);
+    let mut all = vec![Sql::Integer(since), Sql::Integer(until), Sql::Integer(prev)];
+    all.append(&mut args);
+    let mut rows: Vec<KindCount> = conn
+        .prepare(&sql)?
+        .query_map(params_from_iter(all.iter()), |r| {
+            let n = |i: usize| -> rusqlite::Result<u64> {
+                Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0) as u64)
+            };
+            Ok(KindCount {
+                kind: r.get(0)?,
+                count: n(1)?,
+                runs: n(2)?,
+                previous: n(3)?,
+                undated: n(4)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    rows.retain(|k| k.count + k.previous + k.undated > 0);
+    rows.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.kind.cmp(&b.kind)));
+    let runs_sql = renumber(
+        &format!("SELECT count(DISTINCT run_id) FROM ({inner}) WHERE t >= ?1 AND t < ?2"),
+        2,
+    );
+    let runs: i64 = conn.query_row(
+        &runs_sql,
+        params_from_iter(all[..2].iter().chain(&all[3..])),
+        |r| r.get(0),
+    )?;
+    Ok(FindingCounts {
+        rows,
+        runs: runs as u64,
+    })
+}
+
+/// `sql` with its bare `?` placeholders numbered from `first + 1`, so that
+/// they follow numbered ones (`?1` ... `?first`) used before them.
+fn renumber(sql: &str, first: usize) -> String {
+    let mut out = String::with_capacity(sql.len() + 16);
+    let mut n = first;
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '?' && !chars.peek().is_some_and(char::is_ascii_digit) {
+            n += 1;
+            out.push_str(&n.to_string());
+        }
+    }
+    out
+}
+
+/// The findings a Findings list shows: one kind, in `[since, until)` or
+/// undated.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FindingSet {
+    pub kind: String,
+    pub since: i64,
+    pub until: i64,
+}
+
+/// One finding in a Findings list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FindingItem {
+    pub id: i64,
+    pub row: FindingRow,
+    pub time_us: Option<i64>,
+}
+
+/// One page of the findings of a kind, in the order they were stored.
+pub fn findings_page(
+    conn: &Connection,
+    f: &Filter,
+    set: &FindingSet,
+    anchor: &Anchor,
+    n: usize,
+) -> Result<Page<FindingItem>> {
+    let (inner, mut args) = selected(
+        f,
+        &format!("x.id AS id, {FINDING_COLUMNS}, {FINDING_TIME} AS t"),
+        "",
+    );
+    // The inner query's columns come out under their own names.
+    let from_where =
+        format!("FROM ({inner}) y WHERE y.kind = ? AND (y.t IS NULL OR (y.t >= ? AND y.t < ?))");
+    args.push(Sql::Text(set.kind.clone()));
+    args.push(Sql::Integer(set.since));
+    args.push(Sql::Integer(set.until));
+    let spec = Spec {
+        select: "y.kind, y.catalogue, y.task_id, y.run_id, y.step, y.tool, y.detail, y.t",
+        from_where,
+        args,
+        key: "y.id",
+        id: None,
+        desc: false,
+    };
+    spec.page(conn, anchor, n, &|r| {
+        Ok(FindingItem {
+            id: r.get(0)?,
+            row: FindingRow {
+                kind: r.get(2)?,
+                catalogue: r.get(3)?,
+                task_id: r.get(4)?,
+                run_id: r.get(5)?,
+                step: r.get(6)?,
+                tool: r.get(7)?,
+                detail: r.get(8)?,
+            },
+            time_us: r.get(9)?,
+        })
+    })
+}
+
+/// The key of a finding in a Findings list.
+pub fn finding_key(item: &FindingItem) -> Key {
+    (Sql::Integer(item.id), Sql::Integer(item.id))
 }

@@ -29,6 +29,10 @@ pub mod browse {
         next_failing, step_key, timeline_page,
     };
     pub use super::detail::{Detail, MenuItem, decision_detail};
+    pub use super::findings::{
+        FindingCounts, FindingItem, FindingSet, KindCount, finding_counts, finding_key,
+        findings_page,
+    };
     pub use super::hints::{FilterHints, filter_hints};
     pub use super::paging::{Anchor, Key, Page, cmp_key};
     pub use super::payload::{PayloadColumn, PayloadReader, payload_bytes, payload_read};

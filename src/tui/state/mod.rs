@@ -4,6 +4,7 @@
 
 mod confusions;
 mod decisions;
+mod findings;
 mod form;
 mod ladder;
 mod refusals;
@@ -17,6 +18,7 @@ use std::sync::Arc;
 
 pub use confusions::{ConfusionsState, MATRIX};
 pub use decisions::DecisionsState;
+pub use findings::{FindingListState, FindingsState};
 pub use form::{FilterForm, form_of, parse_form};
 pub use ladder::{LadderState, TREND_DAYS};
 pub use refusals::RefusalsState;
@@ -145,6 +147,7 @@ pub struct App {
     pub tools: ToolsState,
     pub tool: ToolState,
     pub decisions: DecisionsState,
+    pub findings: FindingsState,
     pub details: DetailCache,
     /// The last problem a worker reported, shown in the key bar.
     pub status: Option<String>,
@@ -181,6 +184,11 @@ impl App {
             tools: ToolsState::default(),
             tool: ToolState::default(),
             decisions: DecisionsState::default(),
+            findings: FindingsState {
+                since: until - WEEK,
+                until,
+                ..Default::default()
+            },
             details: DetailCache::default(),
             status: None,
             outbox: Vec::new(),

@@ -1,4 +1,4 @@
-//! The screens: the six tabs and the two drill-downs, their titles and
+//! The screens: the seven tabs and the three drill-downs, their titles and
 //! which tab each belongs to.
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -13,17 +13,22 @@ pub enum Screen {
     Tool,
     /// A list of decisions (from a rung, a refusal reason or a cell).
     Decisions,
+    /// Findings per kind, this window and the one before.
+    Findings,
+    /// One kind's findings (from Findings).
+    FindingList,
 }
 
 impl Screen {
-    /// The six screens of the tab bar, in number-key order.
-    pub const TABS: [Screen; 6] = [
+    /// The screens of the tab bar, in number-key order.
+    pub const TABS: [Screen; 7] = [
         Screen::Ladder,
         Screen::Runs,
         Screen::Run,
         Screen::Refusals,
         Screen::Confusions,
         Screen::Tools,
+        Screen::Findings,
     ];
 
     pub fn title(self) -> &'static str {
@@ -36,6 +41,8 @@ impl Screen {
             Screen::Tools => "Tools",
             Screen::Tool => "Tool",
             Screen::Decisions => "Decisions",
+            Screen::Findings => "Findings",
+            Screen::FindingList => "Kind",
         }
     }
 
@@ -44,6 +51,7 @@ impl Screen {
         match self {
             Screen::Tool => Screen::Tools,
             Screen::Decisions => Screen::Ladder,
+            Screen::FindingList => Screen::Findings,
             s => s,
         }
     }

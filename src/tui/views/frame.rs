@@ -15,15 +15,30 @@ use crate::tui::theme::Theme;
 
 pub(super) fn tabs(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
-    let mut spans = vec![Span::styled(" rung ", t.title())];
+    // Padded tabs when they fit, else tighter ones (80 columns).
+    let padded: usize = 6 + Screen::TABS
+        .iter()
+        .enumerate()
+        .map(|(i, s)| 3 + (i + 1).to_string().len() + 1 + s.title().chars().count())
+        .sum::<usize>();
+    let tight = padded > area.width as usize;
+    let mut spans = vec![Span::styled(
+        if tight { "rung" } else { " rung " },
+        t.title(),
+    )];
     for (i, s) in Screen::TABS.iter().enumerate() {
         spans.push(Span::raw(" "));
-        spans.push(Span::styled(
-            format!(" {} {} ", i + 1, s.title()),
-            t.tab(app.screen.tab() == *s),
-        ));
+        let label = if tight {
+            format!("{} {}", i + 1, s.title())
+        } else {
+            format!(" {} {} ", i + 1, s.title())
+        };
+        spans.push(Span::styled(label, t.tab(app.screen.tab() == *s)));
     }
-    if matches!(app.screen, Screen::Tool | Screen::Decisions) {
+    if matches!(
+        app.screen,
+        Screen::Tool | Screen::Decisions | Screen::FindingList
+    ) {
         spans.push(Span::styled(
             format!("  › {}", app.screen.title()),
             t.header(),

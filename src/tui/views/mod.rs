@@ -4,6 +4,7 @@
 
 mod confusions;
 pub mod detail;
+mod findings;
 mod frame;
 mod ladder;
 mod refusals;
@@ -54,6 +55,8 @@ pub fn draw(f: &mut Frame, app: &App) {
             Screen::Tools => tools::draw(f, app, parts.body),
             Screen::Tool => tools::draw_tool(f, app, parts.body),
             Screen::Decisions => runs::draw_decisions(f, app, parts.body),
+            Screen::Findings => findings::draw(f, app, parts.body),
+            Screen::FindingList => findings::draw_list(f, app, parts.body),
         }
     }
     frame::key_bar(f, app, parts.keys);

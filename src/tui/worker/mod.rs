@@ -53,9 +53,11 @@ pub enum Slot {
     Payload,
     PayloadSeek,
     Decisions,
+    Findings,
+    FindingList,
 }
 
-const SLOTS: usize = Slot::Decisions as usize + 1;
+const SLOTS: usize = Slot::FindingList as usize + 1;
 
 /// The latest request number of every slot, shared with the workers.
 #[derive(Debug, Default)]

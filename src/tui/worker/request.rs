@@ -8,8 +8,8 @@ use super::Slot;
 use crate::filter::Filter;
 use crate::metrics::{Confusions, LadderCounts, Metrics, RefusalReport, ToolUsage};
 use crate::store::browse::{
-    Anchor, DecisionRow, DecisionSet, Detail, FilterHints, Page, PayloadColumn, RunHeader, RunSort,
-    ToolAudit, ToolDef, ToolFlags,
+    Anchor, DecisionRow, DecisionSet, Detail, FilterHints, FindingCounts, FindingItem, FindingSet,
+    Page, PayloadColumn, RunHeader, RunSort, ToolAudit, ToolDef, ToolFlags,
 };
 use crate::store::query::RunRow;
 use crate::tui::payload::Indent;
@@ -90,6 +90,18 @@ pub enum Request {
         set: DecisionSet,
         anchor: Anchor,
     },
+    /// Findings per kind in `[since, until)` and the window before.
+    Findings {
+        filter: Filter,
+        since: i64,
+        until: i64,
+    },
+    /// A page of one kind's findings.
+    FindingList {
+        filter: Filter,
+        set: FindingSet,
+        anchor: Anchor,
+    },
 }
 
 impl Request {
@@ -105,6 +117,7 @@ impl Request {
                 | Request::Tools(_)
                 | Request::ToolAudit { .. }
                 | Request::Hints
+                | Request::Findings { .. }
         )
     }
 }
@@ -174,6 +187,8 @@ pub enum Response {
     Payload(Box<Chunk>),
     PayloadSeek(Vec<(u64, Indent)>),
     Decisions(Page<DecisionRow>),
+    Findings(Box<FindingCounts>),
+    FindingList(Page<FindingItem>),
     Error(String),
 }
 
