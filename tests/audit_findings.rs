@@ -193,3 +193,26 @@ fn a_bad_phrase_in_the_config_is_refused_at_load() {
     );
     assert!(!db.exists(), "nothing was stored");
 }
+
+#[test]
+fn report_help_names_every_finding_kind_with_its_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = rung(&dir.path().join("none.db"), &["report", "--help"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for kind in rung::model::FindingKind::ALL {
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{kind} ")))
+            .unwrap_or_else(|| panic!("{kind} is not in `rung report --help`:\n{}", r.stdout));
+        assert!(line.contains(':'), "{line}");
+    }
+    assert!(
+        r.stdout.contains(
+            "unsourced_id         catalogue task_id run_id step tool: a write carries an id no earlier result returned, not in the goal or scope"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("--summary"), "{}", r.stdout);
+}
