@@ -209,7 +209,7 @@ fn report_help_names_every_finding_kind_with_its_fields() {
     }
     assert!(
         r.stdout.contains(
-            "unsourced_id         catalogue task_id run_id step tool: a write carries an id no earlier result returned, not in the goal or scope"
+            "unsourced_id         catalogue task_id run_id step tool: a write carries an id no earlier result or lookup returned, not in the goal or scope"
         ),
         "{}",
         r.stdout

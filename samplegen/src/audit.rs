@@ -120,8 +120,9 @@ fn finding(kind: &'static str, d: &Classified, tool: Option<String>) -> Finding 
     }
 }
 
-/// The announced action or call written as text in an answer, if any.
-fn announces(text: &str, known: &dyn Fn(&str) -> bool) -> bool {
+/// Whether an answer announces an action, and whether it writes a call
+/// out as text.
+fn announces(text: &str, known: &dyn Fn(&str) -> bool) -> (bool, bool) {
     let lower: String = text
         .chars()
         .map(|c| {
@@ -150,7 +151,7 @@ fn announces(text: &str, known: &dyn Fn(&str) -> bool) -> bool {
                 .find_map(|k| m.get(*k).and_then(Value::as_str))
                 .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) && known(n)))
     }) || lower.contains("<tool_call>");
-    said || written
+    (said, written)
 }
 
 /// The audit findings of every run: `ds` in (run, step) order.
@@ -183,9 +184,12 @@ fn run(cats: &BTreeMap<String, Catalogue>, run: &[Classified], out: &mut BTreeSe
                 .filter(|v| {
                     !r.goal.as_deref().is_some_and(|g| has_token(g, v))
                         && !r.scope.as_deref().is_some_and(|g| has_token(g, v))
-                        && !run[..j]
-                            .iter()
-                            .any(|e| e.d.result.as_ref().is_some_and(|x| mentions(x, v)))
+                        && !run[..j].iter().any(|e| {
+                            e.d.result.as_ref().is_some_and(|x| mentions(x, v))
+                                || (status(e) == Some(Status::Ok)
+                                    && tool(cats, e).is_some_and(|t| t.effect == Effect::ReadOnly)
+                                    && e.d.arguments.as_ref().is_some_and(|x| mentions(x, v)))
+                        })
                 })
                 .collect();
             if !unsourced.is_empty() {
@@ -230,7 +234,10 @@ fn run(cats: &BTreeMap<String, Catalogue>, run: &[Classified], out: &mut BTreeSe
                     || d.menu.as_ref().is_some_and(|m| m.contains(n))
                     || d.d.selected.as_deref() == Some(n)
             };
-            if announces(raw, &known) {
+            let (said, written) = announces(raw, &known);
+            // an announcement followed by a call later in the run did act
+            let acted_later = run[j + 1..].iter().any(|o| !no_call(o));
+            if written || (said && !acted_later) {
                 out.insert(finding("announced_no_call", d, selected.clone()));
             }
         }

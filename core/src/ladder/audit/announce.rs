@@ -7,7 +7,10 @@
 //! "No call": `selected` is null, or the action boundary refused the
 //! proposal at REPRESENTATION (a call written as text, malformed, or of a
 //! tool nobody publishes never became a call). A decision whose turn also
-//! has a real call is left alone: the same message did act.
+//! has a real call is left alone: the same message did act. An announcing
+//! phrase counts only when no later decision of the run made a call: a
+//! conversation that asks the user for an id and then looks it up did act
+//! ("First, I'll need your user ID"). A call written as text always counts.
 
 use serde_json::Value;
 
@@ -215,11 +218,14 @@ pub(super) fn announced(run: &AuditRun<'_>, steps: &[AuditStep<'_>]) -> Vec<Audi
         .filter(|s| !no_call(s))
         .map(|s| s.turn)
         .collect();
+    // The index of the last decision that made a call.
+    let last_call = steps.iter().rposition(|s| !no_call(s));
     let mut out = Vec::new();
     for (j, s) in steps.iter().enumerate() {
         if !no_call(s) || acted.contains(&s.turn) {
             continue;
         }
+        let acted_later = last_call.is_some_and(|c| c > j);
         // The tools this decision knew of: its catalogue, the run's
         // definitions, its menu. With none known, any name will do.
         let menu_names: Vec<String> = if s.menu.has_evidence() {
@@ -242,7 +248,7 @@ pub(super) fn announced(run: &AuditRun<'_>, steps: &[AuditStep<'_>]) -> Vec<Audi
         };
         for t in answer_texts(s) {
             let t = head(t, MAX_TEXT);
-            if found.phrase.is_none() {
+            if found.phrase.is_none() && !acted_later {
                 let chars = norm(t);
                 if let Some(at) = run.announce.find(&chars) {
                     // Quote the original text, not its lowercased form.

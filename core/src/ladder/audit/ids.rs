@@ -1,5 +1,6 @@
 //! `unsourced_id` and `id_from_description`: a write whose arguments carry
-//! an identifier that no earlier result of the run returned and that
+//! an identifier that no earlier result of the run returned, that no
+//! earlier lookup found (a read-only call that succeeded with it), and that
 //! neither the goal nor the scope (the account a session is locked to)
 //! contains (the billing chapter's `sub_31`, cancelled for
 //! the wrong customer); and, reported beside it, the same identifier found
@@ -12,7 +13,7 @@ use super::{
     AuditFinding, AuditRun, AuditStep, DocField, Fate, What, contains_token, cut, quote,
     value_mentions,
 };
-use crate::model::{Effect, FindingKind};
+use crate::model::{Effect, FindingKind, Status};
 
 /// Longest string taken for an identifier, in bytes (longer text is not
 /// one); at most this many identifiers are checked per decision.
@@ -259,6 +260,15 @@ fn hit_in_docs(run: &AuditRun<'_>, s: &AuditStep<'_>, arg: &IdArg) -> Option<Doc
     })
 }
 
+/// A lookup found the value: a read-only call that succeeded with it in its
+/// arguments (a user id given in conversation, then `get_user_details`
+/// with it). The result need not repeat the id it was asked for.
+fn found_by(run: &AuditRun<'_>, e: &AuditStep<'_>, value: &str) -> bool {
+    e.status == Some(Status::Ok)
+        && e.effect(&run.effects) == Some(Effect::ReadOnly)
+        && e.arguments.is_some_and(|a| value_mentions(a, value))
+}
+
 /// `unsourced_id` (and `id_from_description` beside it) for every write of
 /// the run.
 pub(super) fn unsourced(run: &AuditRun<'_>, steps: &[AuditStep<'_>]) -> Vec<AuditFinding> {
@@ -278,7 +288,9 @@ pub(super) fn unsourced(run: &AuditRun<'_>, steps: &[AuditStep<'_>]) -> Vec<Audi
         } else {
             steps
                 .iter()
-                .position(|e| e.result.is_some_and(|r| value_mentions(r, value)))
+                .position(|e| {
+                    e.result.is_some_and(|r| value_mentions(r, value)) || found_by(run, e, value)
+                })
                 .map_or(usize::MAX, |k| k + 1)
         };
         sourced_at.insert(value.to_string(), at);

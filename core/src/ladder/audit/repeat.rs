@@ -5,7 +5,8 @@
 //!
 //! The earlier call must be in an earlier turn (parallel calls of one turn
 //! were made together). A write that executed in between (`ok` or
-//! `unknown`, `mutating` or `destructive`) may have changed the answer, so
+//! `unknown`; `mutating`, `destructive` or of unknown effect, like a
+//! coding agent's `edit` or `bash`) may have changed the answer, so
 //! a call after it is not a repeat: refused "cancel first", cancelled,
 //! then the same refund again is the right sequence. So may a refusal in
 //! between saying the target changed under the run (reason
@@ -75,7 +76,11 @@ pub(super) fn repeated(run: &AuditRun<'_>, steps: &[AuditStep<'_>]) -> Vec<Audit
     executed.push(0usize);
     for s in steps {
         let ran = s.selected.is_some() && matches!(s.status, Some(Status::Ok | Status::Unknown));
-        let w = (ran && s.writes(&run.effects)) || changed_under(s);
+        let may_write = !matches!(
+            s.effect(&run.effects),
+            Some(crate::model::Effect::ReadOnly | crate::model::Effect::None)
+        );
+        let w = (ran && may_write) || changed_under(s);
         writes.push(writes.last().copied().unwrap_or(0) + usize::from(w));
         executed.push(executed.last().copied().unwrap_or(0) + usize::from(ran || w));
     }

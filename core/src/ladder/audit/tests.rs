@@ -369,6 +369,37 @@ fn an_id_from_a_result_two_steps_earlier_is_not_unsourced() {
 }
 
 #[test]
+fn an_id_a_lookup_found_earlier_is_not_unsourced() {
+    // τ-bench: the user gives their id in the conversation, a lookup finds
+    // them with it, the booking carries it.
+    let w = World::new();
+    let run = w.run(None, None);
+    let book = || call(3, "cancel_booking", json!({"user_id": "mia_li_3668"}), None);
+    let lookup = || {
+        call(
+            1,
+            "get_user_details",
+            json!({"user_id": "mia_li_3668"}),
+            Some(json!({"name": "Mia Li", "reservations": ["NQNU5R"]})),
+        )
+    };
+    assert_eq!(audit_run(&run, &[lookup(), book()]), vec![]);
+    // A lookup that failed found nothing; a write's arguments source
+    // nothing either.
+    let mut failed = lookup();
+    failed.status = Some(Status::Error);
+    assert_eq!(
+        kinds(&audit_run(&run, &[failed, book()])),
+        vec![(FindingKind::UnsourcedId, 3)]
+    );
+    let write = call(1, "cancel_other", json!({"user_id": "mia_li_3668"}), None);
+    assert_eq!(
+        kinds(&audit_run(&run, &[write, book()])),
+        vec![(FindingKind::UnsourcedId, 1), (FindingKind::UnsourcedId, 3)]
+    );
+}
+
+#[test]
 fn a_read_tool_is_never_unsourced_nor_a_tool_of_unknown_effect() {
     let w = World::new();
     let run = w.run(None, None);
@@ -588,6 +619,20 @@ fn announce_near_misses() {
     let mut c = call(2, "find_customer", json!({"name": "x"}), None);
     c.turn = 1;
     assert_eq!(audit_run(&run, &[text, c]), vec![]);
+    // An announcement the run then acted on: the user answered, the lookup
+    // came. A call written as text counts all the same.
+    let ask = reply(1, "First, I'll need your user ID.");
+    let later = call(2, "find_customer", json!({"name": "x"}), None);
+    assert_eq!(audit_run(&run, &[ask, later]), vec![]);
+    assert_eq!(
+        kinds(&audit_run(&run, &[ask])),
+        vec![(FindingKind::AnnouncedNoCall, 1)]
+    );
+    let written = reply(1, "{\"name\": \"find_customer\", \"arguments\": {}}");
+    assert_eq!(
+        kinds(&audit_run(&run, &[written, later])),
+        vec![(FindingKind::AnnouncedNoCall, 1)]
+    );
     // A call that executed, whatever its words.
     let mut c = call(1, "find_customer", json!({"name": "x"}), None);
     c.raw = Some(v(json!("Let me search.")));
@@ -843,7 +888,7 @@ fn a_write_in_between_or_the_same_turn_is_not_a_repeat() {
             call(1, "get_invoice", json!({"id": "in_9"}), None),
             "not_found",
         ),
-        call(2, "search_tickets", json!({"accountId": "3318"}), None),
+        call(2, "find_tickets", json!({"accountId": "3318"}), None),
         call(3, "get_invoice", json!({"id": "in_9"}), None),
     ];
     assert_eq!(
@@ -856,6 +901,14 @@ fn a_write_in_between_or_the_same_turn_is_not_a_repeat() {
     a.turn = 1;
     b.turn = 1;
     assert_eq!(audit_run(&run, &[a, b]), vec![]);
+    // A tool of unknown effect may have changed things (a coding agent's
+    // edit between two runs of the same test command).
+    let steps = [
+        call(1, "bash", json!({"command": "python reproduce.py"}), None),
+        call(2, "edit", json!({"path": "a.py"}), None),
+        call(3, "bash", json!({"command": "python reproduce.py"}), None),
+    ];
+    assert_eq!(audit_run(&run, &steps), vec![]);
     // A write repeated after it succeeded is a repeat (nothing in between).
     let steps = [
         call(
