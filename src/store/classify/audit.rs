@@ -9,14 +9,15 @@
 //! It reads what classification does not: the run's goal, scope, intent and
 //! recorded tool definitions, each decision's arguments, answer (`text`,
 //! `raw`) and `retryable`, and the results of the decisions before the
-//! last write that carries an identifier (only those can source one). A
-//! finding's detail is masked with the configured redactor before it is
-//! stored.
+//! last write that carries an identifier (only those can source one), each
+//! in one query per run. A finding's detail is masked with the configured
+//! redactor before it is stored.
 
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use rusqlite::params;
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use super::context::{Context, effective};
@@ -25,7 +26,7 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::ladder::audit::{self, Announce, AuditRun, AuditStep, ToolDoc, identifiers};
 use crate::ladder::{EffectRules, Effects, RecordedEffects};
-use crate::model::{Effect, Intent};
+use crate::model::{Effect, Intent, Status};
 use crate::redact::Redactor;
 use crate::store::decode::{Stored, Table};
 use crate::text::echo;
@@ -125,44 +126,59 @@ fn run_facts(ctx: &Context<'_>, run_id: &str) -> Result<RunFacts> {
     })
 }
 
-/// Each decision's arguments, answer and `retryable` (results are read
-/// later, only where needed).
+/// Each decision's arguments, answer (`text`, `raw`: every decision's, as
+/// an earlier answer tells where an id was last seen, and a call refused or
+/// failed at the representation stage may have been written in words) and
+/// `retryable` (read only where `repeated_call` looks at it: a refused or
+/// failed decision). Results are read later, only where needed. One query
+/// per run.
 fn payloads(ctx: &Context<'_>, run_id: &str, decisions: &[StoredDecision]) -> Result<Vec<Payload>> {
     let mut stmt = ctx.conn.prepare_cached(
-        "SELECT p.arguments, p.raw, d.extra, d.outcome
-         FROM decisions d LEFT JOIN payloads p ON p.decision_id = d.id WHERE d.id = ?1",
+        "SELECT d.id, p.arguments, d.outcome, p.raw, d.extra
+         FROM decisions d LEFT JOIN payloads p ON p.decision_id = d.id
+         WHERE d.run_id = ?1",
     )?;
-    let mut out = Vec::with_capacity(decisions.len());
-    for d in decisions {
-        let mut rows = stmt.query([d.id])?;
-        let Some(r) = rows.next()? else {
-            out.push(Payload::default());
-            continue;
-        };
+    let index: FxHashMap<i64, usize> = decisions
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.id, i))
+        .collect();
+    let mut out: Vec<Payload> = decisions.iter().map(|_| Payload::default()).collect();
+    let mut rows = stmt.query([run_id])?;
+    while let Some(r) = rows.next()? {
+        let id: i64 = r.get(0)?;
+        // A decision the pass does not hold (none: it holds the whole run).
+        let Some(&i) = index.get(&id) else { continue };
+        let d = &decisions[i];
         let row = || format!("row id {} (run {} step {})", d.id, echo(run_id), d.step);
         let payload = Stored::new(ctx.conn, Table::Payloads, &row);
         let decision = Stored::new(ctx.conn, Table::Decisions, &row);
-        let extra: Option<Value> = decision.json("extra", r.get(2)?)?;
-        let outcome: Option<Value> = decision.json("outcome", r.get(3)?)?;
-        out.push(Payload {
-            arguments: payload.json("arguments", r.get(0)?)?,
+        let retryable = if matches!(d.status, Some(Status::Refused | Status::Error)) {
+            let outcome: Option<Value> = decision.json("outcome", r.get(2)?)?;
+            outcome
+                .as_ref()
+                .and_then(|o| o.get("retryable"))
+                .and_then(Value::as_bool)
+        } else {
+            None
+        };
+        let extra: Option<Value> = decision.json("extra", r.get(4)?)?;
+        out[i] = Payload {
+            arguments: payload.json("arguments", r.get(1)?)?,
             result: None,
-            raw: payload.json("raw", r.get(1)?)?,
+            raw: payload.json("raw", r.get(3)?)?,
             text: extra
                 .as_ref()
                 .and_then(|e| e.get("text"))
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            retryable: outcome
-                .as_ref()
-                .and_then(|o| o.get("retryable"))
-                .and_then(Value::as_bool),
-        });
+            retryable,
+        };
     }
     Ok(out)
 }
 
-/// Reads the results of the first `n` decisions.
+/// Reads the results of the first `n` decisions (one query).
 fn read_results(
     ctx: &Context<'_>,
     run_id: &str,
@@ -170,15 +186,26 @@ fn read_results(
     payloads: &mut [Payload],
     n: usize,
 ) -> Result<()> {
-    let mut stmt = ctx
-        .conn
-        .prepare_cached("SELECT result FROM payloads WHERE decision_id = ?1")?;
-    for (d, p) in decisions.iter().zip(payloads.iter_mut()).take(n) {
-        let mut rows = stmt.query([d.id])?;
-        if let Some(r) = rows.next()? {
-            let row = || format!("row id {} (run {} step {})", d.id, echo(run_id), d.step);
-            p.result = Stored::new(ctx.conn, Table::Payloads, &row).json("result", r.get(0)?)?;
-        }
+    let Some(last) = decisions.get(n.saturating_sub(1)).filter(|_| n > 0) else {
+        return Ok(());
+    };
+    let mut stmt = ctx.conn.prepare_cached(
+        "SELECT d.id, p.result FROM decisions d JOIN payloads p ON p.decision_id = d.id
+         WHERE d.run_id = ?1 AND d.step <= ?2 AND p.result IS NOT NULL",
+    )?;
+    let index: FxHashMap<i64, usize> = decisions[..n]
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.id, i))
+        .collect();
+    let mut rows = stmt.query(params![run_id, last.step])?;
+    while let Some(r) = rows.next()? {
+        let id: i64 = r.get(0)?;
+        let Some(&i) = index.get(&id) else { continue };
+        let d = &decisions[i];
+        let row = || format!("row id {} (run {} step {})", d.id, echo(run_id), d.step);
+        payloads[i].result =
+            Stored::new(ctx.conn, Table::Payloads, &row).json("result", r.get(1)?)?;
     }
     Ok(())
 }
