@@ -454,7 +454,7 @@ fn newer_database_is_refused() {
     assert_eq!(
         r.stderr.trim_end(),
         format!(
-            "rung: {}: this database was written by a newer rung (schema version 99; this rung understands up to 1). Upgrade rung, or use another --db",
+            "rung: {}: this database was written by a newer rung (schema version 99; this rung understands up to 2). Upgrade rung, or use another --db",
             db.display()
         )
     );

@@ -28,11 +28,14 @@ fn calls(db: &Path, run: &str) -> Vec<(i64, Option<i64>, Option<String>)> {
         .collect()
 }
 
-/// The stored cases: task id → acceptable list.
+/// The stored cases that label a decision: task id → acceptable list
+/// (the cases of possible answers carry expected calls only).
 fn cases(db: &Path) -> BTreeMap<String, Value> {
     let conn = rusqlite::Connection::open(db).unwrap();
     let mut s = conn
-        .prepare("SELECT task_id, acceptable FROM cases ORDER BY task_id")
+        .prepare(
+            "SELECT task_id, acceptable FROM cases WHERE acceptable <> 'null' ORDER BY task_id",
+        )
         .unwrap();
     s.query_map([], |r| {
         Ok((
@@ -76,9 +79,10 @@ fn v1_folder_one_entry_per_bfcl_error_type() {
     let s = import(&db, &["--format", "bfcl", &bfcl("v1")]);
     // 13 simple, 2 multiple, 3 parallel, 2 parallel-multiple and 3
     // irrelevance entries; simple_9 made two calls, each parallel entry
-    // two, and the three irrelevance cases are labelled.
+    // two; the three irrelevance cases are labelled and the 20 possible
+    // answers are cases with expected calls.
     assert!(
-        s.contains("23 runs, 29 decisions, 3 cases from 19 files"),
+        s.contains("23 runs, 29 decisions, 23 cases from 19 files"),
         "{s}"
     );
     let m = "example-model-FC";
@@ -260,6 +264,33 @@ fn v1_folder_one_entry_per_bfcl_error_type() {
         run_of(&runs, &format!("{m}/relevance_1"))["first_failed_rung"],
         "selection"
     );
+
+    // The possible answers are expected calls, judged by BFCL's checker:
+    // those BFCL passed went as expected, those it failed did not (simple_4's
+    // [2, 4, 6] included: BFCL's types take no integer in an array of
+    // floats). The irrelevance entries have no expected calls.
+    let as_expected: BTreeMap<String, (Value, Value)> = runs["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["task_id"].as_str().unwrap().to_string(),
+                (r["as_expected"].clone(), r["success"].clone()),
+            )
+        })
+        .collect();
+    for (task, (verdict, success)) in &as_expected {
+        if task.starts_with("relevance_") {
+            assert_eq!(verdict, &Value::Null, "{task}");
+        } else {
+            assert_eq!(verdict, success, "{task}");
+        }
+    }
+    assert_eq!(
+        json_of(rung(&db, &["report", "metrics", "--format", "json"]))["agreement_with_success"],
+        json!({"value": 1.0, "numerator": 20, "denominator": 20})
+    );
     for id in ["relevance_0", "relevance_2"] {
         assert_eq!(
             run_of(&runs, &format!("{m}/{id}"))["first_failed_rung"],
@@ -328,7 +359,7 @@ fn v4_folder_multi_turn_relevance_and_a_prompting_model() {
     let (_dir, db) = setup();
     let s = import(&db, &["--format", "bfcl", &bfcl("v4")]);
     assert!(
-        s.contains("7 runs, 11 decisions, 2 cases from 14 files"),
+        s.contains("7 runs, 11 decisions, 4 cases from 14 files"),
         "{s}"
     );
 
@@ -474,7 +505,7 @@ fn files_given_one_by_one_join_like_the_folder() {
     let r = bfcl("v1/result/example-model-FC/gorilla_openfunctions_v1_test_simple_result.json");
     let s = import(&db, &["--format", "bfcl", &r, &a, &q]);
     assert!(
-        s.contains("13 runs, 14 decisions, 0 cases from 3 files"),
+        s.contains("13 runs, 14 decisions, 13 cases from 3 files"),
         "{s}"
     );
     // No score file: no verdicts.
@@ -710,13 +741,14 @@ fn bfcl_2024_08_11_question_files_all_import() {
         ],
     );
     // (runs, decisions = functions called, tool definitions, names with
-    // dots mapped back, cases): counted with a script from the files. The
-    // possible answers' cases wait for issue 8; irrelevance is labelled.
+    // dots mapped back, cases): counted with a script from the files. Every
+    // entry has a case: its possible answer's expected calls, or (for
+    // irrelevance) its label.
     let want = Counts::from([
-        ("simple".into(), (400, 400, 400, 167, 0)),
-        ("multiple".into(), (200, 557, 557, 312, 0)),
-        ("parallel".into(), (200, 200, 200, 85, 0)),
-        ("parallel_multiple".into(), (200, 520, 520, 316, 0)),
+        ("simple".into(), (400, 400, 400, 167, 400)),
+        ("multiple".into(), (200, 557, 557, 312, 200)),
+        ("parallel".into(), (200, 200, 200, 85, 200)),
+        ("parallel_multiple".into(), (200, 520, 520, 316, 200)),
         ("irrelevance".into(), (240, 240, 240, 93, 240)),
     ]);
     assert_eq!(counts, want);
@@ -746,15 +778,16 @@ fn bfcl_v4_question_files_all_import() {
     let want = Counts::from([
         ("irrelevance".into(), (240, 240, 240, 92, 240)),
         ("live_irrelevance".into(), (100, 100, 100, 12, 100)),
-        ("live_multiple".into(), (50, 196, 196, 93, 0)),
+        ("live_multiple".into(), (50, 196, 196, 93, 50)),
         ("live_relevance".into(), (16, 44, 44, 9, 16)),
-        ("live_simple".into(), (50, 50, 50, 12, 0)),
+        ("live_simple".into(), (50, 50, 50, 12, 50)),
+        // Multi-turn entries have no single list of expected calls.
         ("multi_turn_base".into(), (15, 53, 380, 0, 0)),
         ("multi_turn_miss_func".into(), (10, 47, 253, 0, 0)),
-        ("multiple".into(), (50, 127, 127, 109, 0)),
-        ("parallel".into(), (30, 30, 30, 18, 0)),
-        ("parallel_multiple".into(), (30, 70, 70, 45, 0)),
-        ("simple_python".into(), (50, 50, 50, 17, 0)),
+        ("multiple".into(), (50, 127, 127, 109, 50)),
+        ("parallel".into(), (30, 30, 30, 18, 30)),
+        ("parallel_multiple".into(), (30, 70, 70, 45, 30)),
+        ("simple_python".into(), (50, 50, 50, 17, 50)),
     ]);
     assert_eq!(counts, want);
 }

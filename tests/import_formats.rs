@@ -427,8 +427,8 @@ fn unknown_format_lists_what_was_tried() {
   swe-agent: no \"history\" list
   openai-responses: no \"input\" or \"output\" list
   gemini: no \"contents\" or \"candidates\" list
-  openai: no \"messages\" list
-  anthropic: no \"messages\" list
+  openai: no \"messages\" list (a request or transcript) nor \"choices\" (a chat completion)
+  anthropic: no \"messages\" list (a request or transcript) nor \"type\": \"message\" (a response)
   messages: a message list is a JSON list, not an object
 name one with --format (auto, rung, otlp, langfuse, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages, bfcl)"
         )
@@ -507,7 +507,8 @@ fn auto_detects_each_file_of_a_folder() {
         s.contains("imported 1 catalogue, 4 runs, 17 decisions, 0 cases from 4 files"),
         "{s}"
     );
-    // Other formats' files are read when named: anthropic 1 + otlp 1 + tau 4 + gz 1.
+    // Other formats' files are read when named: anthropic 1 + otlp 1 + tau 4 + gz 1;
+    // the tau-bench file's two tasks give a case each.
     let named: Vec<String> = [
         "anthropic.json",
         "nested/otlp.json",
@@ -520,7 +521,7 @@ fn auto_detects_each_file_of_a_folder() {
     let named: Vec<&str> = named.iter().map(String::as_str).collect();
     let s = import(&db, &named);
     assert!(
-        s.contains("imported 0 catalogues, 7 runs, 21 decisions, 0 cases from 4 files"),
+        s.contains("imported 0 catalogues, 7 runs, 21 decisions, 2 cases from 4 files"),
         "{s}"
     );
     assert_eq!(run_ids(&db).len(), 11);
@@ -627,5 +628,108 @@ fn nested_parts_keep_unknown_fields() {
     assert_eq!(
         serde_json::to_string(d.outcome.as_ref().unwrap()).unwrap(),
         r#"{"status":"refused","reason":"x","trace":"t-1"}"#
+    );
+}
+
+/// A tau-bench task's reference actions and outputs become one case of the
+/// task (the same for every trial, so a second trial adds nothing), the
+/// answers are each non-call decision's `text`, and a run that crashed
+/// ends `terminated: error` (its task named from the file's environment,
+/// as its empty conversation names none, so it has the case too).
+#[test]
+fn tau_bench_expected_calls_outputs_and_a_crashed_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let task = json!({"user_id": "mia_li_3668",
+        "actions": [
+            {"name": "get_reservation_details", "kwargs": {"reservation_id": "NQNU5R"}},
+            {"name": "cancel_reservation", "kwargs": {"reservation_id": "NQNU5R"}}],
+        "instruction": "Cancel NQNU5R.", "outputs": ["1,628"]});
+    let sys = json!({"role": "system", "content": "# Airline Agent Policy\n\nBe careful."});
+    let records = json!([
+        {"task_id": 26, "trial": 0, "reward": 1.0,
+         "info": {"task": task, "source": "user", "user_cost": 0.0, "reward_info": null},
+         "traj": [sys,
+            {"role": "user", "content": "Cancel NQNU5R please."},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+                "function": {"name": "cancel_reservation", "arguments": "{\"reservation_id\": \"NQNU5R\"}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "name": "cancel_reservation", "content": "{\"status\": \"cancelled\"}"},
+            {"role": "assistant", "content": "Cancelled. Your refund is $1,628."}]},
+        {"task_id": 26, "trial": 1, "reward": 0.0,
+         "info": {"task": task, "source": "user", "user_cost": 0.0, "reward_info": null},
+         "traj": [sys,
+            {"role": "user", "content": "Cancel NQNU5R please."},
+            {"role": "assistant", "content": "I cannot do that."}]},
+        {"task_id": 26, "trial": 2, "reward": 0.0,
+         "info": {"error": "RateLimitError: too many requests", "traceback": "Traceback ..."},
+         "traj": []}
+    ]);
+    let path = dir.path().join("tau.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&records).unwrap()).unwrap();
+    let db = dir.path().join("t.db");
+    let s = import(&db, &[path.to_str().unwrap()]);
+    assert!(
+        s.contains("imported 0 catalogues, 3 runs, 3 decisions, 1 case from 1 file"),
+        "{s}"
+    );
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let (task_id, step, acceptable, extra): (String, Option<i64>, String, String) = conn
+        .query_row(
+            "SELECT task_id, step, acceptable, extra FROM cases",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (task_id.as_str(), step, acceptable.as_str()),
+        ("airline/26", None, "null")
+    );
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&extra).unwrap(),
+        json!({"expected_calls": [
+            {"tool": "get_reservation_details", "arguments": {"reservation_id": "NQNU5R"}},
+            {"tool": "cancel_reservation", "arguments": {"reservation_id": "NQNU5R"}}],
+            "expected_outputs": ["1,628"]})
+    );
+    // The answer is the non-call decision's text.
+    let runs = report(&db, "runs");
+    let ids: Vec<&str> = runs["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["run_id"].as_str().unwrap())
+        .collect();
+    let first = stored(&db, ids[0]);
+    assert_eq!(
+        first[1].extra.as_ref().unwrap()["text"],
+        "Cancelled. Your refund is $1,628."
+    );
+    // Without [effects] every expected call is required: trial 0 made the
+    // cancel but not the lookup; trial 1 made neither and said no refund.
+    let as_expected: Vec<&serde_json::Value> = runs["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["as_expected"])
+        .collect();
+    assert_eq!(as_expected, [&json!(false), &json!(false), &json!(false)]);
+    let (terminated, decisions): (Option<String>, i64) = conn
+        .query_row(
+            "SELECT terminated, decisions FROM runs WHERE trial = 2",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((terminated.as_deref(), decisions), (Some("error"), 0));
+    let terminated_ok: Option<String> = conn
+        .query_row("SELECT terminated FROM runs WHERE trial = 0", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(terminated_ok, None);
+    // Importing again is a no-op.
+    let again = import(&db, &[path.to_str().unwrap()]);
+    assert!(
+        again.contains("imported 0 catalogues, 0 runs, 0 decisions, 0 cases"),
+        "{again}"
     );
 }

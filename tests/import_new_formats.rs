@@ -342,6 +342,41 @@ fn inspect_json_log() {
     );
     assert!(d[1].visible.is_none());
 
+    // The ladder fails each typed error at the stage Inspect names, with
+    // reason error:<stage> (expectations.md §7); the timeout stays at
+    // EXECUTION with its own reason.
+    let typed: Vec<(String, i64, String, Option<String>)> = conn
+        .prepare(
+            "SELECT run_id, step, rung, reason FROM ladder WHERE status = 'error'
+             ORDER BY run_id, step",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let t = |run: &str, step, rung: &str, reason: &str| {
+        (
+            run.to_string(),
+            step,
+            rung.to_string(),
+            Some(reason.to_string()),
+        )
+    };
+    assert_eq!(
+        typed,
+        [
+            t("ev-orders-1/1/1", 2, "authorization", "error:authorization"),
+            t(
+                "ev-orders-1/two/1",
+                1,
+                "representation",
+                "error:representation"
+            ),
+            t("ev-orders-1/two/1", 2, "execution", "timeout"),
+        ]
+    );
+
     // Scores give success; the limit gives how the run ended; the target
     // is kept and labels nothing.
     drop(conn);

@@ -91,32 +91,25 @@ fn openai_responses_recordings() {
     assert_eq!(d[0].arguments, Some(json!({"location": "San Francisco"})));
 
     // Interaction 2: the request only answers the calls of response 1
-    // (chained by previous_response_id): said, not silently lost.
-    let path = shared_trace(&format!(
+    // (chained by previous_response_id). Alone it still imports: no
+    // decision, the two outputs kept on the run with the response they
+    // answer (the folder test pairs them).
+    let (_d, db, run, r) = import_one(&format!(
         "{REC}agent-framework-multiple-tools.openai-responses.2.request.json"
     ));
-    let (_d, db) = setup();
-    let r2 = rung(&db, &["import", path.to_str().unwrap()]);
-    assert_eq!(r2.code, 2, "{}", r2.stderr);
-    assert!(
-        r2.stderr.contains("dropped input[0]: a function_call_output for call \"call_J7YUFuqJu49gxvGhUKpb3qQL\", which response \"resp_0401f348de3b68550069d6f97bea1081a2b6482c17b3205c9a\" made"),
-        "{}",
-        r2.stderr
-    );
-    let k = rung(&db, &["import", "--keep-going", path.to_str().unwrap()]);
-    assert_eq!(k.code, 0, "{}", k.stderr);
+    assert_eq!(r, vec![]);
+    let extra = run_extra(&db, &run);
     assert_eq!(
-        k.stderr
-            .lines()
-            .filter(|l| l.starts_with("dropped: "))
-            .count(),
-        2
+        extra["previous_response_id"],
+        "resp_0401f348de3b68550069d6f97bea1081a2b6482c17b3205c9a"
     );
-    assert!(
-        k.stderr
-            .contains("dropped 2 parts the importers could not map")
+    assert_eq!(
+        extra["previous_outputs"],
+        json!([
+            {"call_id": "call_J7YUFuqJu49gxvGhUKpb3qQL", "type": "function_call_output", "output": "72°F"},
+            {"call_id": "call_bppU66GAgtTnCo1NPkNe3801", "type": "function_call_output", "output": "65%"}
+        ])
     );
-    assert_eq!(rows(&db).1, vec![]);
 
     let (_d, db, run, r) = import_one(&format!(
         "{REC}agent-framework-multiple-tools.openai-responses.2.response.json"

@@ -77,14 +77,22 @@ fn tau_bench_airline_runs_errors_and_pass_hat_k() {
 
     let ladder = report(&db, "ladder");
     assert_eq!(ladder["decisions"], assistant_turns);
-    assert_eq!(ladder["labelled"], 0);
+    // Without a configuration no error pattern names a stage: every
+    // `Error:` result fails at EXECUTION. The reference actions label
+    // calls (derived labels); the rest of the ladder is checked, with the
+    // airline effects, in tests/expectations_real.rs.
     assert_eq!(ladder["rungs"]["execution"], error_results);
-    // No labels: what did not fail is unlabelled, never passed.
+    let rungs = ladder["rungs"].as_object().unwrap();
+    let sum = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| rungs[*n].as_u64().unwrap())
+            .sum::<u64>()
+    };
     assert_eq!(
-        ladder["rungs"]["unlabelled"],
+        sum(&["selection", "semantics", "passed", "unlabelled"]),
         assistant_turns - error_results
     );
-    assert_eq!(ladder["rungs"]["passed"], 0);
     assert_eq!((assistant_turns, error_results), (1093, 51));
 
     // Every `Error:` result is an execution error with its message kept.

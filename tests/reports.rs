@@ -171,7 +171,17 @@ fn metrics_every_format() {
         // shop-2: 24 + 24 + 23 (lookup_order 90) + 23 = 94 (r5/1); r6/1
         // sees the controls, find, get, refund: 120; r6/2 the controls and
         // get_order: 71. Sum 14 × 188 + 94 + 120 + 71 = 2917.
-        "definition_tokens": {"mean": 2917.0 / 17.0, "p50": 188, "p95": 188, "decisions": 17}
+        "definition_tokens": {"mean": 2917.0 / 17.0, "p50": 188, "p95": 188, "decisions": 17},
+        // First tools by (catalogue, task): shop-1 refund-late get_order
+        // (r1), find_order (r2), get_order (r7): varies; shop-1
+        // where-is-my-order find_order twice (r3, r4): the same; the other
+        // two tasks have one run each.
+        "inconsistent_tasks": rate(1, 2),
+        // No run has expectations (format v1.1).
+        "expected_call_recall": rate(0, 0),
+        "argument_accuracy": rate(0, 0),
+        "runs_as_expected": rate(0, 0),
+        "agreement_with_success": rate(0, 0)
     });
     assert_json_eq(&db.json(NOW, &["report", "metrics"]), &want);
     assert_eq!(
@@ -186,6 +196,11 @@ fn metrics_every_format() {
          violation_rate,0.07142857142857142,1,14\r\n\
          first_call_accuracy,0.5714285714285714,4,7\r\n\
          recovery_within_3,0.6666666666666666,2,3\r\n\
+         inconsistent_tasks,0.5,1,2\r\n\
+         expected_call_recall,,0,0\r\n\
+         argument_accuracy,,0,0\r\n\
+         runs_as_expected,,0,0\r\n\
+         agreement_with_success,,0,0\r\n\
          pass_hat_k.1,0.5833333333333333,,4\r\n\
          pass_hat_k.2,0.5,,2\r\n\
          pass_hat_k.3,0,,1\r\n\
@@ -222,7 +237,13 @@ fn metrics_with_run_filters_and_empty_denominators() {
             "3": {"value": 0.0, "tasks": 1}
         },
         // 9 flat shop-1 menus (188) and r5/1's shop-2 menu (94).
-        "definition_tokens": {"mean": 1786.0 / 10.0, "p50": 188, "p95": 188, "decisions": 10}
+        "definition_tokens": {"mean": 1786.0 / 10.0, "p50": 188, "p95": 188, "decisions": 10},
+        // refund-late (r1 r2 r7) starts two ways; policy-question has one run.
+        "inconsistent_tasks": rate(1, 1),
+        "expected_call_recall": rate(0, 0),
+        "argument_accuracy": rate(0, 0),
+        "runs_as_expected": rate(0, 0),
+        "agreement_with_success": rate(0, 0)
     });
     assert_json_eq(
         &db.json(NOW, &["report", "metrics", "--tag", "suite=nightly"]),
@@ -628,7 +649,9 @@ fn run(
 ) -> Value {
     json!({
         "run_id": id, "task_id": task, "trial": trial, "model": model, "catalogue": catalogue,
-        "decisions": decisions, "first_failed_rung": first_failed, "success": success, "harm": harm
+        "decisions": decisions, "first_failed_rung": first_failed, "success": success, "harm": harm,
+        // No case of the fixture sets expectations (format v1.1).
+        "as_expected": null
     })
 }
 
@@ -651,14 +674,14 @@ fn runs_every_format() {
     // RFC 4180: the model's comma and quotes; null is an empty field.
     assert_eq!(
         db.out(NOW, &["report", "runs", "--format", "csv"]),
-        "run_id,task_id,trial,model,catalogue,decisions,first_failed_rung,success,harm\r\n\
-         r1,refund-late,0,m-small,shop-1,4,selection,true,false\r\n\
-         r2,refund-late,1,m-small,shop-1,3,selection,false,true\r\n\
-         r3,where-is-my-order,0,\"m-large, \"\"v2\"\"\",shop-1,2,authorization,true,false\r\n\
-         r4,where-is-my-order,1,\"m-large, \"\"v2\"\"\",shop-1,2,authorization,true,\r\n\
-         r5,policy-question,0,m-small,shop-2,1,,true,\r\n\
-         r6,cancel-order,0,m-small,shop-1,3,exposure,false,false\r\n\
-         r7,refund-late,2,m-small,shop-1,2,selection,false,false\r\n"
+        "run_id,task_id,trial,model,catalogue,decisions,first_failed_rung,success,harm,as_expected\r\n\
+         r1,refund-late,0,m-small,shop-1,4,selection,true,false,\r\n\
+         r2,refund-late,1,m-small,shop-1,3,selection,false,true,\r\n\
+         r3,where-is-my-order,0,\"m-large, \"\"v2\"\"\",shop-1,2,authorization,true,false,\r\n\
+         r4,where-is-my-order,1,\"m-large, \"\"v2\"\"\",shop-1,2,authorization,true,,\r\n\
+         r5,policy-question,0,m-small,shop-2,1,,true,,\r\n\
+         r6,cancel-order,0,m-small,shop-1,3,exposure,false,false,\r\n\
+         r7,refund-late,2,m-small,shop-1,2,selection,false,false,\r\n"
     );
     insta::assert_snapshot!("runs_table", db.out(NOW, &["report", "runs"]));
     insta::assert_snapshot!(

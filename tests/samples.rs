@@ -345,6 +345,7 @@ fn ladder_tour_every_rung_and_every_finding() {
             "label_conflict",
             "menu_changed",
             "repeated_call",
+            "schema_violation",
             "unclassified_reason",
             "unsourced_id",
             "write_under_inform",
@@ -395,6 +396,8 @@ fn the_whole_folder_imports_as_one() {
         "tools",
         "runs",
         "findings",
+        "budget",
+        "consistency",
     ] {
         let out = all.out("2026-11-23T00:00:00Z", &["report", kind]);
         for line in out.lines() {
@@ -824,6 +827,84 @@ fn check_table(
                 }
             }
         }
+        ["menu", "catalogue", "how it differs", "right of 72"] => {
+            // `rung compare BASE CANDIDATE... --cell CELL`, from the paragraph.
+            let at_cmd = para.find("rung compare ").unwrap() + "rung ".len();
+            let cmd: Vec<String> = para[at_cmd..]
+                .split('`')
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .map(|w| w.trim_matches('\'').to_string())
+                .collect();
+            let args: Vec<&str> = cmd.iter().map(String::as_str).collect();
+            let got = s.json(&args);
+            let cell = &got["cells"][0];
+            assert_eq!(cell["attempts"], 72, "{at}");
+            let shown: Vec<Vec<String>> = std::iter::once(vec![
+                got["base"].as_str().unwrap().to_string(),
+                "the incumbent".to_string(),
+                "0".to_string(),
+            ])
+            .chain(cell["candidates"].as_array().unwrap().iter().map(|c| {
+                vec![
+                    c["catalogue"].as_str().unwrap().to_string(),
+                    c["change"].as_str().unwrap().to_string(),
+                    c["right"].to_string(),
+                ]
+            }))
+            .collect();
+            let want: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r[1].trim_matches('`').to_string(),
+                        r[2].clone(),
+                        r[3].clone(),
+                    ]
+                })
+                .collect();
+            assert_eq!(shown, want, "{at}: `rung {}`", cmd.join(" "));
+            assert_eq!(got["verdict"]["repair"], "merge", "{at}");
+        }
+        [
+            "catalogue",
+            "tools",
+            "runs",
+            "tokens/turn p50",
+            "tokens/turn p95",
+            "run turns p50",
+            "run turns p95",
+            "flat tokens/turn",
+            "saved at p50",
+        ] => {
+            let got = s.json(&["report", "budget"]);
+            for r in rows {
+                let version = r[0].trim_matches('`');
+                let b = got["catalogues"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|c| c["catalogue"] == version)
+                    .unwrap_or_else(|| panic!("{at}: no budget for {version}"));
+                let shown = vec![
+                    r[0].clone(),
+                    b["tools"].to_string(),
+                    b["runs"].to_string(),
+                    b["tokens_per_turn"]["p50"].to_string(),
+                    b["tokens_per_turn"]["p95"].to_string(),
+                    b["run_turns"]["p50"].to_string(),
+                    b["run_turns"]["p95"].to_string(),
+                    b["flat_tokens_per_turn"].to_string(),
+                    format!(
+                        "{:.2}%",
+                        100.0 * b["per_run_p50"]["saved"].as_f64().unwrap()
+                    ),
+                ];
+                assert_eq!(&shown, r, "{at}: `rung report budget`");
+                assert_eq!(b["menu_changed_runs"], 0, "{at}: {version}");
+            }
+        }
         // Tables of prose, and the metric tables whose json follows them.
         _ => return false,
     }
@@ -856,10 +937,13 @@ fn worked_example_matches_the_spec() {
         &db.json(now, &["report", "confusions"]),
         &expected("expected-confusions.json"),
     );
-    assert_json_eq(
-        &db.json(now, &["report", "runs"]),
-        &expected("expected-runs.json"),
-    );
+    // Format 1.1 adds `as_expected` to every run: null, as no case of the
+    // worked example sets expectations.
+    let mut want = expected("expected-runs.json");
+    for run in want["runs"].as_array_mut().unwrap() {
+        run["as_expected"] = Value::Null;
+    }
+    assert_json_eq(&db.json(now, &["report", "runs"]), &want);
     // The expected metrics leave definition_tokens out; by ladder.md:
     // canonical {description, input_schema, name} in characters / 4 rounded
     // up: read_file 156 → 39, search_code 158 → 40, edit_file 80 → 20,
@@ -870,6 +954,17 @@ fn worked_example_matches_the_spec() {
     // flat menus (w2/3-5, w3/1-3) 187 each. Sum 1638 over 10.
     let mut want = expected("expected-metrics.json");
     want["definition_tokens"] = json!({"mean": 163.8, "p50": 187, "p95": 187, "decisions": 10});
+    // Three tasks, one run each: no task has two trials to compare.
+    want["inconsistent_tasks"] = json!({"value": null, "numerator": 0, "denominator": 0});
+    // Format 1.1's four metrics over runs with expectations: none here.
+    for k in [
+        "expected_call_recall",
+        "argument_accuracy",
+        "runs_as_expected",
+        "agreement_with_success",
+    ] {
+        want[k] = json!({"value": null, "numerator": 0, "denominator": 0});
+    }
     assert_json_eq(&db.json(now, &["report", "metrics"]), &want);
     // explain: the expected file leaves some keys out (why, findings, ...);
     // every key it has must match.

@@ -94,8 +94,8 @@ const TOUR: &[Walk] = &[
     ("findings", "7"),
     ("findings_week_back", "7 ["),
     ("findings_kind", "7 Enter"),
-    ("findings_kind_unsourced", "7 j j j j j j j j Enter"),
-    ("findings_open_run", "7 j j j j j j j j Enter Enter"),
+    ("findings_kind_unsourced", "7 j j j j j j j j j Enter"),
+    ("findings_open_run", "7 j j j j j j j j j Enter Enter"),
     ("findings_catalogue_kind", "7 G Enter Enter"),
 ];
 

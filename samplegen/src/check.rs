@@ -119,7 +119,12 @@ pub struct Metrics {
     pub pass_hat_k: BTreeMap<usize, (f64, usize)>,
     /// (mean, p50, p95, decisions)
     pub definition_tokens: Option<(f64, u64, u64, usize)>,
+    /// tasks (per catalogue) whose first tool varies / tasks with two or more runs
+    pub inconsistent_tasks: Rate,
 }
+
+/// Runs of a task on a catalogue, and the first tools they chose.
+type FirstTools<'a> = (usize, BTreeSet<Option<&'a str>>);
 
 /// (reason, stage) -> (count, distinct runs, previous)
 type RefusalGroups<'a> =
@@ -602,6 +607,13 @@ pub fn analyze(set: &TraceSet) -> Analysis<'_> {
         {
             findings.insert(mk("unclassified_reason", d.selected.clone()));
         }
+        // expectations.md §8: the arguments against the tool's schema.
+        if let (Some(c), Some(sel), Some(args)) = (cat, d.selected.as_ref(), d.arguments.as_ref())
+            && let Some(schema) = c.tool(sel).and_then(|t| t.input_schema.as_ref())
+            && !schema_accepts(schema, args)
+        {
+            findings.insert(mk("schema_violation", Some(sel.clone())));
+        }
 
         out.push(Classified {
             d,
@@ -781,6 +793,25 @@ impl<'a> Analysis<'a> {
                     .map(|d| recovered(d)),
             ),
             pass_hat_k: pass,
+            inconsistent_tasks: {
+                // first decisions of runs with a task, by (catalogue, task)
+                let mut groups: BTreeMap<(Option<&str>, &str), FirstTools> = BTreeMap::new();
+                for d in ds.iter().filter(|d| d.first) {
+                    if let Some(t) = &d.run.task_id {
+                        let g = groups.entry((d.catalogue.as_deref(), t)).or_default();
+                        g.0 += 1;
+                        g.1.insert(d.d.selected.as_deref());
+                    }
+                }
+                let mut r = Rate::default();
+                for (n, tools) in groups.values() {
+                    if *n >= 2 {
+                        r.den += 1;
+                        r.num += (tools.len() > 1) as usize;
+                    }
+                }
+                r
+            },
             definition_tokens: {
                 let mut t: Vec<u64> = ds.iter().filter_map(|d| d.tokens).collect();
                 t.sort_unstable();
@@ -911,6 +942,7 @@ pub fn metrics_table(m: &Metrics) -> String {
     row("violation_rate", &m.violation_rate);
     row("first_call_accuracy", &m.first_call_accuracy);
     row("recovery_within_3", &m.recovery_within_3);
+    row("inconsistent_tasks", &m.inconsistent_tasks);
     for (k, (v, t)) in &m.pass_hat_k {
         s.push_str(&format!("| pass_hat_k.{k} | {v:.4} over {t} tasks |\n"));
     }
@@ -961,6 +993,16 @@ pub fn findings_summary_table(fs: &[Finding]) -> String {
     s
 }
 
+/// Whether a tool's JSON Schema accepts a call's arguments (a schema
+/// without a root `type` is an object's, as tool arguments are).
+fn schema_accepts(schema: &serde_json::Value, args: &serde_json::Value) -> bool {
+    let mut schema = schema.clone();
+    if let Some(m) = schema.as_object_mut() {
+        m.entry("type").or_insert_with(|| "object".into());
+    }
+    jsonschema::validator_for(&schema).map_or(true, |v| v.is_valid(args))
+}
+
 /// Markdown rows of a findings list.
 pub fn findings_table(fs: &[Finding]) -> String {
     let o = |x: &Option<String>| x.clone().unwrap_or("—".into());
@@ -1003,6 +1045,19 @@ pub fn metrics_json(m: &Metrics) -> String {
         ("first_call_accuracy".into(), rate(&m.first_call_accuracy)),
         ("recovery_within_3".into(), rate(&m.recovery_within_3)),
     ];
+    // The four metrics over runs with expectations (format v1.1): no
+    // sample sets expected calls or outputs, so each is empty.
+    for k in [
+        "expected_call_recall",
+        "argument_accuracy",
+        "runs_as_expected",
+        "agreement_with_success",
+    ] {
+        rows.push((
+            k.into(),
+            serde_json::json!({"value": null, "numerator": 0, "denominator": 0}),
+        ));
+    }
     rows.push((
         "pass_hat_k".into(),
         serde_json::Value::Object(
@@ -1021,6 +1076,7 @@ pub fn metrics_json(m: &Metrics) -> String {
             None => serde_json::json!({"mean": null, "p50": null, "p95": null, "decisions": 0}),
         },
     ));
+    rows.push(("inconsistent_tasks".into(), rate(&m.inconsistent_tasks)));
     let body: Vec<String> = rows
         .iter()
         .map(|(k, v)| {

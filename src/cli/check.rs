@@ -43,6 +43,11 @@ const RATES: &[&str] = &[
     "violation_rate",
     "first_call_accuracy",
     "recovery_within_3",
+    "inconsistent_tasks",
+    "expected_call_recall",
+    "argument_accuracy",
+    "runs_as_expected",
+    "agreement_with_success",
 ];
 
 /// Looks a (dotted) metric up; `Err` when the name is not a metric at all.
@@ -77,6 +82,11 @@ pub fn lookup(m: &Metrics, name: &str) -> std::result::Result<Measured, String> 
         ("violation_rate", None) => rate(&m.violation_rate),
         ("first_call_accuracy", None) => rate(&m.first_call_accuracy),
         ("recovery_within_3", None) => rate(&m.recovery_within_3),
+        ("inconsistent_tasks", None) => rate(&m.inconsistent_tasks),
+        ("expected_call_recall", None) => rate(&m.expectations.expected_call_recall),
+        ("argument_accuracy", None) => rate(&m.expectations.argument_accuracy),
+        ("runs_as_expected", None) => rate(&m.expectations.runs_as_expected),
+        ("agreement_with_success", None) => rate(&m.expectations.agreement_with_success),
         ("tool_recall_at_k", Some(k)) => {
             let k = k_of(k, "tool_recall_at_k.8")?;
             match m.tool_recall_at_k.get(&k) {

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::ladder::{ToolVisibility, label_text};
 use crate::redact::Redactor;
 use crate::report::json_text;
-use crate::store::{self, Explained, query};
+use crate::store::{self, Explained, MatchRow, RunExpectations};
 use crate::text::{escape, truncate};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -39,17 +39,12 @@ pub fn run(g: &Global, args: &ExplainArgs) -> Result<()> {
     let store = open_read(g)?;
     let config = store.config()?;
     let redactor = Redactor::new(&config.redact.patterns, g.no_redact).map_err(Error::usage)?;
-    let steps = match args.step {
-        Some(s) => vec![s],
-        None => query::run_steps(&store.conn, &args.run)?,
-    };
-    let mut explained = Vec::with_capacity(steps.len());
-    for step in steps {
-        let mut e = store::explain(&store.conn, &config, &args.run, step)?;
-        if let Some(tool) = &args.tool {
+    let run = store::explain_run(&store.conn, &config, &args.run, args.step)?;
+    let mut explained = run.decisions;
+    if let Some(tool) = &args.tool {
+        for e in &mut explained {
             e.tools.retain(|t| &t.name == tool);
         }
-        explained.push(e);
     }
     if let Some(tool) = &args.tool
         && explained.iter().all(|e| e.tools.is_empty())
@@ -67,15 +62,20 @@ pub fn run(g: &Global, args: &ExplainArgs) -> Result<()> {
                 None => json!({
                     "run_id": args.run,
                     "decisions": explained.iter().map(to_json).collect::<Vec<_>>(),
+                    "expectations": run.expectations.as_ref().map(expectations_json),
                 }),
             };
             json_text(&v)
         }
-        ExplainFormat::Text => explained
-            .iter()
-            .map(|e| to_text(e, &redactor))
-            .collect::<Vec<_>>()
-            .join("\n"),
+        ExplainFormat::Text => {
+            let mut parts: Vec<String> = explained.iter().map(|e| to_text(e, &redactor)).collect();
+            if args.step.is_none()
+                && let Some(x) = &run.expectations
+            {
+                parts.push(expectations_text(x, &redactor));
+            }
+            parts.join("\n")
+        }
     };
     tracing::info!(
         run = %escape(&args.run),
@@ -103,11 +103,115 @@ pub fn to_json(e: &Explained) -> Value {
         "rung": e.rung.as_str(),
         "routing": e.routing,
         "boundary": e.boundary,
+        "arguments": e.arguments_part,
         "progress": e.progress,
         "violated": e.violated,
+        "reason": e.reason,
+        "label": e.label.as_ref().map(|(l, source)| json!({
+            "acceptable": l.acceptable, "forbidden": l.forbidden, "source": source
+        })),
         "tools": e.tools.iter().map(tool_json).collect::<Vec<_>>(),
         "findings": e.findings.iter().map(|f| json!({"kind": f.kind, "detail": f.detail})).collect::<Vec<_>>(),
+        "matching": e.matching,
     })
+}
+
+/// The run's verdict against its expectations, as `explain RUN --format
+/// json` carries it.
+pub fn expectations_json(x: &RunExpectations) -> Value {
+    json!({
+        "as_expected": x.as_expected,
+        "expected_calls": x.expected_calls,
+        "matching": x.matching,
+        "expected_outputs": x.expected_outputs,
+        "missing_outputs": x.missing_outputs,
+    })
+}
+
+/// One matching row's status for reading: `matched ✓`, `MISMATCH`, ….
+fn status_text(r: &MatchRow) -> String {
+    match r.status.as_str() {
+        "matched" => "matched ✓".to_string(),
+        "mismatch" => "MISMATCH".to_string(),
+        "missing" => "MISSING".to_string(),
+        "unexpected" => "UNEXPECTED".to_string(),
+        "not_made" => "not made (not required)".to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// The matching table and the missing outputs, for reading.
+pub fn expectations_text(x: &RunExpectations, redactor: &Redactor) -> String {
+    let esc = |s: &str| escape(&redactor.apply(s)).into_owned();
+    let mut out = String::new();
+    out.push_str(&format!(
+        "expectations: {}\n",
+        if x.as_expected {
+            "the run went as expected"
+        } else {
+            "the run did NOT go as expected"
+        }
+    ));
+    if let Some(n) = x.expected_calls {
+        let required = x
+            .matching
+            .iter()
+            .filter(|r| r.required == Some(true))
+            .filter_map(|r| r.expected)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        out.push_str(&format!("\nexpected calls: {n} ({required} required)\n"));
+        let width = x
+            .matching
+            .iter()
+            .map(|r| r.tool.chars().count())
+            .max()
+            .unwrap_or(4)
+            .clamp(4, 40);
+        out.push_str(&format!(
+            "  {:>3}  {:<width$}  {:>5}  status\n",
+            "#", "tool", "step"
+        ));
+        for r in &x.matching {
+            let n = r
+                .expected
+                .map(|n| n.to_string())
+                .unwrap_or_else(|| "-".into());
+            let step = r.step.map(|s| s.to_string()).unwrap_or_else(|| "-".into());
+            let mut line = format!(
+                "  {n:>3}  {:<width$}  {step:>5}  {}",
+                esc(&truncate(&r.tool, width)),
+                status_text(r)
+            );
+            if let Some(k) = &r.keys {
+                line.push_str(&format!("  {}", esc(k)));
+            } else if r.status == "missing"
+                && let Some(a) = &r.arguments
+            {
+                line.push_str(&format!("  expected {}", esc(&truncate(a, 160))));
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    if x.expected_outputs > 0 {
+        if x.missing_outputs.is_empty() {
+            out.push_str(&format!(
+                "\nexpected outputs: {n} of {n} found in the answers\n",
+                n = x.expected_outputs
+            ));
+        } else {
+            out.push_str(&format!(
+                "\nexpected outputs: {} of {} missing from every answer\n",
+                x.missing_outputs.len(),
+                x.expected_outputs
+            ));
+            for o in &x.missing_outputs {
+                out.push_str(&format!("  {}\n", esc(&format!("{o:?}"))));
+            }
+        }
+    }
+    out
 }
 
 /// The human reading of one explained decision.
@@ -150,6 +254,22 @@ pub fn to_text(e: &Explained, redactor: &Redactor) -> String {
             out.push_str(&format!("label:     {} ({source})\n", esc(&label_text(l))))
         }
         None => out.push_str("label:     none (unlabelled)\n"),
+    }
+    for r in &e.matching {
+        let what = match (r.status.as_str(), r.expected) {
+            ("matched", Some(n)) => format!("matches expected call {n} ({}) ✓", esc(&r.tool)),
+            ("mismatch", Some(n)) => format!(
+                "differs from expected call {n} ({}): {}",
+                esc(&r.tool),
+                esc(&redactor.apply(r.keys.as_deref().unwrap_or_default()))
+            ),
+            ("unexpected", _) => format!(
+                "unexpected: a {} call no expected call accounts for",
+                r.effect.as_deref().unwrap_or("mutating")
+            ),
+            (other, _) => other.to_string(),
+        };
+        out.push_str(&format!("expected:  {what}\n"));
     }
     let outcome = match &e.status {
         Some(s) => {

@@ -131,7 +131,7 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
             eprintln!("dropped: {e}");
         }
     };
-    let result = (|| -> Result<ImportSummary> {
+    let result = (|| -> Result<(ImportSummary, Vec<String>)> {
         let (mut batch, changed) =
             Batch::begin_with(&store, opts, &described.join("\n"), config.as_ref())?;
         if changed {
@@ -150,26 +150,25 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
                 &mut skip,
                 &mut drop_part,
             )?;
-            return batch.finish(&mut skip);
+            return Ok((batch.finish(&mut skip)?, Vec::new()));
         }
-        for source in &sources {
-            tracing::debug!(source = %escape_multiline(&source.display), "reading");
-            ingest::read_source(
-                &mut batch,
-                source,
-                &read,
-                &progress,
-                &mut skip,
-                &mut drop_part,
-            )?;
-        }
-        batch.finish(&mut skip)
+        // Recorded request and response bodies of one conversation are
+        // read together; every other source on its own.
+        let notes = ingest::recordings::read_all(
+            &mut batch,
+            &sources,
+            &read,
+            &progress,
+            &mut skip,
+            &mut drop_part,
+        )?;
+        Ok((batch.finish(&mut skip)?, notes))
     })();
     stop.store(true, Ordering::Relaxed);
     if let Some(h) = bar {
         let _ = h.join();
     }
-    let summary = match result {
+    let (summary, notes) = match result {
         Ok(s) => s,
         Err(e) => {
             drop(store);
@@ -202,6 +201,9 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
     let _ = store.conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)");
     if !g.quiet {
         report(&summary, sources.len());
+        for n in &notes {
+            eprintln!("note: {}", escape_multiline(n));
+        }
         if dropped > 0 {
             eprintln!(
                 "dropped {dropped} part{} the importers could not map ({}); the rest was imported",

@@ -3,6 +3,8 @@
 //! error.
 
 pub mod check;
+pub mod compare;
+pub mod diff;
 pub mod explain;
 pub mod import;
 pub mod log;
@@ -46,7 +48,8 @@ pub struct Global {
     /// The database file.
     #[arg(long, env = "RUNG_DB", default_value = "./rung.db", global = true)]
     pub db: PathBuf,
-    /// A TOML file: [reasons] reason = "stage", abstain = "...", [redact] patterns.
+    /// A TOML file: [reasons] reason = "stage", abstain = "...", [redact] patterns,
+    /// [effects] tool = "read_only" (globs too), [error_stages] regex = "stage".
     /// Kept in the database at import; `rung reclassify --config` applies a new one.
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
@@ -73,13 +76,21 @@ pub struct Global {
 pub enum Command {
     /// Import traces (files, folders, .jsonl.gz, or - for stdin).
     Import(import::ImportArgs),
-    /// Print a report: ladder | metrics | refusals | confusions | tools | runs | findings.
+    /// Print a report: ladder | metrics | refusals | confusions | tools | runs | findings |
+    /// budget | consistency.
     Report(report::ReportArgs),
     /// The ladder walk for one decision (or every decision of a run), and why
     /// each catalogue tool was visible or hidden.
     Explain(explain::ExplainArgs),
     /// Evaluate metric thresholds; exit 1 when one fails (a CI gate).
     Check(check::CheckArgs),
+    /// Menus side by side on the same tasks: paired tests, cells, a verdict,
+    /// a CI gate (exit 1 when a candidate fails it).
+    #[command(long_about = compare::LONG_ABOUT)]
+    Compare(compare::CompareArgs),
+    /// Two catalogue versions: tools added, removed, renamed or merged, changed.
+    #[command(long_about = diff::LONG_ABOUT)]
+    Diff(diff::DiffArgs),
     /// Classify everything stored again (after a new --config).
     Reclassify,
     /// Receive OTLP/HTTP traces (POST /v1/traces, JSON or protobuf) into the
@@ -175,13 +186,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             ("explain", explain::run(g, &args).map(|_| ExitCode::SUCCESS))
         }
         Some(Command::Check(args)) => ("check", check::run(g, &args)),
+        Some(Command::Compare(args)) => ("compare", compare::run(g, &args)),
+        Some(Command::Diff(args)) => ("diff", diff::run(g, &args).map(|_| ExitCode::SUCCESS)),
         Some(Command::Reclassify) => ("reclassify", reclassify(g).map(|_| ExitCode::SUCCESS)),
         Some(Command::Serve(args)) => ("serve", serve::run(g, &args).map(|_| ExitCode::SUCCESS)),
         None => ("open", open(g, &cli.paths).map(|_| ExitCode::SUCCESS)),
     };
     let elapsed_ms = log::elapsed_ms(start);
     match &result {
-        // Only `check` ends with another code than 0: 1, a bound failed.
+        // Only `check` and `compare --gate` end with another code than 0: 1,
+        // a bound or the gate failed.
         Ok(code) => tracing::info!(
             command = name,
             elapsed_ms,

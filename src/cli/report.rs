@@ -19,10 +19,15 @@ pub enum Kind {
     Tools,
     Runs,
     Findings,
+    /// Per catalogue: tools and definition tokens per turn and per run,
+    /// disclosed against flat, and runs whose menu changed mid-run.
+    Budget,
+    /// Tasks whose first tool varies across trials on one catalogue.
+    Consistency,
 }
 
 #[derive(Debug, Args)]
-#[command(after_long_help = crate::report::findings::KINDS_HELP)]
+#[command(after_long_help = format!("{}\n\n{REPORT_SHAPES}", crate::report::findings::KINDS_HELP))]
 pub struct ReportArgs {
     /// Which report.
     #[arg(value_enum)]
@@ -41,6 +46,19 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
 }
+
+/// The JSON of the reports added in 1.1 (the others are in cli.md).
+const REPORT_SHAPES: &str = "JSON of `report budget`: {\"catalogues\": [by version: {\"catalogue\", \
+\"tools\", \"flat_tokens_per_turn\", \"runs\", \"turns\", \"visible_per_turn\": {\"p50\", \"p95\"}, \
+\"tokens_per_turn\": {\"p50\", \"p95\"}, \"run_turns\": {\"p50\", \"p95\"}, \"per_run_p50\": \
+{\"turns\", \"disclosed\", \"flat\", \"saved\"}, \"per_run_p95\": {...}, \"menu_changed_runs\", \"menu_changed_findings\"}]}. \
+A turn counts once however many calls it made; a run's disclosed tokens are the tokens per turn \
+at a percentile times the run length at the same percentile; flat is every catalogue tool on \
+every turn; saved is 1 - disclosed / flat.\n\n\
+JSON of `report consistency`: {\"inconsistent_tasks\": {\"value\", \"numerator\", \"denominator\"}, \
+\"tasks\": [most varied first: {\"catalogue\", \"task_id\", \"trials\", \"distinct\", \"top_share\", \
+\"choices\": [{\"tool\" (null: no call), \"count\"}]}]}, over the first decision of each run of \
+a task with two or more runs on one catalogue.";
 
 pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
     let start = Instant::now();
@@ -103,6 +121,12 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
             }
             report::findings::summary(&query::finding_groups(conn, &f)?)
         }
+        Kind::Consistency => {
+            let f = window::filter(&args.filter, false)?;
+            report::consistency::build(&crate::store::consistency::consistency(conn, &f)?)
+        }
+        // A grid per catalogue to read, a line per catalogue as data.
+        Kind::Budget => return budget(conn, args, start),
     };
     let text = report::render(&built, args.format);
     tracing::info!(
@@ -178,4 +202,19 @@ impl Out {
         }
         Ok(())
     }
+}
+
+/// `rung report budget`: its reading and data layouts differ.
+fn budget(conn: &rusqlite::Connection, args: &ReportArgs, start: Instant) -> Result<()> {
+    let f = window::filter(&args.filter, false)?;
+    let list = crate::store::budget::budget(conn, &f)?;
+    tracing::info!(
+        kind = "budget",
+        format = %format!("{:?}", args.format).to_lowercase(),
+        filter = %args.filter.describe(),
+        rows = list.len(),
+        elapsed_ms = log::elapsed_ms(start),
+        "report"
+    );
+    print(&report::budget::render(&list, args.format))
 }

@@ -1,6 +1,8 @@
 //! Anthropic Messages transcripts: `{"system", "tools", "messages"}` (the
-//! Messages API request shape, with the assistant turns in it). Calls are
-//! `tool_use` blocks, results `tool_result` blocks with `is_error`.
+//! Messages API request shape, with the assistant turns in it), and
+//! response bodies (`{"type": "message", "role": "assistant", "content"}`):
+//! one turn. Calls are `tool_use` blocks, results `tool_result` blocks with
+//! `is_error`.
 
 use serde_json::{Map, Value, json};
 
@@ -11,12 +13,42 @@ const TRANSCRIPT_MAPPED: &[&str] = &[
     "messages", "tools", "run_id", "task_id", "trial", "success", "harm", "model",
 ];
 
-/// Why a value is not an Anthropic transcript (empty when it is one).
+/// Whether an object is a Messages API response body: `"type": "message"`,
+/// `"role": "assistant"`, a `content` list, and no `messages`.
+pub fn is_response(o: &Map<String, Value>) -> bool {
+    o.get("type").and_then(Value::as_str) == Some("message")
+        && o.get("role").and_then(Value::as_str) == Some("assistant")
+        && o.get("content").is_some_and(Value::is_array)
+        && !o.contains_key("messages")
+}
+
+/// A response body's turn as a message: `{"role": "assistant", "content"}`.
+pub fn response_message(o: &Map<String, Value>) -> Value {
+    json!({"role": "assistant", "content": o.get("content").cloned().unwrap_or(json!([]))})
+}
+
+/// Fields of a response body this reader maps; the rest are kept on the
+/// run under `response`.
+const RESPONSE_MAPPED: &[&str] = &["id", "type", "role", "content", "model"];
+
+/// The fields of a response body kept on its run under `response`.
+pub fn response_rest(o: &Map<String, Value>) -> Map<String, Value> {
+    o.iter()
+        .filter(|(k, _)| !RESPONSE_MAPPED.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// Why a value is not an Anthropic transcript or response body (empty when
+/// it is one).
 pub fn check(v: &Value) -> Vec<String> {
     let mut why = Vec::new();
     let Value::Object(o) = v else {
         return vec![format!("a transcript is an object, not {}", kind(v))];
     };
+    if is_response(o) {
+        return why;
+    }
     match o.get("messages") {
         Some(Value::Array(msgs)) => {
             for (i, m) in msgs.iter().enumerate() {
@@ -37,7 +69,10 @@ pub fn check(v: &Value) -> Vec<String> {
             }
         }
         Some(other) => why.push(format!("\"messages\" is {}, not a list", kind(other))),
-        None => why.push("no \"messages\" list".to_string()),
+        None => why.push(
+            "no \"messages\" list (a request or transcript) nor \"type\": \"message\" (a response)"
+                .to_string(),
+        ),
     }
     if let Some(Value::Array(tools)) = o.get("tools")
         && tools.iter().any(|t| t.get("function").is_some())
@@ -195,13 +230,56 @@ pub fn read_messages(
     (items, goal)
 }
 
-/// Maps one transcript to a run and its decisions.
+/// Maps a response body: one run (its `id`) holding its turn, whose calls
+/// have no outcome yet.
+fn map_response(
+    o: &Map<String, Value>,
+    v: &Value,
+    record_line: u64,
+    out: &mut Out,
+) -> Result<(), String> {
+    let run_id = match o.get("id").and_then(Value::as_str) {
+        Some(id) if !id.is_empty() => id.to_string(),
+        _ => format!("anthropic-{}", convo::short_hash(v)),
+    };
+    let record = Some(format!("run {run_id}"));
+    let (items, _) = read_messages(&[response_message(o)], &[record_line], record_line);
+    let mut run = Map::new();
+    run.insert("type".into(), json!("run"));
+    run.insert("run_id".into(), json!(run_id));
+    if let Some(Value::String(m)) = o.get("model") {
+        run.insert("model".into(), json!(m));
+    }
+    let rest = response_rest(o);
+    if !rest.is_empty() {
+        run.insert("response".into(), Value::Object(rest));
+    }
+    run.insert("imported_from".into(), json!("anthropic"));
+    out.push(Value::Object(run), record_line, None);
+    convo::decisions(&run_id, None, items, &record, out);
+    Ok(())
+}
+
+/// The names of an Anthropic `tools` list.
+pub fn tool_names(tools: &[Value]) -> Vec<String> {
+    tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str).map(String::from))
+        .collect()
+}
+
+/// Maps one transcript, or one response body, to a run and its decisions.
 pub fn map(
     v: &Value,
     record_line: u64,
     message_lines: &[u64],
     out: &mut Out,
 ) -> Result<(), String> {
+    if let Value::Object(o) = v
+        && is_response(o)
+    {
+        return map_response(o, v, record_line, out);
+    }
     let TranscriptRun {
         o,
         messages,
@@ -210,11 +288,7 @@ pub fn map(
     } = transcript_run(v, check(v), "an Anthropic transcript", "anthropic")?;
     let record = Some(format!("run {run_id}"));
     let defs = o.get("tools").and_then(Value::as_array);
-    let visible: Option<Vec<String>> = defs.map(|d| {
-        d.iter()
-            .filter_map(|t| t.get("name").and_then(Value::as_str).map(String::from))
-            .collect()
-    });
+    let visible: Option<Vec<String>> = defs.map(|d| tool_names(d));
 
     let (items, goal) = read_messages(messages, message_lines, record_line);
     if let Some(g) = goal {

@@ -306,6 +306,47 @@ mod tests {
             d(json!({"version": 2, "eval": {"task": "t"}, "samples": []})),
             Some("inspect")
         );
+        // Response bodies: a chat completion and an Anthropic message.
+        assert_eq!(
+            d(
+                json!({"object": "chat.completion", "id": "chatcmpl-1", "choices": [{"message": {"role": "assistant", "content": "hi"}}]})
+            ),
+            Some("openai")
+        );
+        assert_eq!(
+            d(json!({"choices": [{"message": {"role": "assistant", "content": "hi"}}]})),
+            Some("openai")
+        );
+        assert_eq!(
+            d(
+                json!({"type": "message", "role": "assistant", "id": "msg_1", "content": [{"type": "text", "text": "hi"}]})
+            ),
+            Some("anthropic")
+        );
+    }
+
+    #[test]
+    fn near_misses_of_response_bodies_are_not_taken() {
+        let why = |v: Value| detect(&v, "-").unwrap_err();
+        // A streamed chunk, a legacy completion, a user message with a
+        // "type", a message whose content is text: none is a response body.
+        assert!(
+            why(json!({"object": "chat.completion.chunk", "choices": [{"delta": {"content": "h"}}]}))
+                .contains("  openai: its \"object\" is \"chat.completion.chunk\": a streamed chunk, not a whole response\n")
+        );
+        assert!(
+            why(json!({"object": "text_completion", "choices": [{"text": "hi"}]}))
+                .contains("  openai: no \"messages\" list")
+        );
+        assert!(
+            why(json!({"choices": [{"text": "hi"}]})).contains("  openai: no \"messages\" list")
+        );
+        for v in [
+            json!({"type": "message", "role": "user", "content": [{"type": "text", "text": "hi"}]}),
+            json!({"type": "message", "role": "assistant", "content": "hi"}),
+        ] {
+            assert!(why(v).contains("  anthropic: no \"messages\" list"));
+        }
     }
 
     #[test]
@@ -313,7 +354,7 @@ mod tests {
         let e = detect(&json!({"foo": 1}), "it has no \"type\" field").unwrap_err();
         assert_eq!(
             e,
-            "matches no known trace format; tried:\n  rung: it has no \"type\" field\n  otlp: no \"resourceSpans\" list at the top level\n  inspect: no \"eval\" object\n  langfuse: no \"trace\" object; no \"observations\" list\n  tau-bench: no \"traj\" list; no \"task_id\"\n  swe-agent: no \"history\" list\n  openai-responses: no \"input\" or \"output\" list\n  gemini: no \"contents\" or \"candidates\" list\n  openai: no \"messages\" list\n  anthropic: no \"messages\" list\n  messages: a message list is a JSON list, not an object\nname one with --format (auto, rung, otlp, langfuse, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages, bfcl)"
+            "matches no known trace format; tried:\n  rung: it has no \"type\" field\n  otlp: no \"resourceSpans\" list at the top level\n  inspect: no \"eval\" object\n  langfuse: no \"trace\" object; no \"observations\" list\n  tau-bench: no \"traj\" list; no \"task_id\"\n  swe-agent: no \"history\" list\n  openai-responses: no \"input\" or \"output\" list\n  gemini: no \"contents\" or \"candidates\" list\n  openai: no \"messages\" list (a request or transcript) nor \"choices\" (a chat completion)\n  anthropic: no \"messages\" list (a request or transcript) nor \"type\": \"message\" (a response)\n  messages: a message list is a JSON list, not an object\nname one with --format (auto, rung, otlp, langfuse, openai, openai-responses, anthropic, gemini, tau-bench, swe-agent, inspect, messages, bfcl)"
         );
     }
 }

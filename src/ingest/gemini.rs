@@ -16,7 +16,7 @@ use super::locate::Doc;
 use super::openai::kind;
 
 /// A field by its camel-case or snake-case name.
-fn get<'a>(v: &'a Value, camel: &str, snake: &str) -> Option<&'a Value> {
+pub fn get<'a>(v: &'a Value, camel: &str, snake: &str) -> Option<&'a Value> {
     v.get(camel).or_else(|| v.get(snake))
 }
 
@@ -170,7 +170,7 @@ fn read_content(
 
 /// The menu's names: each function declaration, and the built-in tools a
 /// model calls by name.
-fn menu(tools: &[Value]) -> (Vec<String>, Vec<Value>) {
+pub fn menu(tools: &[Value]) -> (Vec<String>, Vec<Value>) {
     let mut names = Vec::new();
     let mut defs = Vec::new();
     for t in tools {
@@ -208,11 +208,29 @@ const MAPPED: &[&str] = &[
 
 /// Maps one body or history to a run and its decisions.
 pub fn map(doc: &Doc<'_>, off: usize, v: &Value, out: &mut Out) -> Result<(), String> {
+    let (contents, candidates) = match v {
+        Value::Array(_) => (doc.array_lines(off), Vec::new()),
+        _ => (
+            doc.item_lines(off, "contents"),
+            doc.item_lines(off, "candidates"),
+        ),
+    };
+    map_lines(v, doc.line_of(off), &contents, &candidates, out)
+}
+
+/// [`map`], with the lines given: the body's, its contents' (the list's
+/// items, for a history) and its candidates'.
+pub fn map_lines(
+    v: &Value,
+    record_line: u64,
+    content_lines: &[u64],
+    candidate_lines: &[u64],
+    out: &mut Out,
+) -> Result<(), String> {
     let why = check(v);
     if !why.is_empty() {
         return Err(format!("not a Gemini body or history: {}", why.join("; ")));
     }
-    let record_line = doc.line_of(off);
     let response_id = string(get(v, "responseId", "response_id"));
     let run_id = match &response_id {
         Some(id) => format!("gemini-{id}"),
@@ -222,7 +240,7 @@ pub fn map(doc: &Doc<'_>, off: usize, v: &Value, out: &mut Out) -> Result<(), St
     let mut conv = Conversation::default();
     let contents: Vec<(&Value, u64, String)> = match v {
         Value::Array(items) => {
-            let lines = doc.array_lines(off);
+            let lines = content_lines;
             items
                 .iter()
                 .enumerate()
@@ -237,7 +255,7 @@ pub fn map(doc: &Doc<'_>, off: usize, v: &Value, out: &mut Out) -> Result<(), St
         }
         _ => match v.get("contents").and_then(Value::as_array) {
             Some(items) => {
-                let lines = doc.item_lines(off, "contents");
+                let lines = content_lines;
                 items
                     .iter()
                     .enumerate()
@@ -252,7 +270,7 @@ pub fn map(doc: &Doc<'_>, off: usize, v: &Value, out: &mut Out) -> Result<(), St
             }
             // A response: its first candidate's content is the turn.
             None => {
-                let lines = doc.item_lines(off, "candidates");
+                let lines = candidate_lines;
                 v.get("candidates")
                     .and_then(Value::as_array)
                     .and_then(|c| c.first())

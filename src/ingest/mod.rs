@@ -17,6 +17,7 @@ pub mod native;
 pub mod openai;
 pub mod otlp;
 pub mod read;
+pub mod recordings;
 pub mod responses;
 mod sink;
 pub mod swe_agent;
@@ -803,16 +804,24 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
                 }
                 other => vec![(start, other)],
             };
+            // A crashed tau-bench run records no conversation to name its
+            // environment: it takes its file's.
+            let tau_env = match f {
+                Format::TauBench => tau_bench::file_environment(records.iter().map(|(_, v)| *v)),
+                _ => None,
+            };
             for (off, rec) in records {
                 let rline = doc.line_of(off);
                 let mapped = match f {
                     Format::Otlp => spans.add(&doc, off, rec, &mut out),
                     Format::Langfuse => langfuse::add(&mut spans, &doc, off, rec, &mut out),
                     Format::TauBench => {
-                        tau_bench::map(rec, rline, &doc.item_lines(off, "traj"), &mut out)
+                        let lines = doc.item_lines(off, "traj");
+                        tau_bench::map(rec, rline, &lines, tau_env.as_deref(), &mut out)
                     }
                     Format::OpenAi => {
-                        openai::map(rec, rline, &doc.item_lines(off, "messages"), &mut out)
+                        let at = doc.item_lines(off, openai::list_key(rec));
+                        openai::map(rec, rline, &at, &mut out)
                     }
                     Format::Anthropic => {
                         anthropic::map(rec, rline, &doc.item_lines(off, "messages"), &mut out)

@@ -6,9 +6,9 @@ use serde_json::{Map, Value};
 
 pub use crate::error::InvalidRecord;
 use crate::model::{
-    Candidate, Case, Catalogue, Decision, Effect, Expectations, ExpectedCall, ExpectedValue,
-    ExtraArguments, Intent, Label, MenuFields, Outcome, Policy, Progress, Record, Retrieval, Run,
-    Stage, Status, Strings, Terminated, Timestamp, Tool,
+    Candidate, Case, Catalogue, Checker, Decision, Effect, Expectations, ExpectedCall,
+    ExpectedValue, ExtraArguments, Intent, Label, MenuFields, Outcome, Policy, Progress, Record,
+    Retrieval, Run, Stage, Status, Strings, Terminated, Timestamp, Tool,
 };
 
 /// Ids are strings up to this many bytes.
@@ -718,11 +718,12 @@ fn case(mut o: Obj) -> Res<Case> {
 }
 
 /// The fields of a case that set its run's expectations (format v1.1).
-const EXPECTATION_FIELDS: [&str; 4] = [
+const EXPECTATION_FIELDS: [&str; 5] = [
     "expected_calls",
     "expected_outputs",
     "strings",
     "extra_arguments",
+    "checker",
 ];
 
 /// Reads fields with `read` and leaves them in the record's `extra` as
@@ -746,7 +747,8 @@ pub fn expectations(v: Value) -> Result<Expectations, String> {
     expectation_fields(&mut Obj::new(v, "")?)
 }
 
-/// `expected_calls`, `expected_outputs`, `strings` and `extra_arguments`.
+/// `expected_calls`, `expected_outputs`, `strings`, `extra_arguments` and
+/// `checker`.
 fn expectation_fields(o: &mut Obj) -> Res<Expectations> {
     let calls = match o.take("expected_calls") {
         None => None,
@@ -777,6 +779,9 @@ fn expectation_fields(o: &mut Obj) -> Res<Expectations> {
                 ExtraArguments::parse,
                 ExtraArguments::spellings,
             )?
+            .unwrap_or_default(),
+        checker: o
+            .opt_enum("checker", Checker::parse, Checker::spellings)?
             .unwrap_or_default(),
     })
 }
@@ -955,6 +960,10 @@ mod tests {
             "case t: field \"extra_arguments\": \"warn\" is not one of ignore, reject"
         );
         assert_eq!(
+            err(json!({"type":"case","task_id":"t","expected_calls":[],"checker":"gorilla"})),
+            "case t: field \"checker\": \"gorilla\" is not one of rung, bfcl"
+        );
+        assert_eq!(
             err(json!({"type":"case","task_id":"t","note":"nothing to check"})),
             "case t: a case needs \"acceptable\", \"expected_calls\" or \"expected_outputs\" (at least one)"
         );
@@ -977,7 +986,7 @@ mod tests {
                 {"tool":"book_reservation","arguments":{"cabin":{"@one_of":["economy","basic_economy","@absent"]}}},
                 {"tool":"think"}],
             "expected_outputs":["1,628"],
-            "strings":"loose","extra_arguments":"reject","owner":"qa"});
+            "strings":"loose","extra_arguments":"reject","checker":"bfcl","owner":"qa"});
         let Parsed::Record(Record::Case(c)) = parse(record).unwrap() else {
             panic!()
         };
@@ -987,6 +996,7 @@ mod tests {
         assert_eq!(
             c.extra.as_object().unwrap().keys().collect::<Vec<_>>(),
             [
+                "checker",
                 "expected_calls",
                 "expected_outputs",
                 "extra_arguments",
@@ -997,8 +1007,8 @@ mod tests {
         assert_eq!(expectations(c.extra.clone()).as_ref(), Ok(&c.expectations));
         let e = &c.expectations;
         assert_eq!(
-            (e.strings, e.extra_arguments),
-            (Strings::Loose, ExtraArguments::Reject)
+            (e.strings, e.extra_arguments, e.checker),
+            (Strings::Loose, ExtraArguments::Reject, Checker::Bfcl)
         );
         assert_eq!(e.outputs, Some(vec!["1,628".to_string()]));
         let calls = e.calls.as_ref().unwrap();

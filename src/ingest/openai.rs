@@ -1,7 +1,8 @@
 //! OpenAI chat transcripts: `{"tools": [...], "messages": [...]}` per run
-//! (the Chat Completions request shape, with the assistant turns in it).
-//! The message reader is shared with tau-bench and SWE-agent, which record
-//! OpenAI-format messages.
+//! (the Chat Completions request shape, with the assistant turns in it),
+//! and chat completion response bodies (`"object": "chat.completion"`,
+//! `choices[].message`): one turn. The message reader is shared with
+//! tau-bench and SWE-agent, which record OpenAI-format messages.
 
 use serde_json::{Map, Value, json};
 
@@ -270,12 +271,79 @@ pub fn tool_names(tools: &[Value]) -> Vec<String> {
         .collect()
 }
 
-/// Why a value is not an OpenAI transcript (empty when it is one).
+/// Whether an object is a chat completion response body: `choices` with
+/// `"object": "chat.completion"` (or, with no `object`, every choice a
+/// `message` object), and no `messages`.
+pub fn is_response(o: &Map<String, Value>) -> bool {
+    let Some(Value::Array(choices)) = o.get("choices") else {
+        return false;
+    };
+    if o.contains_key("messages") {
+        return false;
+    }
+    match o.get("object") {
+        Some(Value::String(s)) => s == "chat.completion",
+        None => {
+            !choices.is_empty()
+                && choices
+                    .iter()
+                    .all(|c| c.get("message").is_some_and(Value::is_object))
+        }
+        Some(_) => false,
+    }
+}
+
+/// The list whose items' lines a record's messages are read at: `choices`
+/// for a response body, else `messages`.
+pub fn list_key(v: &Value) -> &'static str {
+    match v {
+        Value::Object(o) if is_response(o) => "choices",
+        _ => "messages",
+    }
+}
+
+/// The assistant message a response body's first choice holds, with the
+/// choice's `finish_reason` added (kept on its decisions under `message`);
+/// `Ok(None)` when it has no choice.
+pub fn response_message(o: &Map<String, Value>) -> Result<Option<Value>, String> {
+    let Some(first) = o
+        .get("choices")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+    else {
+        return Ok(None);
+    };
+    let Some(Value::Object(m)) = first.get("message") else {
+        return Err("dropped choices[0]: no \"message\" object".to_string());
+    };
+    let mut m = m.clone();
+    if !m.contains_key("role") {
+        m.insert("role".into(), json!("assistant"));
+    }
+    if let Some(f @ Value::String(_)) = first.get("finish_reason") {
+        m.insert("finish_reason".into(), f.clone());
+    }
+    Ok(Some(Value::Object(m)))
+}
+
+/// Why a value is not an OpenAI transcript or response body (empty when it
+/// is one).
 pub fn check(v: &Value) -> Vec<String> {
     let mut why = Vec::new();
     let Value::Object(o) = v else {
         return vec![format!("a transcript is an object, not {}", kind(v))];
     };
+    if is_response(o) {
+        return why;
+    }
+    if let Some(Value::String(obj)) = o.get("object")
+        && obj.starts_with("chat.completion.")
+    {
+        return vec![format!(
+            "its \"object\" is {}: a streamed chunk, not a whole response",
+            crate::text::echo(obj)
+        )];
+    }
     match o.get("messages") {
         Some(Value::Array(msgs)) => {
             for (i, m) in msgs.iter().enumerate() {
@@ -304,7 +372,10 @@ pub fn check(v: &Value) -> Vec<String> {
             }
         }
         Some(other) => why.push(format!("\"messages\" is {}, not a list", kind(other))),
-        None => why.push("no \"messages\" list".to_string()),
+        None => why.push(
+            "no \"messages\" list (a request or transcript) nor \"choices\" (a chat completion)"
+                .to_string(),
+        ),
     }
     if let Some(Value::Array(tools)) = o.get("tools")
         && tools.iter().any(|t| t.get("input_schema").is_some())
@@ -405,13 +476,87 @@ pub fn keep_rest(o: &Map<String, Value>, mapped: &[&str], run: &mut Map<String, 
     }
 }
 
-/// Maps one transcript to a run and its decisions.
+/// Fields of a response body this reader maps; the rest are kept on the
+/// run under `response`.
+const RESPONSE_MAPPED: &[&str] = &["id", "object", "model", "choices"];
+
+/// The fields of a response body kept on its run under `response`: all but
+/// its id, model and first choice (other choices as `other_choices`).
+pub fn response_rest(o: &Map<String, Value>) -> Map<String, Value> {
+    let mut rest: Map<String, Value> = o
+        .iter()
+        .filter(|(k, _)| !RESPONSE_MAPPED.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if let Some(Value::Array(c)) = o.get("choices")
+        && c.len() > 1
+    {
+        rest.insert("other_choices".into(), json!(c[1..]));
+    }
+    rest
+}
+
+/// Maps a chat completion response body: one run (its `id`) holding the
+/// turn of its first choice, whose calls have no outcome yet.
+fn map_response(
+    o: &Map<String, Value>,
+    v: &Value,
+    record_line: u64,
+    choice_lines: &[u64],
+    out: &mut Out,
+) -> Result<(), String> {
+    let run_id = match o.get("id").and_then(Value::as_str) {
+        Some(id) if !id.is_empty() => id.to_string(),
+        _ => format!("openai-{}", convo::short_hash(v)),
+    };
+    let record = Some(format!("run {run_id}"));
+    let line = choice_lines.first().copied().unwrap_or(record_line);
+    let messages: Vec<Value> = match response_message(o) {
+        Ok(m) => m.into_iter().collect(),
+        Err(why) => {
+            out.drop_part(line, record.clone(), why);
+            Vec::new()
+        }
+    };
+    let msgs = read_messages_with(
+        &messages,
+        &[line],
+        record_line,
+        &record,
+        |_| false,
+        &super::messages::mswea_action,
+        out,
+    );
+    let mut run = Map::new();
+    run.insert("type".into(), json!("run"));
+    run.insert("run_id".into(), json!(run_id));
+    if let Some(Value::String(m)) = o.get("model") {
+        run.insert("model".into(), json!(m));
+    }
+    let rest = response_rest(o);
+    if !rest.is_empty() {
+        run.insert("response".into(), Value::Object(rest));
+    }
+    run.insert("imported_from".into(), json!("openai"));
+    out.push(Value::Object(run), record_line, None);
+    convo::decisions(&run_id, None, msgs.items, &record, out);
+    Ok(())
+}
+
+/// Maps one transcript, or one response body, to a run and its decisions.
+/// `message_lines` are the lines of its `messages` (of its `choices` for a
+/// response body: [`list_key`]).
 pub fn map(
     v: &Value,
     record_line: u64,
     message_lines: &[u64],
     out: &mut Out,
 ) -> Result<(), String> {
+    if let Value::Object(o) = v
+        && is_response(o)
+    {
+        return map_response(o, v, record_line, message_lines, out);
+    }
     let TranscriptRun {
         o,
         messages,

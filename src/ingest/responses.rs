@@ -153,7 +153,7 @@ fn output_value(v: Option<&Value>) -> Value {
 /// The menu's names: function and custom tools by name, hosted tools
 /// (`web_search_preview`, `file_search`...) by type; MCP servers' tools
 /// come from `mcp_list_tools` items.
-fn menu_names(tools: &[Value]) -> Vec<String> {
+pub fn menu_names(tools: &[Value]) -> Vec<String> {
     tools
         .iter()
         .filter_map(|t| {
@@ -325,20 +325,13 @@ fn read_items(
             t if t.ends_with("_output") => {
                 conv.flush();
                 let call_id = string(o.get("call_id"));
-                if let (Some(prev), Some(id)) = (previous, &call_id)
+                if let (Some(_), Some(id)) = (previous, &call_id)
                     && !own_calls.contains(&id.as_str())
                 {
-                    out.drop_part(
-                        line,
-                        record.clone(),
-                        format!(
-                            "dropped {what}[{i}]: a {} for call {}, which response {} made; that response is not in this record (import the conversation as one transcript list to pair them)",
-                            // The item type, shown bare like the known ones.
-                            crate::text::echo(t).trim_matches('"'),
-                            crate::text::echo(id),
-                            crate::text::echo(prev)
-                        ),
-                    );
+                    // It answers a call of the previous response, which
+                    // another body holds: kept on the run, paired when
+                    // both are imported together.
+                    conv.previous_outputs.push(it.clone());
                     continue;
                 }
                 conv.items.push(Item::Result(ToolResult {
@@ -370,6 +363,8 @@ struct Conversation {
     goal: Option<String>,
     mcp_tools: Vec<String>,
     unread: Vec<Value>,
+    /// Outputs for calls of the previous response (`previous_response_id`).
+    previous_outputs: Vec<Value>,
 }
 
 impl Conversation {
@@ -399,8 +394,37 @@ const MAPPED: &[&str] = &[
     "previous_response_id",
 ];
 
+/// Where a body's parts are: its own line, and the lines of the items of
+/// its `input` and `output` lists (of the list itself, for a transcript
+/// list).
+#[derive(Debug, Default)]
+pub struct Lines {
+    pub record: u64,
+    pub list: Vec<u64>,
+    pub input: Vec<u64>,
+    pub output: Vec<u64>,
+}
+
 /// Maps one body or transcript list to a run and its decisions.
 pub fn map(doc: &Doc<'_>, off: usize, v: &Value, out: &mut Out) -> Result<(), String> {
+    let lines = match v {
+        Value::Array(_) => Lines {
+            record: doc.line_of(off),
+            list: doc.array_lines(off),
+            ..Default::default()
+        },
+        _ => Lines {
+            record: doc.line_of(off),
+            input: doc.item_lines(off, "input"),
+            output: doc.item_lines(off, "output"),
+            ..Default::default()
+        },
+    };
+    map_lines(v, &lines, out)
+}
+
+/// [`map`], with the lines given.
+pub fn map_lines(v: &Value, lines: &Lines, out: &mut Out) -> Result<(), String> {
     let why = check(v);
     if !why.is_empty() {
         return Err(format!(
@@ -408,7 +432,7 @@ pub fn map(doc: &Doc<'_>, off: usize, v: &Value, out: &mut Out) -> Result<(), St
             why.join("; ")
         ));
     }
-    let record_line = doc.line_of(off);
+    let record_line = lines.record;
     let empty = Map::new();
     let o = v.as_object().unwrap_or(&empty);
     let is_response = o.get("object").and_then(Value::as_str) == Some("response");
@@ -427,7 +451,7 @@ pub fn map(doc: &Doc<'_>, off: usize, v: &Value, out: &mut Out) -> Result<(), St
     match v {
         Value::Array(items) => read_items(
             items,
-            &doc.array_lines(off),
+            &lines.list,
             record_line,
             "",
             tools,
@@ -441,7 +465,7 @@ pub fn map(doc: &Doc<'_>, off: usize, v: &Value, out: &mut Out) -> Result<(), St
                 Some(Value::String(s)) => conv.goal = Some(s.clone()),
                 Some(Value::Array(items)) => read_items(
                     items,
-                    &doc.item_lines(off, "input"),
+                    &lines.input,
                     record_line,
                     "input",
                     tools,
@@ -455,7 +479,7 @@ pub fn map(doc: &Doc<'_>, off: usize, v: &Value, out: &mut Out) -> Result<(), St
             if let Some(Value::Array(items)) = o.get("output") {
                 read_items(
                     items,
-                    &doc.item_lines(off, "output"),
+                    &lines.output,
                     record_line,
                     "output",
                     tools,
@@ -485,6 +509,9 @@ pub fn map(doc: &Doc<'_>, off: usize, v: &Value, out: &mut Out) -> Result<(), St
     }
     if !conv.unread.is_empty() {
         run.insert("unread_items".into(), json!(conv.unread));
+    }
+    if !conv.previous_outputs.is_empty() {
+        run.insert("previous_outputs".into(), json!(conv.previous_outputs));
     }
     let rest: Map<String, Value> = o
         .iter()

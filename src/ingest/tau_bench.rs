@@ -2,6 +2,12 @@
 //! records `{task_id, trial, reward, info, traj}`, each one run. `traj`
 //! holds OpenAI-format messages; a tool result starting with `Error:` is an
 //! execution error. The tool menu is not recorded, so none is given.
+//!
+//! The task's reference actions (`info.task.actions`) and the strings its
+//! answer must contain (`info.task.outputs`) become a step-less case of the
+//! task (format v1.1): `expected_calls` and `expected_outputs`. Every trial
+//! of a task writes the same case, so a second trial or a re-import adds
+//! nothing. A run that crashed (`info.error`) ends `terminated: error`.
 
 use serde_json::{Map, Value, json};
 
@@ -43,12 +49,24 @@ fn environment(traj: &[Value]) -> Option<String> {
     (word.chars().all(|c| c.is_ascii_alphanumeric()) && word != "policy").then_some(word)
 }
 
+/// The environment of a file's first record that names one: the one a
+/// record without a conversation (a crashed run) belongs to.
+pub fn file_environment<'a>(records: impl IntoIterator<Item = &'a Value>) -> Option<String> {
+    records.into_iter().find_map(|r| {
+        r.get("traj")
+            .and_then(Value::as_array)
+            .and_then(|t| environment(t))
+    })
+}
+
 /// Maps one record to a run and its decisions. `message_lines[i]` is the
-/// line of `traj[i]`.
+/// line of `traj[i]`; `file_env` is the file's environment, for a record
+/// whose conversation names none.
 pub fn map(
     v: &Value,
     record_line: u64,
     message_lines: &[u64],
+    file_env: Option<&str>,
     out: &mut Out,
 ) -> Result<(), String> {
     let convo::Checked {
@@ -63,7 +81,7 @@ pub fn map(
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
-    let env = environment(traj);
+    let env = environment(traj).or_else(|| file_env.map(str::to_string));
     let task_id = format!("{}/{raw_task}", env.as_deref().unwrap_or("tau-bench"));
     let trial = o.get("trial").and_then(Value::as_i64);
     let run_id = format!(
@@ -90,6 +108,9 @@ pub fn map(
         if let Some(actions) = info.get("task").and_then(|t| t.get("actions")) {
             run.insert("ground_truth_actions".into(), actions.clone());
         }
+        if info.get("error").is_some_and(|e| !e.is_null()) {
+            run.insert("terminated".into(), json!("error"));
+        }
         run.insert("tau_bench_info".into(), info.clone());
     }
     for (k, val) in o {
@@ -111,9 +132,78 @@ pub fn map(
         run.insert("goal".into(), json!(g));
     }
     run.insert("imported_from".into(), json!("tau-bench"));
+    if let Some(case) = o
+        .get("info")
+        .and_then(|i| i.get("task"))
+        .and_then(|t| expectations_case(&task_id, t, record_line, &record, out))
+    {
+        out.push(case, record_line, None);
+    }
     out.push(Value::Object(run), record_line, None);
     convo::decisions(&run_id, None, msgs.items, &record, out);
     Ok(())
+}
+
+/// The case a task's reference solution sets: `actions` (each `{name,
+/// kwargs}`) as `expected_calls`, `outputs` as `expected_outputs`. `None`
+/// when the task records neither list; an action that is not a
+/// `{name, kwargs}` object is left out and said.
+fn expectations_case(
+    task_id: &str,
+    task: &Value,
+    line: u64,
+    record: &Option<String>,
+    out: &mut Out,
+) -> Option<Value> {
+    let actions = task.get("actions").and_then(Value::as_array);
+    let outputs = task.get("outputs").and_then(Value::as_array);
+    if actions.is_none() && outputs.is_none() {
+        return None;
+    }
+    let mut case = Map::new();
+    case.insert("type".into(), json!("case"));
+    case.insert("task_id".into(), json!(task_id));
+    if let Some(actions) = actions {
+        let mut calls = Vec::with_capacity(actions.len());
+        for (i, a) in actions.iter().enumerate() {
+            let name = a.get("name").and_then(Value::as_str);
+            let kwargs = match a.get("kwargs") {
+                None | Some(Value::Null) => Some(Map::new()),
+                Some(Value::Object(m)) => Some(m.clone()),
+                Some(_) => None,
+            };
+            match (name, kwargs) {
+                (Some(name), Some(kwargs)) => {
+                    calls.push(json!({"tool": name, "arguments": Value::Object(kwargs)}))
+                }
+                _ => out.drop_part(
+                    line,
+                    record.clone(),
+                    format!(
+                        "dropped reference action {i} of task {}: not a {{name, kwargs}} object",
+                        crate::text::echo(task_id)
+                    ),
+                ),
+            }
+        }
+        case.insert("expected_calls".into(), Value::Array(calls));
+    }
+    if let Some(outputs) = outputs {
+        let strings: Vec<Value> = outputs.iter().filter(|o| o.is_string()).cloned().collect();
+        if strings.len() < outputs.len() {
+            out.drop_part(
+                line,
+                record.clone(),
+                format!(
+                    "dropped {} expected output(s) of task {} that are not strings",
+                    outputs.len() - strings.len(),
+                    crate::text::echo(task_id)
+                ),
+            );
+        }
+        case.insert("expected_outputs".into(), Value::Array(strings));
+    }
+    Some(Value::Object(case))
 }
 
 #[cfg(test)]

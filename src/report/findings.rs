@@ -29,6 +29,7 @@ Finding kinds (`rung report findings`; each has kind and detail, plus the fields
   argument_mismatch    catalogue task_id run_id step tool: a call's arguments differ from its expected call's
   unexpected_call      catalogue task_id run_id step tool: a write no expected call accounts for
   missing_output       catalogue task_id run_id: no answer contains an expected output
+  schema_violation     catalogue task_id run_id step tool: a call's arguments fail its tool's input schema (each failing path)
   unsourced_id         catalogue task_id run_id step tool: a write carries an id no earlier result or lookup returned, not in the goal or scope
   id_from_description  catalogue task_id run_id step tool: that id appears in a visible tool's description, hints or schema
   announced_no_call    catalogue task_id run_id step [tool]: an answer announces an action or writes a call as text, no call
@@ -199,7 +200,7 @@ impl List {
                     markdown::prose(&total_prose(self.total))
                 );
                 for c in &shown {
-                    out.push_str(&format!(" {} |", markdown::cell(c.header)));
+                    out.push_str(&format!(" {} |", markdown::cell(&c.header)));
                 }
                 out.push_str("\n|");
                 for c in &shown {

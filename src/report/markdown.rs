@@ -70,7 +70,7 @@ fn table(r: &Report) -> String {
         .collect();
     let mut out = String::from("|");
     for (_, c) in &shown {
-        out.push_str(&format!(" {} |", cell(c.header)));
+        out.push_str(&format!(" {} |", cell(&c.header)));
     }
     out.push_str("\n|");
     for (_, c) in &shown {

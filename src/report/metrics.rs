@@ -2,7 +2,7 @@
 //! check` takes). JSON is the spec's nested shape, serialised from
 //! [`Metrics`] itself.
 
-use super::model::{Cell, Column, Report, Shape};
+use super::model::{Cell, Column, Prose, Report, Shape, count};
 use crate::metrics::{Metrics, Rate};
 
 /// (key, rate) rows of the metrics report, nested keys dotted.
@@ -21,6 +21,17 @@ fn rates(m: &Metrics) -> Vec<(String, Rate)> {
         ("violation_rate".to_string(), m.violation_rate),
         ("first_call_accuracy".to_string(), m.first_call_accuracy),
         ("recovery_within_3".to_string(), m.recovery_within_3),
+    ]);
+    v.push(("inconsistent_tasks".to_string(), m.inconsistent_tasks));
+    let e = &m.expectations;
+    v.extend([
+        ("expected_call_recall".to_string(), e.expected_call_recall),
+        ("argument_accuracy".to_string(), e.argument_accuracy),
+        ("runs_as_expected".to_string(), e.runs_as_expected),
+        (
+            "agreement_with_success".to_string(),
+            e.agreement_with_success,
+        ),
     ]);
     v
 }
@@ -109,5 +120,28 @@ pub fn build(m: &Metrics) -> Report {
             },
         ]);
     }
+    let e = &m.expectations;
+    if e.runs_as_expected.denominator > 0 {
+        let a = &e.agreement_with_success;
+        let agreement = if a.denominator > 0 {
+            format!(
+                "rung's verdict agrees with the recorded success on {} of {} ({}).",
+                a.numerator,
+                count(a.denominator, "run", "runs"),
+                share(a.value)
+            )
+        } else {
+            "none of them records a success to compare rung's verdict with.".to_string()
+        };
+        r.summary.push(Prose::both(format!(
+            "{} with expectations, {} as expected; {agreement}",
+            count(e.runs_as_expected.denominator, "run", "runs"),
+            e.runs_as_expected.numerator
+        )));
+    }
     r
+}
+
+fn share(v: Option<f64>) -> String {
+    v.map(|v| format!("{:.1}%", v * 100.0)).unwrap_or_default()
 }

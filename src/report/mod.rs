@@ -12,7 +12,11 @@ pub mod json;
 pub mod markdown;
 pub mod table;
 
+pub mod budget;
+pub mod compare;
 pub mod confusions;
+pub mod consistency;
+pub mod diff;
 pub mod findings;
 pub mod ladder;
 pub mod metrics;

@@ -2,6 +2,7 @@
 //! rows of typed cells. A report builds one; `table`, `markdown`, `csv` and
 //! `json` render any of them, so a new report is one file that builds a model.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use serde_json::Value;
@@ -90,8 +91,9 @@ pub enum Place {
 pub struct Column {
     /// The JSON key and CSV header.
     pub key: &'static str,
-    /// The header tables and markdown show.
-    pub header: &'static str,
+    /// The header tables and markdown show (a catalogue's name, for a
+    /// column per menu).
+    pub header: Cow<'static, str>,
     /// The table's header (narrower), when it differs from `header`.
     pub table_header: Option<&'static str>,
     /// Right-aligned (numbers).
@@ -110,10 +112,10 @@ pub struct Column {
 
 impl Column {
     /// A column every format shows.
-    pub fn new(key: &'static str, header: &'static str) -> Column {
+    pub fn new(key: &'static str, header: impl Into<Cow<'static, str>>) -> Column {
         Column {
             key,
-            header,
+            header: header.into(),
             table_header: None,
             right: false,
             flex: false,
@@ -182,8 +184,8 @@ impl Column {
     }
 
     /// The header the table shows.
-    pub fn table_heading(&self) -> &'static str {
-        self.table_header.unwrap_or(self.header)
+    pub fn table_heading(&self) -> &str {
+        self.table_header.unwrap_or(&self.header)
     }
 
     /// How a cell of this column reads in a table or in markdown: escaped

@@ -6,6 +6,14 @@ use super::model::{Cell, Column, Empty, Groups, Place, Prose, Report, Shape, cou
 use crate::store::query::RunRow;
 
 pub fn build(list: &[RunRow]) -> Report {
+    // Tables and markdown show the verdict against expectations only when
+    // some run has expectations; CSV and JSON always carry the key.
+    let with_expectations = list.iter().filter(|r| r.as_expected.is_some()).count();
+    let mut as_expected = Column::new("as_expected", "as expected").none("-");
+    if with_expectations == 0 {
+        as_expected.markdown = false;
+        as_expected = as_expected.in_table(Place::Hidden);
+    }
     let mut r = Report::new(
         "Runs",
         Shape::List("runs"),
@@ -23,6 +31,7 @@ pub fn build(list: &[RunRow]) -> Report {
             Column::new("first_failed_rung", "first failed").none("-"),
             Column::new("success", "success").none("-"),
             Column::new("harm", "harm").none("-"),
+            as_expected,
         ],
     );
     let mut sections = Vec::new();
@@ -50,6 +59,7 @@ pub fn build(list: &[RunRow]) -> Report {
             Cell::opt_text(run.first_failed_rung.as_deref()),
             Cell::opt_bool(run.success),
             Cell::opt_bool(run.harm),
+            Cell::opt_bool(run.as_expected),
         ]);
     }
     r.groups = Groups::Sections(sections);
@@ -69,5 +79,12 @@ pub fn build(list: &[RunRow]) -> Report {
          {with_rung} reached a failed rung.",
         count(list.len() as u64, "run", "runs")
     )));
+    if with_expectations > 0 {
+        let as_expected = list.iter().filter(|r| r.as_expected == Some(true)).count();
+        r.summary.push(Prose::both(format!(
+            "{as_expected} of {} with expectations went as expected.",
+            count(with_expectations as u64, "run", "runs")
+        )));
+    }
     r
 }

@@ -301,8 +301,11 @@ impl<'a> Layout<'a> {
 
     fn add(&self, g: &mut Grid, r: &Report, row: &Row) {
         match self.note {
-            Some(n) => g.row_with_note(self.cells(row), r.columns[n].read(&row.cells[n])),
-            None => g.row(self.cells(row)),
+            // A row without a note has no line under it.
+            Some(n) if row.cells[n] != Cell::None => {
+                g.row_with_note(self.cells(row), r.columns[n].read(&row.cells[n]))
+            }
+            _ => g.row(self.cells(row)),
         }
     }
 

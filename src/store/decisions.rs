@@ -33,10 +33,18 @@ pub struct DecisionRow {
     pub violated: bool,
     /// How many findings are about this decision.
     pub findings: u64,
+    /// Where the label came from: `inline`, `case` or `derived` (format
+    /// v1.1: from the run's expected calls).
+    pub label_source: Option<String>,
+    /// What the run's matching walk said of its call: the status
+    /// (`matched`, `mismatch`, `unexpected`) and the expected call's number.
+    pub matching: Option<(String, Option<u32>)>,
 }
 
 const DECISION_COLUMNS: &str = "l.decision_id, l.run_id, l.step, l.turn, l.phase, l.selected, \
 l.rung, l.status, l.reason, l.boundary, l.progress, l.acceptable, l.time_us, l.violated, \
+l.label_source, (SELECT m.status || ':' || COALESCE(m.expected, '') FROM matching m \
+WHERE m.run_id = l.run_id AND m.step = l.step ORDER BY m.seq LIMIT 1), \
 (SELECT count(*) FROM findings f WHERE f.run_id = l.run_id AND f.step = l.step)";
 
 fn decision_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<DecisionRow> {
@@ -61,7 +69,12 @@ fn decision_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<DecisionRow
         acceptable: acceptable.unwrap_or_default(),
         time_us: r.get(at + 12)?,
         violated: r.get(at + 13)?,
-        findings: r.get::<_, i64>(at + 14)? as u64,
+        label_source: r.get(at + 14)?,
+        matching: r.get::<_, Option<String>>(at + 15)?.and_then(|m| {
+            let (status, n) = m.split_once(':')?;
+            Some((status.to_string(), n.parse().ok()))
+        }),
+        findings: r.get::<_, i64>(at + 16)? as u64,
     })
 }
 

@@ -8,7 +8,7 @@ use rusqlite::Connection;
 use super::classify::load_catalogue;
 use super::menu::{MENU_SELECT, menu_row};
 use super::payload::{PayloadColumn, payload_bytes};
-use super::{Explained, explain};
+use super::{Explained, RunExpectations, explain_run};
 use crate::config::Config;
 use crate::error::Result;
 use crate::ladder::{self, Menu, Sets};
@@ -46,6 +46,9 @@ pub struct Detail {
     pub arguments_bytes: Option<u64>,
     pub result_bytes: Option<u64>,
     pub raw_bytes: Option<u64>,
+    /// The run's verdict against its expectations (format v1.1): the
+    /// matching table and the missing outputs; `None` without any.
+    pub expectations: Option<RunExpectations>,
 }
 
 /// The Run screen's detail of one decision: explain's walk and tool rules,
@@ -66,7 +69,9 @@ pub fn decision_detail(conn: &Connection, config: &Config, decision_id: i64) -> 
     let m = menu_row(conn, r, 5)?;
     drop(rows);
     drop(stmt);
-    let explained = explain(conn, config, &run_id, step)?;
+    let mut run = explain_run(conn, config, &run_id, Some(step))?;
+    let explained = run.decisions.remove(0);
+    let expectations = run.expectations;
     let cat = match &m.catalogue {
         Some(c) => load_catalogue(conn, c)?,
         None => None,
@@ -143,5 +148,6 @@ pub fn decision_detail(conn: &Connection, config: &Config, decision_id: i64) -> 
         result_bytes: payload_bytes(conn, decision_id, PayloadColumn::Result),
         raw_bytes: payload_bytes(conn, decision_id, PayloadColumn::Raw),
         explained,
+        expectations,
     })
 }

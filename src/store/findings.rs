@@ -23,9 +23,10 @@ pub struct FindingRow {
 }
 
 /// The findings a filter selects, as SQL over `findings x` with the
-/// columns of [`FindingRow`]: those about the filtered decisions, plus the
-/// catalogue-level findings of the catalogues those decisions use (all
-/// findings when unfiltered). `select` is what the query returns.
+/// columns of [`FindingRow`]: those about the filtered decisions, about the
+/// runs with a filtered decision (a missing call or output names no step),
+/// plus the catalogue-level findings of the catalogues those decisions use
+/// (all findings when unfiltered). `select` is what the query returns.
 fn selected(f: &Filter, select: &str, tail: &str) -> (String, Vec<Sql>) {
     if f.is_empty() {
         return (
@@ -34,6 +35,8 @@ fn selected(f: &Filter, select: &str, tail: &str) -> (String, Vec<Sql>) {
         );
     }
     let (clause, mut args) = f.decision_clause();
+    let (run_clause, run_args) = f.decision_clause();
+    args.extend(run_args);
     let from = f.from();
     let catalogue_only = Filter {
         catalogues: f.catalogues.clone(),
@@ -53,6 +56,8 @@ fn selected(f: &Filter, select: &str, tail: &str) -> (String, Vec<Sql>) {
             "SELECT {select} FROM findings x WHERE
                (x.step IS NOT NULL AND EXISTS (SELECT 1 {from}
                    WHERE l.run_id = x.run_id AND l.step = x.step AND {clause}))
+               OR (x.step IS NULL AND x.run_id IS NOT NULL AND EXISTS (SELECT 1 {from}
+                   WHERE l.run_id = x.run_id AND {run_clause}))
                OR (x.step IS NULL AND x.run_id IS NULL AND {cat_clause})
              {tail}"
         ),
@@ -94,8 +99,10 @@ pub fn for_each_finding(
     Ok(())
 }
 
-/// Findings about the filtered decisions, plus the catalogue-level findings
-/// of the catalogues those decisions use (all findings when unfiltered).
+/// Findings about the filtered decisions, about the runs with a filtered
+/// decision (a missing call or output names no step), plus the
+/// catalogue-level findings of the catalogues those decisions use (all
+/// findings when unfiltered).
 /// Ordered by (kind, catalogue, task_id, run_id, step, tool), nulls first.
 /// A list in memory: [`for_each_finding`] streams them.
 pub fn findings(conn: &Connection, f: &Filter) -> Result<Vec<FindingRow>> {
@@ -168,7 +175,8 @@ pub fn decision_findings(conn: &Connection, run_id: &str, step: i64) -> Result<V
     Ok(rows)
 }
 
-/// Whether a finding kind is about one decision.
+/// Whether a finding kind is about one decision (those that name a run
+/// but no step, `missing_call` and `missing_output`, are about the run).
 pub fn is_decision_kind(kind: FindingKind) -> bool {
     matches!(
         kind,
@@ -181,6 +189,9 @@ pub fn is_decision_kind(kind: FindingKind) -> bool {
             | FindingKind::AnnouncedNoCall
             | FindingKind::WriteUnderInform
             | FindingKind::RepeatedCall
+            | FindingKind::ArgumentMismatch
+            | FindingKind::UnexpectedCall
+            | FindingKind::SchemaViolation
     )
 }
 
@@ -195,8 +206,8 @@ pub struct KindCount {
     pub runs: u64,
     /// Findings in the window of the same length before.
     pub previous: u64,
-    /// Findings with no time: catalogue findings, and decisions with no
-    /// time of their own or of their run.
+    /// Findings with no time: catalogue findings, and those of decisions
+    /// (or runs) with no time of their own or of their run.
     pub undated: u64,
 }
 
@@ -210,9 +221,13 @@ pub struct FindingCounts {
 }
 
 /// A finding's time: its decision's (`ladder.time_us`, the decision's `at`
-/// or its run's start); none for catalogue findings.
-const FINDING_TIME: &str =
-    "(SELECT l2.time_us FROM ladder l2 WHERE l2.run_id = x.run_id AND l2.step = x.step)";
+/// or its run's start); for a finding about a run with no step (a missing
+/// call or output), the run's earliest decision's; none for catalogue
+/// findings.
+const FINDING_TIME: &str = "(CASE WHEN x.step IS NOT NULL THEN \
+(SELECT l2.time_us FROM ladder l2 WHERE l2.run_id = x.run_id AND l2.step = x.step) \
+WHEN x.run_id IS NOT NULL THEN \
+(SELECT min(l2.time_us) FROM ladder l2 WHERE l2.run_id = x.run_id) END)";
 
 /// The findings the filter selects, counted per kind in `[since, until)`,
 /// in the window of the same length before, and undated.

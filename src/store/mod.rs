@@ -5,7 +5,10 @@
 //! A stored value that does not decode is an error naming its row
 //! (`decode`), never a default.
 
+pub mod budget;
 mod classify;
+pub mod compare;
+pub mod consistency;
 pub mod decisions;
 mod decode;
 pub mod detail;
@@ -63,7 +66,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-pub use classify::{Explained, explain};
+pub use classify::matching::{MatchRow, run_matching};
+pub use classify::{Explained, RunExpectations, RunExplained, explain, explain_run};
 pub use import::{Batch, Counts, ImportOptions, ImportSummary, Prepared};
 pub use watch::{ChangeWatch, changed_since};
 
@@ -71,7 +75,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 
 /// Schema migrations; index + 1 is the `user_version` each one produces.
-const MIGRATIONS: &[&str] = &[include_str!("schema_v1.sql")];
+const MIGRATIONS: &[&str] = &[include_str!("schema_v1.sql"), include_str!("schema_v2.sql")];
 
 /// The schema version this rung writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -238,7 +242,9 @@ pub fn reclassify_all(store: &Store) -> Result<u64> {
     import::begin_touched(conn)?;
     let config = store.config()?;
     let mut ctx = classify::Context::new(conn, &config);
-    let result = import::touch_all(conn).and_then(|_| classify::reclassify_touched(&mut ctx));
+    let result = import::touch_all(conn)
+        .and_then(|_| import::take_reclassify_due(conn))
+        .and_then(|_| classify::reclassify_touched(&mut ctx));
     match result {
         Ok(n) => {
             conn.execute_batch("COMMIT")?;

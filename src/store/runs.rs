@@ -28,6 +28,10 @@ pub struct RunRow {
     pub first_failed_rung: Option<String>,
     pub success: Option<bool>,
     pub harm: Option<bool>,
+    /// rung's verdict against the run's expectations (format v1.1): no
+    /// missing call, argument mismatch, unexpected call or missing output.
+    /// `None` for a run without expectations.
+    pub as_expected: Option<bool>,
 }
 
 /// Runs with their decisions and first failed rung, by `run_id`. With a
@@ -146,7 +150,7 @@ static RUNG_ORDER: LazyLock<String> = LazyLock::new(|| {
 });
 
 const RUN_COLUMNS: &str = "r.run_id, r.task_id, r.trial, r.model, r.catalogue, r.decisions, \
-r.first_failed_rung, r.success, r.harm";
+r.first_failed_rung, r.success, r.harm, r.as_expected";
 
 /// Reads [`RUN_COLUMNS`] from column `at` on.
 fn run_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<RunRow> {
@@ -161,6 +165,7 @@ fn run_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<RunRow> {
         first_failed_rung,
         success: r.get(at + 7)?,
         harm: r.get(at + 8)?,
+        as_expected: r.get(at + 9)?,
         run_id,
     })
 }
@@ -240,7 +245,7 @@ pub fn scan_runs(
     while let Some(r) = rows.next()? {
         let t = RunText {
             row: run_row(conn, r, 0)?,
-            goal: r.get(9)?,
+            goal: r.get(10)?,
         };
         if visit(t).is_break() {
             break;
@@ -265,12 +270,14 @@ pub struct RunHeader {
     pub started_at: Option<String>,
     pub decisions: u64,
     pub first_failed_rung: Option<String>,
+    /// The verdict against the run's expectations; `None` without any.
+    pub as_expected: Option<bool>,
 }
 
 pub fn run_header(conn: &Connection, run_id: &str) -> Result<Option<RunHeader>> {
     let mut stmt = conn.prepare_cached(
         "SELECT run_id, task_id, trial, goal, intent, model, catalogue, terminated, success,
-                harm, started_at, decisions, first_failed_rung
+                harm, started_at, decisions, first_failed_rung, as_expected
          FROM runs WHERE run_id = ?1",
     )?;
     let mut rows = stmt.query([run_id])?;
@@ -291,6 +298,7 @@ pub fn run_header(conn: &Connection, run_id: &str) -> Result<Option<RunHeader>> 
         started_at: r.get(10)?,
         decisions: r.get::<_, i64>(11)? as u64,
         first_failed_rung: first_failed(conn, run_id, r.get(12)?)?,
+        as_expected: r.get(13)?,
     }))
 }
 

@@ -11,7 +11,10 @@ use super::decode::{Stored, Table};
 use super::filter_sql::FilterSql;
 use crate::error::Result;
 use crate::filter::Filter;
-use crate::metrics::{self, Confusions, DecisionFacts, LadderCounts, Metrics, MetricsAcc};
+use crate::metrics::{
+    self, Confusions, DecisionFacts, ExpectAcc, ExpectationFacts, ExpectationMetrics, LadderCounts,
+    Metrics, MetricsAcc,
+};
 use crate::model::Rung;
 use crate::text::echo;
 
@@ -97,7 +100,38 @@ pub fn metrics(conn: &Connection, f: &Filter) -> Result<Metrics> {
         });
     }
     let pass = pass_hat_k(conn, f)?;
-    Ok(acc.finish(pass))
+    let mut m = acc.finish(pass);
+    m.expectations = expectation_metrics(conn, f)?;
+    m.inconsistent_tasks = super::consistency::consistency(conn, f)?.rate;
+    Ok(m)
+}
+
+/// The four metrics over the runs with expectations that the run-level
+/// filters select (`--phase` does not apply), from what the classifier
+/// stored on each run.
+pub fn expectation_metrics(conn: &Connection, f: &Filter) -> Result<ExpectationMetrics> {
+    let (clause, args) = f.run_clause();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT r.as_expected, r.success, r.required_calls, r.matched_required,
+                r.judged_calls, r.matched_calls
+         FROM runs r WHERE r.as_expected IS NOT NULL AND {clause}"
+    ))?;
+    let mut acc = ExpectAcc::default();
+    let mut rows = stmt.query(params_from_iter(args))?;
+    while let Some(r) = rows.next()? {
+        let n = |i: usize| -> rusqlite::Result<u64> {
+            Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0).max(0) as u64)
+        };
+        acc.add(&ExpectationFacts {
+            as_expected: r.get(0)?,
+            success: r.get(1)?,
+            required_calls: n(2)?,
+            matched_required: n(3)?,
+            judged_calls: n(4)?,
+            matched_calls: n(5)?,
+        });
+    }
+    Ok(acc.finish())
 }
 
 /// pass^k over the runs the run-level filters select (`--phase` does not

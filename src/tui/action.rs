@@ -22,7 +22,7 @@ pub enum Action {
     Top,
     Bottom,
     Enter,
-    /// `/`: start typing a fuzzy filter (Runs) or a find (Tools).
+    /// `/`: start typing a fuzzy filter (Runs) or a find (Tools, Compare).
     Find,
     Sort,
     Reverse,
@@ -39,6 +39,12 @@ pub enum Action {
     LatestWeek,
     EditFilter,
     ClearFilter,
+    /// Compare: the selected catalogue becomes the base.
+    SetBase,
+    /// Compare: the selected catalogue is a candidate, or no longer one.
+    ToggleCandidate,
+    /// Tools: the selected tool between two catalogue versions.
+    Diff,
     /// Typing: a character, a deletion, the end of typing.
     Type(char),
     Backspace,

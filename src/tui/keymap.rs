@@ -57,13 +57,14 @@ const MOVE: &[Binding] = &[
 ];
 
 const GLOBAL: &[Binding] = &[
-    b("1-7", "screens", &[C('1')], Action::Go(Screen::Ladder)),
+    b("1-8", "screens", &[C('1')], Action::Go(Screen::Ladder)),
     b("", "", &[C('2')], Action::Go(Screen::Runs)),
     b("", "", &[C('3')], Action::Go(Screen::Run)),
     b("", "", &[C('4')], Action::Go(Screen::Refusals)),
     b("", "", &[C('5')], Action::Go(Screen::Confusions)),
     b("", "", &[C('6')], Action::Go(Screen::Tools)),
     b("", "", &[C('7')], Action::Go(Screen::Findings)),
+    b("", "", &[C('8')], Action::Go(Screen::Compare)),
     b("Tab", "next screen", &[Code(KeyCode::Tab)], Action::NextTab),
     b("", "", &[Code(KeyCode::BackTab)], Action::PrevTab),
     b("f", "filter", &[C('f')], Action::EditFilter),
@@ -156,7 +157,34 @@ const TOOLS: &[Binding] = &[
         Action::Enter,
     ),
     b("/", "find", &[C('/')], Action::Find),
+    b("d", "diff versions", &[C('d')], Action::Diff),
 ];
+
+const COMPARE: &[Binding] = &[
+    b(
+        "Enter",
+        "attempts in cell",
+        &[Code(KeyCode::Enter)],
+        Action::Enter,
+    ),
+    b(
+        "h/l",
+        "menus/cells",
+        &[C('h'), Code(KeyCode::Left)],
+        Action::Left,
+    ),
+    b("", "", &[C('l'), Code(KeyCode::Right)], Action::Right),
+    b("b", "base", &[C('b')], Action::SetBase),
+    b("Space", "candidate", &[C(' ')], Action::ToggleCandidate),
+    b("/", "find menu", &[C('/')], Action::Find),
+];
+
+const TOOL_DIFF: &[Binding] = &[b(
+    "j/k",
+    "scroll",
+    &[C('j'), Code(KeyCode::Down)],
+    Action::Down,
+)];
 
 const TOOL: &[Binding] = &[b(
     "j/k",
@@ -251,9 +279,11 @@ pub fn screen_bindings(screen: Screen) -> Vec<&'static Binding> {
         Screen::Decisions => DECISIONS,
         Screen::Findings => FINDINGS,
         Screen::FindingList => FINDING_LIST,
+        Screen::Compare => COMPARE,
+        Screen::ToolDiff => TOOL_DIFF,
     };
     let mut v: Vec<&Binding> = own.iter().collect();
-    if screen != Screen::Tool {
+    if !matches!(screen, Screen::Tool | Screen::ToolDiff) {
         v.extend(MOVE.iter());
     }
     v

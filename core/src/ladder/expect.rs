@@ -9,12 +9,12 @@ use serde_json::{Number, Value};
 
 use super::errors::result_text;
 use crate::model::{
-    Effect, Expectations, ExpectedCall, ExpectedValue, ExtraArguments, Label, NO_CALL, Status,
-    Strings,
+    ABSENT, Checker, Effect, Expectations, ExpectedCall, ExpectedValue, ExtraArguments, Label,
+    NO_CALL, ONE_OF, Status, Strings,
 };
 
 mod findings;
-pub use findings::{ExpectationFinding, VALUE_CHARS, findings};
+pub use findings::{ExpectationFinding, VALUE_CHARS, diffs_text, findings};
 
 /// A string as `"strings": "loose"` compares it (BFCL's checker):
 /// lowercased, without spaces and the characters `,./-_*^`, with `'`
@@ -53,19 +53,95 @@ fn numbers_equal(a: &Number, b: &Number) -> bool {
 /// Two JSON values compared after normalisation: numbers by value, objects
 /// regardless of key order, arrays in order, strings exactly or loosely.
 pub fn values_equal(expected: &Value, actual: &Value, strings: Strings) -> bool {
+    let depth = match strings {
+        Strings::Exact => Depth::Exact,
+        Strings::Loose => Depth::Anywhere,
+    };
+    equal_at(expected, actual, depth)
+}
+
+/// Where loose strings apply inside a value. rung loosens them at any
+/// depth; BFCL's checker only in the argument itself, the items of a list
+/// argument and the values of a dict (at any depth of dicts, and in the
+/// dicts of a list), never inside a list held by a list or a dict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Depth {
+    Exact,
+    Anywhere,
+    BfclTop,
+    BfclListItem,
+    BfclDictValue,
+    /// BFCL's checker with exact strings.
+    BfclExact,
+}
+
+impl Depth {
+    fn item(self) -> Depth {
+        match self {
+            Depth::BfclTop => Depth::BfclListItem,
+            Depth::BfclListItem | Depth::BfclDictValue => Depth::Exact,
+            other => other,
+        }
+    }
+
+    fn value(self) -> Depth {
+        match self {
+            Depth::BfclTop | Depth::BfclListItem | Depth::BfclDictValue => Depth::BfclDictValue,
+            other => other,
+        }
+    }
+}
+
+impl Depth {
+    fn is_bfcl(self) -> bool {
+        matches!(
+            self,
+            Depth::BfclTop | Depth::BfclListItem | Depth::BfclDictValue | Depth::BfclExact
+        )
+    }
+}
+
+/// The alternatives of an `{"@one_of": [...]}` object inside an expected
+/// value (BFCL's dict answers with too many combinations to expand give
+/// one per key), and whether `"@absent"` is among them.
+fn nested_one_of(v: &Value) -> Option<(&[Value], bool)> {
+    let Value::Object(m) = v else {
+        return None;
+    };
+    match (m.len(), m.get(ONE_OF)) {
+        (1, Some(Value::Array(alts))) => Some((alts, alts.iter().any(|a| a == ABSENT))),
+        _ => None,
+    }
+}
+
+fn equal_at(expected: &Value, actual: &Value, depth: Depth) -> bool {
+    if depth.is_bfcl()
+        && let Some((alts, _)) = nested_one_of(expected)
+    {
+        return alts
+            .iter()
+            .any(|a| a != ABSENT && equal_at(a, actual, depth));
+    }
     match (expected, actual) {
         (Value::Number(a), Value::Number(b)) => numbers_equal(a, b),
-        (Value::String(a), Value::String(b)) => match strings {
-            Strings::Exact => a == b,
-            Strings::Loose => loose(a) == loose(b),
+        (Value::String(a), Value::String(b)) => match depth {
+            Depth::Exact | Depth::BfclExact => a == b,
+            _ => loose(a) == loose(b),
         },
         (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| values_equal(x, y, strings))
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| equal_at(x, y, depth.item()))
+        }
+        (Value::Object(a), Value::Object(b)) if depth.is_bfcl() => {
+            b.keys().all(|k| a.contains_key(k))
+                && a.iter().all(|(k, x)| match b.get(k) {
+                    Some(y) => equal_at(x, y, depth.value()),
+                    None => nested_one_of(x).is_some_and(|(_, absent)| absent),
+                })
         }
         (Value::Object(a), Value::Object(b)) => {
             a.len() == b.len()
                 && a.iter()
-                    .all(|(k, x)| b.get(k).is_some_and(|y| values_equal(x, y, strings)))
+                    .all(|(k, x)| b.get(k).is_some_and(|y| equal_at(x, y, depth.value())))
         }
         (Value::Null, Value::Null) => true,
         (Value::Bool(a), Value::Bool(b)) => a == b,
@@ -80,6 +156,21 @@ pub fn value_matches(expected: &ExpectedValue, actual: &Value, strings: Strings)
         ExpectedValue::OneOf { values, .. } => {
             values.iter().any(|v| values_equal(v, actual, strings))
         }
+    }
+}
+
+/// Whether an actual argument satisfies an expected one under a case's
+/// modes: with BFCL's checker, loose strings only where BFCL loosens them.
+pub fn argument_matches(expected: &ExpectedValue, actual: &Value, modes: &Expectations) -> bool {
+    let depth = match (modes.strings, modes.checker) {
+        (Strings::Exact, Checker::Rung) => Depth::Exact,
+        (Strings::Exact, Checker::Bfcl) => Depth::BfclExact,
+        (Strings::Loose, Checker::Rung) => Depth::Anywhere,
+        (Strings::Loose, Checker::Bfcl) => Depth::BfclTop,
+    };
+    match expected {
+        ExpectedValue::Is(v) => equal_at(v, actual, depth),
+        ExpectedValue::OneOf { values, .. } => values.iter().any(|v| equal_at(v, actual, depth)),
     }
 }
 
@@ -113,7 +204,7 @@ pub fn argument_diffs(
     for (key, want) in wanted {
         let ok = match actual.get(key) {
             None => want.allows_absent(),
-            Some(v) => value_matches(want, v, modes.strings),
+            Some(v) => argument_matches(want, v, modes),
         };
         if !ok {
             diffs.push(KeyDiff {
@@ -256,12 +347,19 @@ fn still_required(calls: &[ExpectedCall], states: &[ExpectedState]) -> Vec<Strin
 
 /// Walks the run's decisions (in step order) against its expected calls
 /// (§4). `effects[i]` is the effect of `calls[i]`'s tool.
+///
+/// With BFCL's checker every expected call is required and every decision
+/// with a selected tool is judged, whatever the effects (BFCL judges every
+/// decoded call); one that was refused (or failed, or never ran) still
+/// matches nothing: it is a mismatch against its tool's first open
+/// expected call, else unexpected.
 pub fn walk_calls(
     calls: &[ExpectedCall],
     effects: &[Option<Effect>],
     modes: &Expectations,
     decisions: &[WalkCall<'_>],
 ) -> CallWalk {
+    let bfcl = modes.checker == Checker::Bfcl;
     let mut expected: Vec<ExpectedState> = calls
         .iter()
         .enumerate()
@@ -269,20 +367,27 @@ pub fn walk_calls(
             let effect = effects.get(i).copied().flatten();
             ExpectedState {
                 effect,
-                required: is_required(effect),
+                required: bfcl || is_required(effect),
                 matched: None,
             }
         })
         .collect();
     let mut results = Vec::with_capacity(decisions.len());
     for d in decisions {
-        let Some(tool) = d.selected.filter(|_| d.is_call()) else {
+        let judged = if bfcl {
+            d.selected.is_some()
+        } else {
+            d.is_call()
+        };
+        let Some(tool) = d.selected.filter(|_| judged) else {
             results.push(None);
             continue;
         };
         let open = |j: usize, e: &[ExpectedState]| e[j].matched.is_none() && calls[j].tool == tool;
         let matched = (0..calls.len()).find(|&j| {
-            open(j, &expected) && argument_diffs(&calls[j], d.arguments, modes).is_empty()
+            d.is_call()
+                && open(j, &expected)
+                && argument_diffs(&calls[j], d.arguments, modes).is_empty()
         });
         let result = if let Some(j) = matched {
             expected[j].matched = Some(d.step);
@@ -294,7 +399,7 @@ pub fn walk_calls(
                 expected: j,
                 keys: argument_diffs(&calls[j], d.arguments, modes),
             }
-        } else if matches!(d.effect, Some(Effect::Mutating | Effect::Destructive)) {
+        } else if bfcl || matches!(d.effect, Some(Effect::Mutating | Effect::Destructive)) {
             WalkResult::Unexpected {
                 acceptable: still_required(calls, &expected),
             }
@@ -313,6 +418,18 @@ pub fn walk_calls(
         });
     }
     CallWalk { results, expected }
+}
+
+/// BFCL checks the number of calls first: a run whose calls (decisions
+/// with a selected tool) are not as many as its expected calls fails
+/// there (`wrong_count`), whatever their arguments.
+pub fn wrong_count(
+    calls: &[ExpectedCall],
+    modes: &Expectations,
+    decisions: &[WalkCall<'_>],
+) -> bool {
+    modes.checker == Checker::Bfcl
+        && decisions.iter().filter(|d| d.selected.is_some()).count() != calls.len()
 }
 
 /// The `expected_outputs` that no decision's text contains, in list order.

@@ -11,6 +11,7 @@ pub mod explain;
 mod labels;
 pub mod reasons;
 pub mod run;
+pub mod schema;
 
 use std::collections::BTreeMap;
 

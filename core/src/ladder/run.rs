@@ -39,6 +39,7 @@ use super::effects::Effects;
 use super::errors::{ErrorStages, typed_error};
 use super::expect::{
     CallWalk, ExpectationFinding, WalkCall, WalkResult, findings, missing_outputs, walk_calls,
+    wrong_count,
 };
 use super::{
     CaseRef, Classification, DecisionInput, LabelSource, Menu, ReasonTable, RunFacts, RunStep,
@@ -147,7 +148,8 @@ pub struct RunVerdict {
     pub decisions: Vec<DecisionVerdict>,
     /// The rung of its lowest-step decision that failed; else `selection`
     /// when required expected calls are missing and no decision was blamed
-    /// for them; else none.
+    /// for them; else none. With BFCL's checker, `selection` whenever the
+    /// number of calls differs from the number of expected calls.
     pub first_failed_rung: Option<Rung>,
     /// `None` for a run without expectations.
     pub expectations: Option<ExpectationVerdict>,
@@ -266,6 +268,12 @@ pub fn classify_run(run: &RunInput<'_>, steps: &[StepInput<'_>]) -> RunVerdict {
             if first_failed_rung.is_none() && !blamed && !w.missing().is_empty() {
                 first_failed_rung = Some(Rung::Selection);
             }
+        }
+        // BFCL counts the calls before it compares any.
+        if let Some(calls) = e.calls.as_deref()
+            && wrong_count(calls, e, &walk_input)
+        {
+            first_failed_rung = Some(Rung::Selection);
         }
         let as_expected = found.is_empty();
         let facts = expectation_facts(walk.as_ref(), as_expected, run.success);

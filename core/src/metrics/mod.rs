@@ -9,8 +9,13 @@ use serde::Serialize;
 
 use crate::model::Rung;
 
+pub mod budget;
+pub mod compare;
+pub mod consistency;
+pub mod diff;
 mod expect;
 mod matrix;
+pub mod stats;
 mod trend;
 pub use expect::{ExpectAcc, ExpectationFacts, ExpectationMetrics};
 pub use matrix::{Matrix, matrix};
@@ -103,6 +108,14 @@ pub struct Metrics {
     pub recovery_within_3: Rate,
     pub pass_hat_k: BTreeMap<u32, PassK>,
     pub definition_tokens: DefinitionTokens,
+    /// Tasks whose first tool varies across trials on one catalogue, over
+    /// tasks with two or more trials (`consistency`); filled in by the
+    /// caller that knows the runs.
+    pub inconsistent_tasks: Rate,
+    /// The four metrics over runs with expectations (format v1.1), as
+    /// top-level keys beside the others.
+    #[serde(flatten)]
+    pub expectations: ExpectationMetrics,
 }
 
 /// `rung report ladder --format json`.
@@ -194,6 +207,8 @@ impl MetricsAcc {
             recovery_within_3: self.recovery.rate(),
             pass_hat_k,
             definition_tokens: definition_tokens(&mut self.tokens),
+            inconsistent_tasks: Rate::default(),
+            expectations: ExpectationMetrics::default(),
         }
     }
 }

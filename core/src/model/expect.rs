@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::{ExtraArguments, Strings};
+use super::{Checker, ExtraArguments, Strings};
 
 /// The key of an expected argument value that lists alternatives.
 pub const ONE_OF: &str = "@one_of";
@@ -120,6 +120,8 @@ pub struct Expectations {
     pub outputs: Option<Vec<String>>,
     pub strings: Strings,
     pub extra_arguments: ExtraArguments,
+    /// Whose rules judge the calls (BFCL's for BFCL results).
+    pub checker: Checker,
 }
 
 impl Expectations {
@@ -154,6 +156,9 @@ impl Expectations {
                 "extra_arguments".into(),
                 self.extra_arguments.as_str().into(),
             );
+        }
+        if self.checker != Checker::default() {
+            m.insert("checker".into(), self.checker.as_str().into());
         }
         Value::Object(m)
     }
@@ -210,12 +215,13 @@ mod tests {
             outputs: Some(vec!["1,628".into()]),
             strings: Strings::Loose,
             extra_arguments: ExtraArguments::Ignore,
+            checker: Checker::Bfcl,
         };
         assert_eq!(
             e.to_json(),
             json!({"expected_calls": [{"tool": "book", "note": "x",
                       "arguments": {"cabin": {"@one_of": ["economy", "@absent"]}}}],
-                   "expected_outputs": ["1,628"], "strings": "loose"})
+                   "expected_outputs": ["1,628"], "strings": "loose", "checker": "bfcl"})
         );
         assert!(e.is_set());
         assert!(!Expectations::default().is_set());

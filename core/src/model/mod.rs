@@ -126,6 +126,20 @@ spelled_enum!(
 );
 
 spelled_enum!(
+    /// Whose rules judge a run's calls against its expected calls
+    /// (`checker`): rung's own (`expectations.md` §4, §8), or BFCL's
+    /// (`docs/bfcl.md`): every call judged, the count of calls first, the
+    /// arguments checked against the schema by BFCL's type rules, loose
+    /// strings only where BFCL's checker loosens them.
+    #[derive(Default)]
+    Checker {
+        #[default]
+        Rung => "rung",
+        Bfcl => "bfcl",
+    }
+);
+
+spelled_enum!(
     /// The rungs of the ladder, in walking order, then the two verdicts of
     /// a decision that failed nowhere: `unlabelled` (nothing said what it
     /// should have done) and `passed` (judged, and right).
@@ -210,6 +224,7 @@ spelled_enum!(
         ArgumentMismatch => "argument_mismatch",
         UnexpectedCall => "unexpected_call",
         MissingOutput => "missing_output",
+        SchemaViolation => "schema_violation",
         UnsourcedId => "unsourced_id",
         IdFromDescription => "id_from_description",
         AnnouncedNoCall => "announced_no_call",
@@ -483,8 +498,8 @@ pub struct Case {
     /// `acceptable`/`forbidden`; none on a case that only carries
     /// expectations (it labels no decision directly).
     pub label: Option<Label>,
-    /// `expected_calls`, `expected_outputs`, `strings`, `extra_arguments`;
-    /// only on a step-less case. The native reader leaves the four fields
+    /// `expected_calls`, `expected_outputs`, `strings`, `extra_arguments`,
+    /// `checker`; only on a step-less case. The native reader leaves the fields
     /// in `extra` too, so a store without columns for them keeps them.
     pub expectations: Expectations,
     pub note: Option<String>,

@@ -1315,11 +1315,16 @@ pub fn build() -> TraceSet {
         .extend(cases().into_iter().map(Record::Case));
 
     let a = check::analyze(&set);
+    // The only findings: refunds refused at schema, whose invoice id does
+    // not match the declared pattern (expectations.md §8).
     assert!(
-        a.findings.is_empty(),
+        a.findings
+            .iter()
+            .all(|f| f.kind == "schema_violation" && f.tool.as_deref() == Some("refund_invoice")),
         "brightdesk findings: {:?}",
         a.findings
     );
+    assert_eq!(a.findings.len(), 6);
     // The audit: C's two Pinecrest cancels of sub_31 are unsourced and
     // copied from the description; the Northwind runs that listed sub_31
     // first raise nothing; B's announced lookup and its call written as
@@ -1549,8 +1554,9 @@ Refusals: all runs are dated 2026-09-15 to 2026-09-17. With
 {rf}
 ## Findings
 
-The ladder raises no finding here (flat menus, no controls); the audit
-findings tell the chapter's remaining failures:
+The ladder's only findings are six `schema_violation`s: refunds whose
+invoice id does not match the schema's pattern, which the boundary refused.
+The audit findings tell the chapter's remaining failures:
 
 - **Ids no lookup returned** (`unsourced_id`, {unsourced} writes): every run of
   "cancel Pinecrest Physio at the end of the period" on A, B and C that wrote

@@ -822,6 +822,14 @@ pub fn build() -> TraceSet {
             None,
         ),
         f(
+            "schema_violation",
+            "tour-1",
+            Some("fix-flaky-test"),
+            Some("tour-02"),
+            Some(4),
+            Some("edit_file"),
+        ),
+        f(
             "unclassified_reason",
             "tour-1",
             Some("incident-ops"),

@@ -1,7 +1,9 @@
 //! `reference-agent`: the 230-tool catalogue, 240 labelled tasks run five times
 //! each on menu `menu-42`, and the same attempts replayed on `menu-43`, where
 //! `search_confluence` and `search_sharepoint` are merged into `search_wiki`
-//! (tool-ecosystems-at-scale.txt, 14.5).
+//! (tool-ecosystems-at-scale.txt, 14.5); and the counterfactual menus B
+//! (sharper descriptions) and C (one of the pair hidden) replaying the top
+//! cell's 72 attempts (menu D is `menu-43`).
 
 use serde_json::{Value, json};
 
@@ -519,8 +521,120 @@ fn args_for(t: &Task, tool: &str) -> Value {
     }
 }
 
+/// How one replay records its runs.
+struct Replay {
+    version: &'static str,
+    prefix: &'static str,
+    /// The day of trial 1, and the hour runs start.
+    day: i64,
+    hour: i64,
+    selector: &'static str,
+    merged: bool,
+}
+
+/// One attempt of a task on a menu: the run and its decisions.
+#[allow(clippy::too_many_arguments)]
+fn one_run(
+    rp: &Replay,
+    t: &Task,
+    ti: usize,
+    trial: usize,
+    attempt: Attempt,
+    candidates: Vec<(String, f64)>,
+    wrong: &str,
+    out: &mut Vec<Record>,
+) {
+    let t0 = at(2026, 11, rp.day + trial as i64, rp.hour, 0, 0) + 110 * ti as i64;
+    let run_id = format!("{}-t{:03}-{}", rp.prefix, ti + 1, trial + 1);
+    let mut r = run(
+        &run_id,
+        &t.id,
+        trial as u32 + 1,
+        &t.goal,
+        t.intent,
+        MODEL,
+        rp.version,
+        t0,
+    );
+    r.selector = Some(rp.selector.into());
+    r.menu.trusted_controls = Some(CONTROLS.iter().map(|s| s.to_string()).collect());
+    r.menu.retrieval = Some(Retrieval {
+        k: K,
+        selector: None,
+        query: None,
+        candidates,
+    });
+    let right = right_tool(t, rp.merged, trial);
+    let mut ds = vec![];
+    let mut step = 0;
+    let mut push = |tool: Option<&str>, ok: bool, dt: i64, ds: &mut Vec<Decision>| {
+        step += 1;
+        let mut d = Decision::new(&run_id, step, tool).at(t0 + dt);
+        d = match tool {
+            None => d.not_run(),
+            Some(tool) => d
+                .call(&format!("c{step}"), args_for(t, tool))
+                .ok()
+                .latency(90 + (dt as u64 * 7) % 400)
+                .result(result_for(tool, ok, t))
+                .progress(if ok {
+                    crate::model::Progress::Advanced
+                } else {
+                    crate::model::Progress::None
+                }),
+        };
+        ds.push(d);
+    };
+    let (success, end) = match attempt {
+        Attempt::Right => {
+            push(right.as_deref(), true, 3, &mut ds);
+            (true, 9)
+        }
+        Attempt::Recovered(turn) => {
+            push(Some(wrong), false, 3, &mut ds);
+            if turn == 3 {
+                push(Some(wrong), false, 8, &mut ds);
+            }
+            push(right.as_deref(), true, 13, &mut ds);
+            (true, 19)
+        }
+        Attempt::Unrecovered => {
+            push(Some(wrong), false, 3, &mut ds);
+            push(Some(wrong), false, 8, &mut ds);
+            (false, 14)
+        }
+    };
+    r.ended_at = Some(fmt(t0 + end));
+    r.terminated = Some(if t.kind == Kind::Abstain {
+        "asked_user"
+    } else {
+        "answered"
+    });
+    r.success = Some(success);
+    out.push(Record::Run(r));
+    out.extend(ds.into_iter().map(Record::Decision));
+}
+
 fn runs_for(tasks: &[Task], plan: &[[Attempt; 5]], merged: bool, out: &mut Vec<Record>) {
-    let version = if merged { "menu-43" } else { "menu-42" };
+    let rp = if merged {
+        Replay {
+            version: "menu-43",
+            prefix: "m43",
+            day: 10,
+            hour: 8,
+            selector: "kw-overlap@1",
+            merged: true,
+        }
+    } else {
+        Replay {
+            version: "menu-42",
+            prefix: "m42",
+            day: 2,
+            hour: 8,
+            selector: "kw-overlap@1",
+            merged: false,
+        }
+    };
     for (ti, t) in tasks.iter().enumerate() {
         for (trial, &planned) in plan[ti].iter().enumerate() {
             let mut attempt = planned;
@@ -528,92 +642,121 @@ fn runs_for(tasks: &[Task], plan: &[[Attempt; 5]], merged: bool, out: &mut Vec<R
             if merged && matches!(t.kind, Kind::SharePoint | Kind::Confluence) {
                 attempt = Attempt::Right;
             }
-            let day = if merged {
-                10 + trial as i64
+            let candidates = if merged {
+                menu_43(&t.candidates)
             } else {
-                2 + trial as i64
+                t.candidates.clone()
             };
-            let t0 = at(2026, 11, day, 8, 0, 0) + 110 * ti as i64;
-            let run_id = format!(
-                "{}-t{:03}-{}",
-                if merged { "m43" } else { "m42" },
-                ti + 1,
-                trial + 1
-            );
-            let mut r = run(
-                &run_id,
-                &t.id,
-                trial as u32 + 1,
-                &t.goal,
-                t.intent,
-                MODEL,
-                version,
-                t0,
-            );
-            r.selector = Some("kw-overlap@1".into());
-            r.menu.trusted_controls = Some(CONTROLS.iter().map(|s| s.to_string()).collect());
-            r.menu.retrieval = Some(Retrieval {
-                k: K,
-                selector: None,
-                query: None,
-                candidates: if merged {
-                    menu_43(&t.candidates)
-                } else {
-                    t.candidates.clone()
-                },
-            });
-            let right = right_tool(t, merged, trial);
             let wrong = t.confusable.clone().unwrap_or_default();
-            let mut ds = vec![];
-            let mut step = 0;
-            let mut push = |tool: Option<&str>, ok: bool, dt: i64, ds: &mut Vec<Decision>| {
-                step += 1;
-                let mut d = Decision::new(&run_id, step, tool).at(t0 + dt);
-                d = match tool {
-                    None => d.not_run(),
-                    Some(tool) => d
-                        .call(&format!("c{step}"), args_for(t, tool))
-                        .ok()
-                        .latency(90 + (dt as u64 * 7) % 400)
-                        .result(result_for(tool, ok, t))
-                        .progress(if ok {
-                            crate::model::Progress::Advanced
-                        } else {
-                            crate::model::Progress::None
-                        }),
-                };
-                ds.push(d);
-            };
-            let (success, end) = match attempt {
-                Attempt::Right => {
-                    push(right.as_deref(), true, 3, &mut ds);
-                    (true, 9)
-                }
-                Attempt::Recovered(turn) => {
-                    push(Some(&wrong), false, 3, &mut ds);
-                    if turn == 3 {
-                        push(Some(&wrong), false, 8, &mut ds);
-                    }
-                    push(right.as_deref(), true, 13, &mut ds);
-                    (true, 19)
-                }
-                Attempt::Unrecovered => {
-                    push(Some(&wrong), false, 3, &mut ds);
-                    push(Some(&wrong), false, 8, &mut ds);
-                    (false, 14)
-                }
-            };
-            r.ended_at = Some(fmt(t0 + end));
-            r.terminated = Some(if t.kind == Kind::Abstain {
-                "asked_user"
-            } else {
-                "answered"
-            });
-            r.success = Some(success);
-            out.push(Record::Run(r));
-            out.extend(ds.into_iter().map(Record::Decision));
+            one_run(&rp, t, ti, trial, attempt, candidates, &wrong, out);
         }
     }
+}
+
+/// The sharper descriptions of menu B: each of the pair says what it is
+/// for and what it is not for.
+fn menu_42b() -> Vec<Tool> {
+    let mut tools = tools230::catalogue();
+    for t in &mut tools {
+        match t.name.as_str() {
+            "search_confluence" => {
+                t.description = "Searches Confluence, the engineering wiki: runbooks, design notes and service docs. Engineering material only; not for company or customer policy, which lives in SharePoint. Returns the 20 best matches with title, location and an excerpt. Reads only; calling it again is safe.".into();
+                t.use_when =
+                    vec!["the request is about a service, a runbook or how a system works".into()];
+                t.avoid_when = vec![
+                    "the request asks what a company, HR, finance or customer policy says".into(),
+                ];
+            }
+            "search_sharepoint" => {
+                t.description = "Searches SharePoint, where company and customer policy lives: HR, finance, legal, contracts and price lists. Policy documents only; not for engineering runbooks or service docs, which live in Confluence. Returns the 20 best matches with title, location and an excerpt. Reads only; calling it again is safe.".into();
+                t.use_when = vec!["the request asks what a policy says or where it is".into()];
+                t.avoid_when =
+                    vec!["the request is about a service, a runbook or an outage".into()];
+            }
+            _ => {}
+        }
+    }
+    tools
+}
+
+/// The attempts of the `search_sharepoint → search_confluence` cell on
+/// menu-42, replayed on menu B (sharper descriptions: 39 of 72 right) and
+/// menu C (the policy profile's router hides `search_confluence`: 70 of
+/// 72 right). Menu D is menu-43, which replays every attempt (72 of 72).
+fn counterfactuals(tasks: &[Task], plan: &[[Attempt; 5]]) -> (Vec<Record>, Vec<Record>) {
+    let cell: Vec<(usize, usize)> = tasks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.kind == Kind::SharePoint)
+        .flat_map(|(ti, _)| (0..5).map(move |trial| (ti, trial)))
+        .filter(|&(ti, trial)| plan[ti][trial] != Attempt::Right)
+        .collect();
+    assert_eq!(cell.len(), 72);
+    // A generator of its own, so that the other sets stay as they were.
+    let mut rng = Rng::new(0x5EED_0230_0042_000B);
+    let mut order = cell.clone();
+    rng.shuffle(&mut order);
+    let b_right: Vec<(usize, usize)> = order[..39].to_vec();
+    rng.shuffle(&mut order);
+    let c_wrong: Vec<(usize, usize)> = order[..2].to_vec();
+    let b = Replay {
+        version: "menu-42b",
+        prefix: "m42b",
+        day: 10,
+        hour: 13,
+        selector: "kw-overlap@1",
+        merged: false,
+    };
+    let c = Replay {
+        version: "menu-42c",
+        prefix: "m42c",
+        day: 10,
+        hour: 16,
+        selector: "profile-router@1",
+        merged: false,
+    };
+    let (mut rb, mut rc) = (vec![], vec![]);
+    for &(ti, trial) in &cell {
+        let t = &tasks[ti];
+        let planned = plan[ti][trial];
+        let attempt = if b_right.contains(&(ti, trial)) {
+            Attempt::Right
+        } else {
+            planned
+        };
+        one_run(
+            &b,
+            t,
+            ti,
+            trial,
+            attempt,
+            t.candidates.clone(),
+            "search_confluence",
+            &mut rb,
+        );
+        // The router knows a policy request needs SharePoint: the menu
+        // drops search_confluence; ten of the rest are retrieved.
+        let hidden: Vec<(String, f64)> = t
+            .candidates
+            .iter()
+            .filter(|(n, _)| n != "search_confluence")
+            .cloned()
+            .collect();
+        // Two attempts still start on a neighbour in the menu, then recover.
+        let neighbour = hidden
+            .iter()
+            .take(K as usize)
+            .map(|(n, _)| n.clone())
+            .find(|n| n != "search_sharepoint")
+            .expect("a neighbour in the menu");
+        let attempt = if c_wrong.contains(&(ti, trial)) {
+            Attempt::Recovered(2)
+        } else {
+            Attempt::Right
+        };
+        one_run(&c, t, ti, trial, attempt, hidden, &neighbour, &mut rc);
+    }
+    (rb, rc)
 }
 
 pub fn build() -> TraceSet {
@@ -635,13 +778,25 @@ pub fn build() -> TraceSet {
             abstain: None,
             tools: tools230::merged(),
         }),
+        Record::Catalogue(Catalogue {
+            version: "menu-42b".into(),
+            created_at: Some("2026-11-09T00:00:00Z".into()),
+            abstain: None,
+            tools: menu_42b(),
+        }),
+        Record::Catalogue(Catalogue {
+            version: "menu-42c".into(),
+            created_at: Some("2026-11-09T00:00:00Z".into()),
+            abstain: None,
+            tools: tools230::catalogue(),
+        }),
     ]);
     let mut cases = vec![];
     for t in &tasks {
         let acc: Vec<&str> = t.acceptable.iter().map(String::as_str).collect();
         match t.kind {
             Kind::SharePoint | Kind::Confluence => {
-                cases.push(Case::new(&t.id, &acc, &[]).catalogue("menu-42"));
+                cases.push(Case::new(&t.id, &acc, &[]));
                 cases.push(
                     Case::new(&t.id, &["search_wiki"], &[])
                         .catalogue("menu-43")
@@ -667,15 +822,53 @@ pub fn build() -> TraceSet {
     let mut r43 = vec![];
     runs_for(&tasks, &plan, true, &mut r43);
     set.file("runs-menu-43.jsonl").extend(r43);
+    let (rb, rc) = counterfactuals(&tasks, &plan);
+    set.file("runs-menu-42b.jsonl").extend(rb);
+    set.file("runs-menu-42c.jsonl").extend(rc);
 
     let a = check::analyze(&set);
+    // The only findings: a wrongly chosen tool given arguments its schema
+    // does not take (expectations.md §8), which it ran anyway.
     assert!(
-        a.findings.is_empty(),
+        a.findings.iter().all(|f| f.kind == "schema_violation"),
         "reference-agent findings: {:?}",
         &a.findings[..a.findings.len().min(5)]
     );
+    assert_eq!(a.findings.len(), 28);
     let d42 = a.filter(|d| d.catalogue.as_deref() == Some("menu-42"));
     let d43 = a.filter(|d| d.catalogue.as_deref() == Some("menu-43"));
+    // The cell's 72 attempts on the four menus: 0, 39, 70, 72 right.
+    let cell: Vec<(&str, u32)> = d42
+        .iter()
+        .filter(|d| {
+            d.first
+                && d.rung == "selection"
+                && d.d.selected.as_deref() == Some("search_confluence")
+                && d.label.as_ref().unwrap().acceptable == ["search_sharepoint"]
+        })
+        .map(|d| (d.run.task_id.as_deref().unwrap(), d.run.trial.unwrap()))
+        .collect();
+    assert_eq!(cell.len(), 72);
+    let right_on = |version: &str| {
+        a.filter(|d| d.catalogue.as_deref() == Some(version) && d.first)
+            .iter()
+            .filter(|d| cell.contains(&(d.run.task_id.as_deref().unwrap(), d.run.trial.unwrap())))
+            .map(|d| d.correct())
+            .fold((0, 0), |(r, n), ok| (r + ok as usize, n + 1))
+    };
+    assert_eq!(right_on("menu-42"), (0, 72));
+    assert_eq!(right_on("menu-42b"), (39, 72));
+    assert_eq!(right_on("menu-42c"), (70, 72));
+    assert_eq!(right_on("menu-43"), (72, 72));
+    let cell_rows: Vec<(&str, &str, &str, usize)> = [
+        ("A", "menu-42", "the incumbent"),
+        ("B", "menu-42b", "descriptions"),
+        ("C", "menu-42c", "hidden"),
+        ("D", "menu-43", "merged"),
+    ]
+    .iter()
+    .map(|&(m, v, how)| (m, v, how, right_on(v).0))
+    .collect();
     let m42 = a.metrics(&d42);
     let m43 = a.metrics(&d43);
     assert_eq!(
@@ -729,8 +922,81 @@ pub fn build() -> TraceSet {
             d.rung
         );
     }
-    set.readme = readme(&a, &d42, &d43);
+    set.readme = readme(&a, &d42, &d43) + &counterfactual_section(&a, &cell_rows);
     set
+}
+
+/// The README's sections on the four menus of the top cell and on the
+/// menus' budget (what `rung compare` and `rung report budget` print).
+fn counterfactual_section(a: &Analysis, cells: &[(&str, &str, &str, usize)]) -> String {
+    let mut rows = String::new();
+    for (menu, version, how, right) in cells {
+        rows.push_str(&format!("| {menu} | `{version}` | {how} | {right} |\n"));
+    }
+    let mut budget = String::new();
+    for version in ["menu-42", "menu-42b", "menu-42c", "menu-43"] {
+        let ds = a.filter(|d| d.catalogue.as_deref() == Some(version));
+        let mut tokens: Vec<u64> = ds.iter().filter_map(|d| d.tokens).collect();
+        tokens.sort_unstable();
+        let mut turns: std::collections::BTreeMap<&str, u64> = Default::default();
+        for d in &ds {
+            *turns.entry(d.run.run_id.as_str()).or_default() += 1;
+        }
+        let mut lengths: Vec<u64> = turns.into_values().collect();
+        lengths.sort_unstable();
+        let rank = |v: &[u64], p: usize| v[(p * v.len()).div_ceil(100).max(1) - 1];
+        let tools = &a.catalogues[version].tools;
+        let flat: u64 = tools.iter().map(check::definition_tokens).sum();
+        let (t50, t95) = (rank(&tokens, 50), rank(&tokens, 95));
+        let (l50, l95) = (rank(&lengths, 50), rank(&lengths, 95));
+        budget.push_str(&format!(
+            "| `{version}` | {} | {} | {t50} | {t95} | {l50} | {l95} | {flat} | {:.2}% |\n",
+            tools.len(),
+            lengths.len(),
+            100.0 * (1.0 - (t50 * l50) as f64 / (flat * l50) as f64),
+        ));
+    }
+    format!(
+        r#"
+## Four menus on the top cell (`rung compare`)
+
+The chapter's counterfactual replay of the 72 attempts of the
+`search_sharepoint → search_confluence` cell, with the outcome labels
+unchanged. Menu A is `menu-42`. Menu B, `menu-42b`, keeps both tools but
+rewrites their descriptions with an explicit boundary and adds use/avoid
+hints (`rung diff menu-42 menu-42b`: two tools changed, description and
+hints). Menu C, `menu-42c`, is `menu-42` tool for tool, but the policy
+profile's router (`profile-router@1`) leaves `search_confluence` out of the
+menu. Menu D is `menu-43`, where the pair is merged (`rung diff menu-42
+menu-43`: search_confluence and search_sharepoint merged into search_wiki;
+the labels of 50 tasks point there). B and C replay only the cell's 72
+attempts, with the same tasks and trials (B on 2026-11-10 to 14 at 13:00,
+C at 16:00); `menu-43` replays all 1,200.
+
+`rung compare menu-42 menu-42b menu-42c menu-43 --cell 'search_sharepoint→search_confluence'`:
+
+| menu | catalogue | how it differs | right of 72 |
+| --- | --- | --- | ---: |
+{rows}
+B leaves errors, so the descriptions were not the whole problem; C leaves
+two, so hiding one of the pair is not the repair either; only D removes the
+error: the verdict is to merge, since the difference between the two tools
+carries nothing the model can use reliably. `rung compare menu-42 menu-43
+--gate` admits `menu-43` (75 first calls better and none worse; 25
+unrecovered wrong first calls fewer and none more); `rung compare menu-43
+menu-42 --gate` exits 1.
+
+## The menus' budget (`rung report budget`)
+
+Every turn sees 12 tools (the two controls and ten retrieved) of a catalogue
+of about 230; a run's tokens are the tokens per turn at a percentile times
+the run length at the same percentile; flat is every catalogue tool on every
+turn. No run's menu changes mid-run (each run pins its menu).
+
+| catalogue | tools | runs | tokens/turn p50 | tokens/turn p95 | run turns p50 | run turns p95 | flat tokens/turn | saved at p50 |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+{budget}"#
+    )
 }
 
 fn cells(ds: &[&check::Classified]) -> String {
@@ -758,9 +1024,11 @@ fixed; the 50 wiki tasks carry a second, catalogue-specific label
 (`case.catalogue: menu-43`, acceptable `search_wiki`), since the capability
 survived the rename. The other 190 tasks have one label for both menus.
 
-Files: `catalogues.jsonl` (both versions), `cases.jsonl` (290 labels, all
-step-less: they label each run's first decision), `runs-menu-42.jsonl`,
-`runs-menu-43.jsonl`.
+Files: `catalogues.jsonl` (`menu-42`, `menu-43` and the counterfactual
+menus `menu-42b` and `menu-42c` described below), `cases.jsonl` (290 labels,
+all step-less: they label each run's first decision), `runs-menu-42.jsonl`,
+`runs-menu-43.jsonl`, and `runs-menu-42b.jsonl`, `runs-menu-42c.jsonl` (the
+top cell's 72 attempts on menus B and C).
 
 Tasks: 30 ask for a company policy (acceptable `search_sharepoint`), 20 for an
 engineering runbook (`search_confluence`), 20 for an incident by its INC- id
@@ -807,9 +1075,14 @@ requests sent to SharePoint, is fixed by the merge too, which is why
 
 {n42}
 {n43}
-The ladder raises no finding. The audit finds each wrong call sent a second
-time with the same arguments (`repeated_call`): the unrecovered runs and
-those that recover on turn 3 (`rung report findings`):
+The ladder's only findings are 28 `schema_violation`s: a wrongly chosen
+tool given arguments its schema does not take (a `query` it does not
+declare, its id missing), which ran anyway. The audit finds each wrong call
+sent a second time with the same arguments (`repeated_call`): the
+unrecovered runs and those that recover on turn 3, on `menu-42`, `menu-42b`
+and `menu-43`; and two questions on `menu-42c` answered with a Confluence
+write, a wrongly chosen tool that changed a page in a run whose intent is
+inform (`write_under_inform`). By kind and tool (`rung report findings`):
 
 {findings}
 `rung report refusals` is empty (nothing is refused). Dates: `menu-42` attempts run 2026-11-02 to 2026-11-06 (one trial a

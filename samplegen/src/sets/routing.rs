@@ -686,9 +686,10 @@ pub fn build() -> TraceSet {
         .collect();
     assert_eq!(hidden.len(), 2);
     assert!(
-        a.findings
-            .iter()
-            .all(|f| f.kind == "hidden_proposal" || f.kind == "unclassified_reason"),
+        a.findings.iter().all(|f| matches!(
+            f.kind,
+            "hidden_proposal" | "unclassified_reason" | "schema_violation"
+        )),
         "{:?}",
         a.findings
     );

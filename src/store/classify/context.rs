@@ -6,18 +6,30 @@ use std::rc::Rc;
 
 use rusqlite::Connection;
 
-use super::stored::{StoredCase, StoredMenu, load_cases, load_catalogue};
+use super::stored::{StoredCase, StoredMenu, load_cases, load_catalogue, load_catalogue_schemas};
 use crate::config::Config;
 use crate::error::Result;
-use crate::ladder::{CatalogueView, Menu, ReasonTable};
+use crate::ladder::schema::{SchemaChecker, ToolSchemas};
+use crate::ladder::{CatalogueView, EffectRules, ErrorStages, Menu, ReasonTable};
 use crate::model::{Policy, Retrieval};
+use crate::redact::Redactor;
 
 /// Caches of what classification reads besides the run itself.
 pub(crate) struct Context<'c> {
     pub(super) conn: &'c Connection,
     pub(super) reasons: ReasonTable,
     pub(super) abstain: String,
+    /// `[effects]` and `[error_stages]` (format v1.1).
+    pub(super) effect_rules: EffectRules,
+    pub(super) error_stages: ErrorStages,
+    /// Masks what the classifier stores from a trace (finding details,
+    /// typed errors): the built-in patterns and the configuration's.
+    pub(super) redactor: Redactor,
+    /// Validates arguments against their schemas (§8), keeping compiled
+    /// schemas.
+    pub(super) schema_checker: SchemaChecker,
     catalogues: HashMap<String, Option<Rc<CatalogueView>>>,
+    catalogue_schemas: HashMap<String, Rc<ToolSchemas>>,
     cases: HashMap<String, Rc<Vec<StoredCase>>>,
     /// Catalogues whose decisions were classified (before or after): their
     /// catalogue-level findings must be recomputed.
@@ -32,7 +44,14 @@ impl<'c> Context<'c> {
             conn,
             reasons: config.reason_table(),
             abstain: config.abstain().to_string(),
+            effect_rules: config.effect_rules(),
+            // A configuration is validated before it is stored or used, so
+            // its patterns compile.
+            error_stages: config.error_stages().unwrap_or_default(),
+            redactor: Redactor::new(&config.redact.patterns, false).unwrap_or_default(),
+            schema_checker: SchemaChecker::new(),
             catalogues: HashMap::new(),
+            catalogue_schemas: HashMap::new(),
             cases: HashMap::new(),
             finding_catalogues: BTreeSet::new(),
             audit: super::audit::AuditCache::new(config),
@@ -43,6 +62,21 @@ impl<'c> Context<'c> {
     pub(crate) fn forget_catalogue(&mut self, version: &str) {
         self.catalogues.remove(version);
         self.audit.forget(version);
+        self.catalogue_schemas.remove(version);
+    }
+
+    /// The argument schemas of a known catalogue's tools.
+    pub(super) fn catalogue_schemas(&mut self, version: &str) -> Result<Option<Rc<ToolSchemas>>> {
+        if self.catalogue(version)?.is_none() {
+            return Ok(None);
+        }
+        if let Some(s) = self.catalogue_schemas.get(version) {
+            return Ok(Some(s.clone()));
+        }
+        let s = Rc::new(load_catalogue_schemas(self.conn, version)?);
+        self.catalogue_schemas
+            .insert(version.to_string(), s.clone());
+        Ok(Some(s))
     }
 
     /// Forgets a task's cached cases (one was added or replaced).

@@ -5,19 +5,30 @@ mod audit;
 mod catalogue;
 mod context;
 mod explain;
+mod judge;
+pub mod matching;
+mod schema;
 mod stored;
 
 use rusqlite::params;
 
 pub(crate) use context::Context;
-use context::effective;
-pub use explain::{Explained, explain};
-use stored::StoredCase;
+pub use explain::{Explained, RunExpectations, RunExplained, explain, explain_run};
+use judge::judge;
 pub(crate) use stored::{StoredDecision, StoredRun, load_catalogue, load_decisions, load_run};
 
 use crate::error::Result;
-use crate::ladder::{self, CaseRef, DecisionInput, RunStep};
-use crate::model::{Label, Rung};
+use crate::ladder::errors::ErrorStageSource;
+use crate::ladder::schema::{SchemaCheck, SchemaFinding};
+use crate::model::{FindingKind, Label};
+
+/// A SQL text built once per call site (the statement cache keys on it).
+macro_rules! once_sql {
+    ($e:expr) => {{
+        static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        SQL.get_or_init(|| $e).as_str()
+    }};
+}
 
 /// Classifies every run in `temp.touched_runs` (plus the runs of touched
 /// tasks and catalogues) that the batch has not already classified
@@ -63,8 +74,8 @@ pub(crate) fn reclassify_touched(ctx: &mut Context<'_>) -> Result<u64> {
 
 fn classify_run(ctx: &mut Context<'_>, run_id: &str) -> Result<()> {
     let run = load_run(ctx.conn, run_id)?.unwrap_or_else(StoredRun::bare);
-    let decisions = load_decisions(ctx.conn, run_id)?;
-    classify_loaded(ctx, run_id, &run, &decisions, false)
+    let mut decisions = load_decisions(ctx.conn, run_id)?;
+    classify_loaded(ctx, run_id, &run, &mut decisions, false)
 }
 
 /// Whether every catalogue the decisions refer to (themselves or through
@@ -88,14 +99,27 @@ pub(crate) fn catalogues_known(
     Ok(true)
 }
 
-/// Classifies a run's decisions (all of them, in step order) and writes the
-/// verdicts, the decision findings and the run's summary. `fresh`: nothing
-/// of the run was classified before, so there is nothing old to clear.
+/// The finding kinds this pass computes per run (cleared before a run is
+/// classified again).
+const RUN_FINDING_KINDS: &str = concat!(
+    "'exposure_mismatch','hidden_proposal','unclassified_reason','label_conflict',",
+    "'missing_call','argument_mismatch','unexpected_call','missing_output',",
+    "'schema_violation'"
+);
+
+/// Longest typed-error text kept in `ladder.error_detail`, in characters.
+const ERROR_DETAIL_CHARS: usize = 300;
+
+/// Classifies a run's decisions (all of them, in step order) with the
+/// run-level pass ([`ladder::classify_run`]) and writes the verdicts, the
+/// decision and expectation findings, the matching table and the run's
+/// summary. `fresh`: nothing of the run was classified before, so there is
+/// nothing old to clear.
 pub(crate) fn classify_loaded(
     ctx: &mut Context<'_>,
     run_id: &str,
     run: &StoredRun,
-    decisions: &[StoredDecision],
+    decisions: &mut [StoredDecision],
     fresh: bool,
 ) -> Result<()> {
     let conn = ctx.conn;
@@ -107,84 +131,67 @@ pub(crate) fn classify_loaded(
         while let Some(r) = rows.next()? {
             ctx.finding_catalogues.insert(r.get(0)?);
         }
-    }
-    let cases = ctx.run_cases(run.task_id.as_deref())?;
-    let case_refs: Vec<CaseRef<'_>> = cases.iter().map(StoredCase::as_ref).collect();
-
-    if !fresh {
         conn.prepare_cached("DELETE FROM ladder WHERE run_id = ?1")?
             .execute([run_id])?;
-        conn.prepare_cached(concat!(
-            "DELETE FROM findings WHERE run_id = ?1 AND kind IN (",
-            "'exposure_mismatch','hidden_proposal','unclassified_reason','label_conflict'",
-            ")"
-        ))?
+        conn.prepare_cached(once_sql!(format!(
+            "DELETE FROM findings WHERE run_id = ?1 AND kind IN ({RUN_FINDING_KINDS})"
+        )))?
         .execute([run_id])?;
+        conn.prepare_cached("DELETE FROM matching WHERE run_id = ?1")?
+            .execute([run_id])?;
     }
 
-    let steps: Vec<RunStep<'_>> = decisions
-        .iter()
-        .map(|d| RunStep {
-            step: d.step,
-            turn: d.turn,
-            selected: d.selected.as_deref(),
-        })
-        .collect();
+    let judged = judge(ctx, run_id, run, decisions)?;
+    let decisions = judged.decisions;
+    let mask = |s: &str| ctx.redactor.apply(s).into_owned();
 
-    let mut first_failed: Option<Rung> = None;
     let mut first_at: Option<i64> = None;
-    for (i, d) in decisions.iter().enumerate() {
-        let is_first = i == 0;
-        let eff = effective(ctx, &d.menu, &run.menu)?;
+    for (i, ((d, eff), v)) in decisions
+        .iter()
+        .zip(&judged.effs)
+        .zip(&judged.verdict.decisions)
+        .enumerate()
+    {
         if let Some(c) = eff.catalogue_name
             && !ctx.finding_catalogues.contains(c)
         {
             ctx.finding_catalogues.insert(c.to_string());
         }
-        let (label, conflict) = ladder::resolve_label(
-            d.expected.as_ref(),
-            &case_refs,
-            d.step,
-            eff.catalogue_name,
-            is_first,
-        );
-        let abstain = eff.abstain_or(&ctx.abstain);
-        let input = DecisionInput {
-            menu: eff.menu(d.exposed.as_deref()),
-            selected: d.selected.as_deref(),
-            label: label.map(|(l, _)| l),
-            status: d.status,
-            stage: d.stage,
-            reason: d.reason.as_deref(),
-            progress: d.progress,
-            abstain,
-        };
-        let mut c = ladder::classify(&input, &ctx.reasons);
-        c.findings.extend(conflict);
-        let recovered = match (is_first, label, c.selected_ok) {
-            (true, Some((l, _)), Some(false)) => {
-                Some(ladder::recovered_within_3(&steps[0], l, &steps))
-            }
-            _ => None,
-        };
-        if first_failed.is_none() && c.rung.is_failure() {
-            first_failed = Some(c.rung);
-        }
+        let c = &v.classification;
         let time_us = d.at_us.or(run.started_us);
         if let Some(t) = time_us {
             first_at = Some(first_at.map_or(t, |f: i64| f.min(t)));
         }
+        let label = v.label.as_ref();
         let label_json = |f: fn(&Label) -> &Vec<String>| {
             label.map(|(l, _)| serde_json::to_string(f(l)).expect("serialises"))
+        };
+        let reason = match &c.error {
+            Some(e) => Some(e.reason()),
+            None => judged.outcome(i).2.map(str::to_string),
+        };
+        let (error_source, error_detail) = match &c.error {
+            Some(e) => (
+                Some(match &e.source {
+                    ErrorStageSource::Recorded => "recorded".to_string(),
+                    ErrorStageSource::Pattern(p) => format!("pattern {p}"),
+                }),
+                e.detail
+                    .as_deref()
+                    .map(|t| crate::text::truncate(&mask(t), ERROR_DETAIL_CHARS).into_owned()),
+            ),
+            None => (None, None),
         };
         conn.prepare_cached(
             "INSERT INTO ladder (decision_id, run_id, step, turn, catalogue, phase, time_us,
                 selected, status, reason, rung, routing, boundary, progress, violated,
                 label_source, acceptable, forbidden, in_registry, in_exposed, in_retrieved,
                 selected_ok, retrieval_k, is_first, recovered, abstain_expected, abstained,
-                no_call_expected, controls, retrieved, definition_tokens)
+                no_call_expected, controls, retrieved, definition_tokens, arguments,
+                error_source, error_detail)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)",
+                ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33,
+                ?34)",
         )?
         .execute(params![
             d.id,
@@ -196,7 +203,7 @@ pub(crate) fn classify_loaded(
             time_us,
             d.selected,
             d.status.map(|s| s.as_str()),
-            d.reason,
+            reason,
             c.rung.as_str(),
             c.routing.map(|r| r.as_str()),
             c.boundary.map(|b| b.as_str()),
@@ -210,39 +217,120 @@ pub(crate) fn classify_loaded(
             c.in_retrieved,
             c.selected_ok,
             c.retrieval_k,
-            is_first,
-            recovered,
+            v.is_first,
+            v.recovered,
             c.abstain_expected,
             c.abstained,
             c.no_call_expected,
             serde_json::to_string(eff.controls).expect("serialises"),
             serde_json::to_string(&c.retrieved).expect("serialises"),
             c.definition_tokens.map(|t| t as i64),
+            c.arguments.map(|a| a.as_str()),
+            error_source,
+            error_detail,
         ])?;
         for f in &c.findings {
-            conn.prepare_cached(
-                "INSERT INTO findings (kind, catalogue, task_id, run_id, step, tool, detail)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?
-            .execute(params![
-                f.kind.as_str(),
+            insert_finding(
+                conn,
+                f.kind,
                 eff.catalogue_name,
-                run.task_id,
+                run,
                 run_id,
-                d.step,
-                f.tool,
-                f.detail
-            ])?;
+                Some(d.step),
+                f.tool.as_deref(),
+                &f.detail,
+            )?;
+        }
+        if let (SchemaCheck::Invalid(violations), Some(tool)) = (&judged.schema[i], &d.selected) {
+            let f = SchemaFinding {
+                step: d.step,
+                tool: tool.clone(),
+                violations: violations.clone(),
+                status: d.status,
+            };
+            insert_finding(
+                conn,
+                FindingKind::SchemaViolation,
+                eff.catalogue_name,
+                run,
+                run_id,
+                Some(d.step),
+                Some(tool),
+                &f.detail(&mask),
+            )?;
         }
     }
+
+    let verdict = &judged.verdict;
+    let mut summary: [Option<i64>; 5] = [None; 5];
+    if let (Some(e), Some(x)) = (&judged.expectations, &verdict.expectations) {
+        for f in &x.findings {
+            insert_finding(
+                conn,
+                f.kind(),
+                judged.catalogue.as_deref(),
+                run,
+                run_id,
+                f.step(),
+                f.tool(),
+                &f.detail(&mask),
+            )?;
+        }
+        let selected: Vec<Option<&str>> = decisions.iter().map(|d| d.selected.as_deref()).collect();
+        let table = matching::rows(e, verdict, &selected, &judged.call_effects, &mask);
+        matching::store(conn, run_id, &table)?;
+        let f = &x.facts;
+        summary = [
+            Some(i64::from(x.as_expected)),
+            Some(f.required_calls as i64),
+            Some(f.matched_required as i64),
+            Some(f.judged_calls as i64),
+            Some(f.matched_calls as i64),
+        ];
+    }
     conn.prepare_cached(
-        "UPDATE runs SET decisions = ?2, first_failed_rung = ?3, first_at_us = ?4 WHERE run_id = ?1",
+        "UPDATE runs SET decisions = ?2, first_failed_rung = ?3, first_at_us = ?4,
+            as_expected = ?5, required_calls = ?6, matched_required = ?7, judged_calls = ?8,
+            matched_calls = ?9
+         WHERE run_id = ?1",
     )?
     .execute(params![
         run_id,
         decisions.len() as i64,
-        first_failed.map(|r| r.as_str()),
-        first_at.or(run.started_us)
+        verdict.first_failed_rung.map(|r| r.as_str()),
+        first_at.or(run.started_us),
+        summary[0],
+        summary[1],
+        summary[2],
+        summary[3],
+        summary[4],
     ])?;
     audit::audit_run(ctx, run_id, run, decisions)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn insert_finding(
+    conn: &rusqlite::Connection,
+    kind: FindingKind,
+    catalogue: Option<&str>,
+    run: &StoredRun,
+    run_id: &str,
+    step: Option<i64>,
+    tool: Option<&str>,
+    detail: &str,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO findings (kind, catalogue, task_id, run_id, step, tool, detail)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(params![
+        kind.as_str(),
+        catalogue,
+        run.task_id,
+        run_id,
+        step,
+        tool,
+        detail
+    ])?;
+    Ok(())
 }

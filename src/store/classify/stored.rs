@@ -4,11 +4,14 @@
 use std::collections::BTreeMap;
 
 use rusqlite::{Connection, OptionalExtension};
+use serde_json::Value;
 
 use crate::error::Result;
-use crate::ladder::{CaseRef, CatalogueView, ToolInfo};
+use crate::ladder::schema::ToolSchemas;
+use crate::ladder::{CaseRef, CatalogueView, RecordedEffects, ToolInfo};
 use crate::model::{
-    Decision, Effect, Label, MenuFields, Policy, Progress, Retrieval, Run, Stage, Status,
+    Decision, Effect, Expectations, Label, MenuFields, Policy, Progress, Retrieval, Run, Stage,
+    Status,
 };
 use crate::store::decode::{Stored, Table};
 use crate::text::echo;
@@ -49,6 +52,16 @@ pub(crate) struct StoredDecision {
     pub(super) reason: Option<String>,
     pub(super) progress: Option<Progress>,
     pub(super) expected: Option<Label>,
+    /// The outcome's `message`.
+    pub(super) message: Option<String>,
+    /// The answer kept for a decision without a call (format v1.1).
+    pub(super) text: Option<String>,
+    /// Payload parts, read only when the run-level pass needs them
+    /// ([`load_parts`]): `arguments` whole, `result` and `raw` as their text
+    /// cut to [`PART_CHARS`].
+    pub(super) arguments: Option<Value>,
+    pub(super) result: Option<Value>,
+    pub(super) raw: Option<Value>,
 }
 
 impl StoredDecision {
@@ -63,9 +76,9 @@ impl StoredDecision {
     /// A decision just written with row id `id`, kept for classification
     /// without reading it back.
     pub(crate) fn from_model(id: i64, d: Decision) -> StoredDecision {
-        let (status, stage, reason) = match d.outcome {
-            Some(o) => (Some(o.status), o.stage, o.reason),
-            None => (None, None, None),
+        let (status, stage, reason, message) = match d.outcome {
+            Some(o) => (Some(o.status), o.stage, o.reason, o.message),
+            None => (None, None, None, None),
         };
         StoredDecision {
             id,
@@ -81,6 +94,11 @@ impl StoredDecision {
             reason,
             progress: d.progress,
             expected: d.expected,
+            message,
+            text: d.text,
+            arguments: None,
+            result: None,
+            raw: None,
         }
     }
 }
@@ -88,7 +106,9 @@ impl StoredDecision {
 pub(super) struct StoredCase {
     pub(super) step: Option<i64>,
     pub(super) catalogue: Option<String>,
-    pub(super) label: Label,
+    /// None for a case that only carries expectations.
+    pub(super) label: Option<Label>,
+    pub(super) expectations: Option<Expectations>,
 }
 
 impl StoredCase {
@@ -96,8 +116,8 @@ impl StoredCase {
         CaseRef {
             step: self.step,
             catalogue: self.catalogue.as_deref(),
-            label: (!self.label.acceptable.is_empty()).then_some(&self.label),
-            expectations: None,
+            label: self.label.as_ref().filter(|l| !l.acceptable.is_empty()),
+            expectations: self.expectations.as_ref(),
         }
     }
 }
@@ -106,15 +126,28 @@ pub(crate) struct StoredRun {
     pub(super) task_id: Option<String>,
     pub(super) started_us: Option<i64>,
     pub(super) menu: StoredMenu,
+    /// Its recorded `success`, for `agreement_with_success`.
+    pub(super) success: Option<bool>,
+    /// The MCP annotations of its recorded `tool_definitions`.
+    pub(super) recorded_effects: RecordedEffects,
+    /// The tools of its recorded `tool_definitions`, with their argument
+    /// schemas (`expectations.md` §8).
+    pub(super) tool_schemas: ToolSchemas,
 }
 
 impl StoredRun {
     /// A run record just written, kept for classifying its decisions.
     pub(crate) fn from_model(r: Run) -> StoredRun {
+        let defs = r.extra.get("tool_definitions");
         StoredRun {
+            recorded_effects: defs
+                .map(RecordedEffects::from_definitions)
+                .unwrap_or_default(),
+            tool_schemas: defs.map(ToolSchemas::from_definitions).unwrap_or_default(),
             task_id: r.task_id,
             started_us: r.started_at.map(|t| t.micros()),
             menu: r.menu.into(),
+            success: r.success,
         }
     }
 
@@ -124,13 +157,18 @@ impl StoredRun {
             task_id: None,
             started_us: None,
             menu: StoredMenu::default(),
+            success: None,
+            recorded_effects: RecordedEffects::default(),
+            tool_schemas: ToolSchemas::default(),
         }
     }
 }
 
 pub(crate) fn load_run(conn: &Connection, run_id: &str) -> Result<Option<StoredRun>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT task_id, started_us, catalogue, policy, trusted_controls, retrieval, visible
+        "SELECT task_id, started_us, catalogue, policy, trusted_controls, retrieval, visible,
+                success,
+                CASE WHEN json_valid(extra) THEN json_extract(extra, '$.tool_definitions') END
          FROM runs WHERE run_id = ?1",
     )?;
     let mut rows = stmt.query([run_id])?;
@@ -139,6 +177,10 @@ pub(crate) fn load_run(conn: &Connection, run_id: &str) -> Result<Option<StoredR
     };
     let row = || format!("row run_id {}", echo(run_id));
     let at = Stored::new(conn, Table::Runs, &row);
+    // json_extract gives a list or object as JSON text.
+    let defs: Option<Value> = r
+        .get::<_, Option<String>>(8)?
+        .and_then(|d| serde_json::from_str(&d).ok());
     Ok(Some(StoredRun {
         task_id: r.get(0)?,
         started_us: r.get(1)?,
@@ -149,12 +191,28 @@ pub(crate) fn load_run(conn: &Connection, run_id: &str) -> Result<Option<StoredR
             retrieval: at.retrieval("retrieval", r.get(5)?)?,
             visible: at.list("visible", r.get(6)?)?,
         },
+        success: r.get(7)?,
+        recorded_effects: defs
+            .as_ref()
+            .map(RecordedEffects::from_definitions)
+            .unwrap_or_default(),
+        tool_schemas: defs
+            .as_ref()
+            .map(ToolSchemas::from_definitions)
+            .unwrap_or_default(),
     }))
 }
 
 pub(super) const DECISION_COLUMNS: &str = "SELECT id, step, turn, at_us, phase, catalogue, policy,
     trusted_controls, retrieval, exposed, visible, selected, status, stage, reason, progress,
-    expected FROM decisions";
+    expected,
+    CASE WHEN json_valid(outcome) THEN
+        CASE WHEN json_type(outcome, '$.message') = 'text' THEN json_extract(outcome, '$.message') END
+    END,
+    CASE WHEN json_valid(extra) THEN
+        CASE WHEN json_type(extra, '$.text') = 'text' THEN json_extract(extra, '$.text') END
+    END
+    FROM decisions";
 
 /// A row of [`DECISION_COLUMNS`] of run `run_id`.
 pub(super) fn decision_row(
@@ -186,7 +244,72 @@ pub(super) fn decision_row(
         reason: r.get(14)?,
         progress: at.spelled_opt("progress", r.get(15)?, Progress::parse, Progress::spellings)?,
         expected: at.label("expected", r.get(16)?)?,
+        message: r.get(17)?,
+        text: r.get(18)?,
+        arguments: None,
+        result: None,
+        raw: None,
     })
+}
+
+/// The longest `result` or `raw` text the run-level pass reads, in
+/// characters: error patterns and expected outputs look at this much.
+pub(super) const PART_CHARS: i64 = 65_536;
+
+/// Which payload parts [`load_parts`] reads.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Parts {
+    /// Every decision's arguments (the run has expected calls).
+    pub(super) arguments: bool,
+    /// Every decision's raw output (the run has expected outputs).
+    pub(super) raw: bool,
+    /// The result of `error` outcomes without a message (error patterns).
+    pub(super) error_results: bool,
+}
+
+/// Reads the payload parts the run-level pass needs into `decisions`.
+pub(super) fn load_parts(
+    conn: &Connection,
+    run_id: &str,
+    decisions: &mut [StoredDecision],
+    parts: Parts,
+) -> Result<()> {
+    if !(parts.arguments || parts.raw || parts.error_results) {
+        return Ok(());
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT arguments,
+            CASE WHEN ?2 THEN substr(CASE WHEN json_valid(raw) AND json_type(raw) = 'text'
+                THEN json_extract(raw, '$') ELSE raw END, 1, ?4) END,
+            CASE WHEN ?3 THEN substr(CASE WHEN json_valid(result) AND json_type(result) = 'text'
+                THEN json_extract(result, '$') ELSE result END, 1, ?4) END
+         FROM payloads WHERE decision_id = ?1",
+    )?;
+    for d in decisions.iter_mut() {
+        let want_result =
+            parts.error_results && d.status == Some(Status::Error) && d.message.is_none();
+        if !(parts.arguments || parts.raw || want_result) {
+            continue;
+        }
+        let mut rows = stmt.query(rusqlite::params![d.id, parts.raw, want_result, PART_CHARS])?;
+        let Some(r) = rows.next()? else { continue };
+        if parts.arguments
+            && let Some(a) = r.get::<_, Option<String>>(0)?
+        {
+            let row = || {
+                format!(
+                    "row decision_id {} (run {} step {})",
+                    d.id,
+                    echo(run_id),
+                    d.step
+                )
+            };
+            d.arguments = Stored::new(conn, Table::Payloads, &row).json("arguments", Some(a))?;
+        }
+        d.raw = r.get::<_, Option<String>>(1)?.map(Value::String);
+        d.result = r.get::<_, Option<String>>(2)?.map(Value::String);
+    }
+    Ok(())
 }
 
 /// A run's decisions in step order.
@@ -205,7 +328,7 @@ pub(crate) fn load_decisions(conn: &Connection, run_id: &str) -> Result<Vec<Stor
 /// The cases of a task.
 pub(super) fn load_cases(conn: &Connection, task_id: &str) -> Result<Vec<StoredCase>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT key, step, catalogue, acceptable, forbidden FROM cases WHERE task_id = ?1",
+        "SELECT key, step, catalogue, acceptable, forbidden, extra FROM cases WHERE task_id = ?1",
     )?;
     let mut rows = stmt.query([task_id])?;
     let mut out = Vec::new();
@@ -213,19 +336,61 @@ pub(super) fn load_cases(conn: &Connection, task_id: &str) -> Result<Vec<StoredC
         let key: String = r.get(0)?;
         let row = || format!("row key {key}");
         let at = Stored::new(conn, Table::Cases, &row);
-        let label = at.label_lists(("acceptable", r.get(3)?), ("forbidden", r.get(4)?))?;
+        // A case that only carries expectations stores `null` lists.
+        let list = |i: usize| -> Result<Option<String>> {
+            Ok(r.get::<_, Option<String>>(i)?.filter(|s| s != "null"))
+        };
+        let label = at.label_lists(("acceptable", list(3)?), ("forbidden", list(4)?))?;
+        // The expectations are kept in `extra` (format v1.1).
+        let expectations = match at.json::<Value>("extra", r.get(5)?)? {
+            Some(extra @ Value::Object(_)) => {
+                let e = crate::ingest::native::expectations(extra).map_err(|m| {
+                    at.damaged(
+                        "extra",
+                        format!("the stored expectations do not read back ({m})"),
+                    )
+                })?;
+                e.is_set().then_some(e)
+            }
+            _ => None,
+        };
+        if label.is_none() && expectations.is_none() {
+            return Err(at.damaged(
+                "acceptable",
+                "a case with neither an acceptable set nor expectations".to_string(),
+            ));
+        }
         out.push(StoredCase {
             step: r.get(1)?,
             catalogue: r.get(2)?,
-            label: label.ok_or_else(|| {
-                at.damaged("acceptable", "a case without an acceptable set".to_string())
-            })?,
+            label,
+            expectations,
         });
     }
     Ok(out)
 }
 
 /// A catalogue version as the ladder sees it (first definitions win).
+/// The argument schemas of a catalogue's tools (`expectations.md` §8).
+pub(super) fn load_catalogue_schemas(conn: &Connection, version: &str) -> Result<ToolSchemas> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT name, CASE WHEN json_valid(record) THEN json_extract(record, '$.input_schema') END
+         FROM tools WHERE catalogue = ?1",
+    )?;
+    let rows: Vec<(String, Option<Value>)> = stmt
+        .query_map([version], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<String>>(1)?
+                    .and_then(|s| serde_json::from_str(&s).ok()),
+            ))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(ToolSchemas::from_tools(
+        rows.iter().map(|(n, s)| (n.as_str(), s.as_ref())),
+    ))
+}
+
 pub(crate) fn load_catalogue(conn: &Connection, version: &str) -> Result<Option<CatalogueView>> {
     let abstain: Option<Option<String>> = conn
         .prepare_cached("SELECT abstain FROM catalogues WHERE version = ?1")?

@@ -28,7 +28,7 @@ mod records;
 mod touched;
 
 pub use prepared::{Prepared, PreparedDecision};
-pub(crate) use touched::{begin_touched, touch_all};
+pub(crate) use touched::{begin_touched, take_reclassify_due, touch_all};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ImportOptions {
@@ -157,6 +157,10 @@ impl<'a> Batch<'a> {
             if changed {
                 touch_all(conn)?;
             }
+        }
+        if take_reclassify_due(conn)? && !changed {
+            // A database from an older rung: its verdicts are redone.
+            touch_all(conn)?;
         }
         let config: Config = store.config()?;
         conn.execute(

@@ -81,3 +81,11 @@ pub(crate) fn touch_all(conn: &Connection) -> Result<()> {
     )?;
     Ok(())
 }
+
+/// Whether a schema upgrade left everything stored to be classified again
+/// (the `reclassify` meta key); clears the mark. Inside the write
+/// transaction, so the mark goes only with the reclassification.
+pub(crate) fn take_reclassify_due(conn: &Connection) -> Result<bool> {
+    let n = conn.execute("DELETE FROM meta WHERE key = 'reclassify'", [])?;
+    Ok(n > 0)
+}

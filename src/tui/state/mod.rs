@@ -2,6 +2,7 @@
 //! decision details and the requests in flight. Only `update` changes it;
 //! the views read it.
 
+mod compare;
 mod confusions;
 mod decisions;
 mod findings;
@@ -16,6 +17,9 @@ mod tools;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub use compare::{
+    ComparePane, ComparePanes, CompareState, OpenCell, ToolDiffState, WIDE, panes, rows_in,
+};
 pub use confusions::{ConfusionsState, MATRIX};
 pub use decisions::DecisionsState;
 pub use findings::{FindingListState, FindingsState};
@@ -148,6 +152,8 @@ pub struct App {
     pub tool: ToolState,
     pub decisions: DecisionsState,
     pub findings: FindingsState,
+    pub compare: CompareState,
+    pub tool_diff: ToolDiffState,
     pub details: DetailCache,
     /// The last problem a worker reported, shown in the key bar.
     pub status: Option<String>,
@@ -189,6 +195,8 @@ impl App {
                 until,
                 ..Default::default()
             },
+            compare: CompareState::default(),
+            tool_diff: ToolDiffState::default(),
             details: DetailCache::default(),
             status: None,
             outbox: Vec::new(),
@@ -206,6 +214,7 @@ impl App {
         self.editing_filter
             || (self.screen == Screen::Runs && self.runs.fuzzy.typing)
             || (self.screen == Screen::Tools && self.tools.typing)
+            || (self.screen == Screen::Compare && self.compare.typing)
     }
 
     /// Rows a list shows at the current terminal size.

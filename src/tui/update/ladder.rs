@@ -42,10 +42,13 @@ pub(super) fn act(app: &mut App, action: Action) {
         app.ladder.cursor.move_by(d, Rung::ALL.len(), h);
     } else if action == Action::Enter {
         let rung = Rung::ALL[app.ladder.cursor.sel.min(Rung::ALL.len() - 1)];
-        let title = if rung == Rung::Passed {
-            "decisions that passed every rung".to_string()
-        } else {
-            format!("decisions that failed at {}", rung.as_str().to_uppercase())
+        let title = match rung {
+            Rung::Passed => "labelled decisions that passed every rung".to_string(),
+            Rung::Unlabelled => {
+                "unlabelled decisions: no label, and nothing failed at the boundary or progress"
+                    .to_string()
+            }
+            _ => format!("decisions that failed at {}", rung.as_str().to_uppercase()),
         };
         decisions::open(app, DecisionSet::Rung(rung.as_str().to_string()), title);
     }

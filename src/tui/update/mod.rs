@@ -10,6 +10,7 @@
 //! the keymap and in `views::draw`) and, for a new kind of request, on
 //! `Slot` and `Response` (in `requests`) list every place to fill in.
 
+mod compare;
 mod confusions;
 mod decisions;
 mod findings;
@@ -48,6 +49,8 @@ impl App {
             Screen::Decisions => decisions::ensure(self),
             Screen::Findings => findings::ensure(self),
             Screen::FindingList => findings::ensure_list(self),
+            Screen::Compare => compare::ensure(self),
+            Screen::ToolDiff => compare::ensure_tool_diff(self),
         }
     }
 
@@ -84,6 +87,7 @@ impl App {
             self.findings.since = s;
             self.findings.until = u;
         }
+        compare::filter_changed(self);
         if let Some(row) = self.run.timeline.selected() {
             self.run.want_step = Some(row.step);
         }
@@ -167,6 +171,7 @@ fn back(app: &mut App) {
         Screen::Run => run::back(app),
         Screen::Runs => runs::back(app),
         Screen::Tools => tools::back(app),
+        Screen::Compare => compare::back(app),
         _ => false,
     };
     if closed {
@@ -178,14 +183,14 @@ fn back(app: &mut App) {
     }
 }
 
-/// Keys while typing the Runs screen's fuzzy filter or the Tools screen's
-/// find.
+/// Keys while typing the Runs screen's fuzzy filter or the Tools or
+/// Compare screen's find.
 fn typing(app: &mut App, action: Action) {
-    let runs = app.screen == Screen::Runs;
-    let input = if runs {
-        &mut app.runs.fuzzy.input
-    } else {
-        &mut app.tools.find
+    let screen = app.screen;
+    let (input, typing) = match screen {
+        Screen::Runs => (&mut app.runs.fuzzy.input, &mut app.runs.fuzzy.typing),
+        Screen::Compare => (&mut app.compare.find, &mut app.compare.typing),
+        _ => (&mut app.tools.find, &mut app.tools.typing),
     };
     let changed = match action {
         Action::Type(c) => {
@@ -199,20 +204,12 @@ fn typing(app: &mut App, action: Action) {
             had
         }
         Action::Submit => {
-            if runs {
-                app.runs.fuzzy.typing = false;
-            } else {
-                app.tools.typing = false;
-            }
+            *typing = false;
             false
         }
         Action::Cancel | Action::Back => {
             input.clear();
-            if runs {
-                app.runs.fuzzy.typing = false;
-            } else {
-                app.tools.typing = false;
-            }
+            *typing = false;
             true
         }
         Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
@@ -222,10 +219,10 @@ fn typing(app: &mut App, action: Action) {
         _ => false,
     };
     if changed {
-        if runs {
-            runs::run_fuzzy(app);
-        } else {
-            tools::find(app);
+        match screen {
+            Screen::Runs => runs::run_fuzzy(app),
+            Screen::Compare => compare::find(app),
+            _ => tools::find(app),
         }
     }
 }
@@ -243,5 +240,7 @@ fn screen_action(app: &mut App, action: Action) {
         Screen::Decisions => decisions::act(app, action),
         Screen::Findings => findings::act(app, action),
         Screen::FindingList => findings::act_list(app, action),
+        Screen::Compare => compare::act(app, action),
+        Screen::ToolDiff => compare::act_tool_diff(app, action),
     }
 }

@@ -2,7 +2,7 @@
 //! and takes back only the answer to the latest request of each slot (a
 //! stale answer is dropped); each answer goes to its screen's module.
 
-use super::{confusions, decisions, findings, refusals, run, runs, tools, viewer};
+use super::{compare, confusions, decisions, findings, refusals, run, runs, tools, viewer};
 use crate::store::browse::Anchor;
 use crate::tui::state::App;
 use crate::tui::worker::{Done, Request, Response, Slot};
@@ -61,6 +61,10 @@ impl App {
             Response::Decisions(page) => decisions::take_page(self, anchor, page),
             Response::Findings(c) => findings::take(self, c),
             Response::FindingList(page) => findings::take_page(self, anchor, page),
+            Response::Catalogues(v) => compare::take_catalogues(self, v),
+            Response::Compare(r) => compare::take_compare(self, r),
+            Response::CellAttempts(a) => compare::take_cell(self, *a),
+            Response::ToolDiff(d) => compare::take_tool_diff(self, d),
         }
     }
 
@@ -87,6 +91,14 @@ impl App {
             Slot::Decisions => self.decisions.page.fail(e),
             Slot::Findings => self.findings.data.fail(e),
             Slot::FindingList => self.findings.list.page.fail(e),
+            Slot::Catalogues => self.compare.catalogues.fail(e),
+            Slot::Compare => self.compare.result.fail(e),
+            Slot::CellAttempts => {
+                if let Some(open) = &mut self.compare.open {
+                    open.data.fail(e);
+                }
+            }
+            Slot::ToolDiff => self.tool_diff.data.fail(e),
             Slot::Payload | Slot::PayloadSeek => {
                 if let Some(v) = &mut self.run.viewer {
                     v.loading = false;

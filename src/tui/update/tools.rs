@@ -69,6 +69,13 @@ pub(super) fn act(app: &mut App, action: Action) {
         app.tools.cursor.move_by(d, len, h);
     } else if action == Action::Find {
         app.tools.typing = true;
+    } else if action == Action::Diff {
+        let rows = app.tool_rows();
+        if let (Some(&i), Some(data)) = (rows.get(app.tools.cursor.sel), &app.tools.data.value) {
+            let u = &data[i].usage;
+            let (catalogue, name) = (u.catalogue.clone(), u.name.clone());
+            super::compare::open_tool_diff(app, catalogue, name);
+        }
     } else if action == Action::Enter {
         let rows = app.tool_rows();
         if let (Some(&i), Some(data)) = (rows.get(app.tools.cursor.sel), &app.tools.data.value) {

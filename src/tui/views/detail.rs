@@ -8,8 +8,10 @@ use ratatui::text::{Line, Span};
 
 use super::{badge, esc, hang, opt};
 use crate::ladder::label_text;
-use crate::model::Rung;
+use crate::ladder::schema::SchemaFinding;
+use crate::model::{FindingKind, Rung};
 use crate::store::browse::MenuItem;
+use crate::store::{MatchRow, RunExpectations};
 use crate::text::truncate;
 use crate::tui::layout;
 use crate::tui::payload::human_bytes;
@@ -168,6 +170,10 @@ pub fn detail_lines<'a>(
     if let Some(p) = &e.progress {
         lines.extend(hang(key("progress"), 10, &esc(p), Style::new(), width));
     }
+    for r in &e.matching {
+        let (text, style) = match_verdict(r);
+        lines.extend(hang(key("expected"), 10, &text, style(t), width));
+    }
 
     lines.push(Line::raw(""));
     lines.push(Line::styled("Ladder walk", t.title()));
@@ -182,6 +188,11 @@ pub fn detail_lines<'a>(
             state_span(w.state, w.state == "failed" && w.rung == e.rung, t),
         ];
         lines.extend(hang(lead, 31, &esc(&w.note), Style::new(), width));
+    }
+
+    if let Some(x) = &d.expectations {
+        lines.push(Line::raw(""));
+        lines.extend(expectation_lines(x, e.step, width, t));
     }
 
     lines.push(Line::raw(""));
@@ -250,13 +261,24 @@ pub fn detail_lines<'a>(
         t.title(),
     ));
     for fi in &e.findings {
+        // A schema violation lists each failing path on a line of its own.
+        let split = (fi.kind == FindingKind::SchemaViolation.as_str())
+            .then(|| SchemaFinding::split_detail(&fi.detail))
+            .flatten();
+        let text = match &split {
+            Some((head, _, what)) => format!("{head}; {what}"),
+            None => fi.detail.clone(),
+        };
         lines.extend(hang(
             vec![Span::styled(format!("  {}: ", fi.kind), t.warn())],
             fi.kind.chars().count() + 4,
-            &esc(&fi.detail),
+            &esc(&text),
             Style::new(),
             width,
         ));
+        for path in split.map(|(_, paths, _)| paths).unwrap_or_default() {
+            lines.extend(hang(vec![Span::raw("    ")], 4, &esc(path), t.bad(), width));
+        }
     }
 
     lines.push(Line::raw(""));
@@ -292,6 +314,140 @@ pub fn detail_lines<'a>(
     lines.push(payload("Result", d.result_bytes, 'r'));
     if d.raw_bytes.is_some() {
         lines.push(payload("Raw output", d.raw_bytes, 'o'));
+    }
+    lines
+}
+
+/// What the matching walk said of a decision's call, for its `expected`
+/// line, and how to style it.
+fn match_verdict(r: &MatchRow) -> (String, fn(&Theme) -> Style) {
+    let n = r.expected.map(|n| format!(" {n}")).unwrap_or_default();
+    match r.status.as_str() {
+        "matched" => (
+            format!("✓ matches expected call{n} ({})", esc(&r.tool)),
+            Theme::good,
+        ),
+        "mismatch" => (
+            format!(
+                "✗ differs from expected call{n} ({}): {}",
+                esc(&r.tool),
+                esc(r.keys.as_deref().unwrap_or_default())
+            ),
+            Theme::bad,
+        ),
+        "unexpected" => (
+            format!(
+                "✗ unexpected: a {} call no expected call accounts for",
+                esc(r.effect.as_deref().unwrap_or("mutating"))
+            ),
+            Theme::bad,
+        ),
+        other => (esc(other).into_owned(), Theme::dim),
+    }
+}
+
+/// The run's matching table (this decision's rows marked `▸`) and its
+/// missing outputs.
+fn expectation_lines<'a>(x: &RunExpectations, step: i64, width: usize, t: &Theme) -> Vec<Line<'a>> {
+    let mut lines = Vec::new();
+    let verdict = if x.as_expected {
+        Span::styled("the run went as expected", t.good())
+    } else {
+        Span::styled("the run did not go as expected", t.bad())
+    };
+    if let Some(n) = x.expected_calls {
+        lines.push(Line::from(vec![
+            Span::styled(format!("Expected calls · {n} · "), t.title()),
+            verdict.clone(),
+        ]));
+        let tool_w = x
+            .matching
+            .iter()
+            .map(|r| esc(&r.tool).chars().count())
+            .max()
+            .unwrap_or(4)
+            .clamp(4, 28);
+        lines.push(Line::styled(
+            format!("{:>4} {:<tool_w$} {:>5}  status", "#", "tool", "step"),
+            t.header(),
+        ));
+        for r in &x.matching {
+            let mine = r.step == Some(step);
+            let n = r
+                .expected
+                .map(|n| n.to_string())
+                .unwrap_or_else(|| "-".into());
+            let at = r.step.map(|s| s.to_string()).unwrap_or_else(|| "-".into());
+            let (status, style) = match r.status.as_str() {
+                "matched" => ("✓ matched".to_string(), t.good()),
+                "mismatch" => ("✗ mismatch".to_string(), t.bad()),
+                "missing" => ("✗ missing".to_string(), t.bad()),
+                "unexpected" => ("✗ unexpected".to_string(), t.bad()),
+                "not_made" => ("· not made (not required)".to_string(), t.dim()),
+                other => (esc(other).into_owned(), Style::new()),
+            };
+            let lead = vec![
+                Span::styled(
+                    format!("{}{n:>3} ", if mine { "▸" } else { " " }),
+                    if mine { t.header() } else { t.dim() },
+                ),
+                Span::raw(format!(
+                    "{:<tool_w$} {at:>5}  ",
+                    truncate(&esc(&r.tool), tool_w)
+                )),
+                Span::styled(status.clone(), style),
+            ];
+            let indent = 4 + 1 + tool_w + 1 + 5 + 2;
+            match &r.keys {
+                Some(k) => {
+                    let mut lead = lead;
+                    lead.push(Span::raw("  "));
+                    lines.extend(hang(
+                        lead,
+                        indent + status.chars().count() + 2,
+                        &esc(k),
+                        Style::new(),
+                        width,
+                    ))
+                }
+                None => lines.push(Line::from(lead)),
+            }
+        }
+    }
+    if x.expected_outputs > 0 {
+        if x.expected_calls.is_none() {
+            lines.push(Line::from(vec![
+                Span::styled("Expectations · ", t.title()),
+                verdict,
+            ]));
+        }
+        if x.missing_outputs.is_empty() {
+            lines.push(Line::from(vec![
+                Span::styled("Expected outputs · ", t.title()),
+                Span::styled(
+                    format!("{n} of {n} found in the answers", n = x.expected_outputs),
+                    t.good(),
+                ),
+            ]));
+        } else {
+            lines.push(Line::styled(
+                format!(
+                    "Missing outputs · {} of {} in no answer",
+                    x.missing_outputs.len(),
+                    x.expected_outputs
+                ),
+                t.title(),
+            ));
+            for o in &x.missing_outputs {
+                lines.extend(hang(
+                    vec![Span::raw("  ")],
+                    2,
+                    &esc(&format!("{o:?}")),
+                    t.bad(),
+                    width,
+                ));
+            }
+        }
     }
     lines
 }

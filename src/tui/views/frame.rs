@@ -15,34 +15,43 @@ use crate::tui::theme::Theme;
 
 pub(super) fn tabs(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
-    // Padded tabs when they fit, else tighter ones (80 columns).
-    let padded: usize = 6 + Screen::TABS
-        .iter()
-        .enumerate()
-        .map(|(i, s)| 3 + (i + 1).to_string().len() + 1 + s.title().chars().count())
-        .sum::<usize>();
-    let tight = padded > area.width as usize;
-    let mut spans = vec![Span::styled(
-        if tight { "rung" } else { " rung " },
-        t.title(),
-    )];
-    for (i, s) in Screen::TABS.iter().enumerate() {
-        spans.push(Span::raw(" "));
-        let label = if tight {
-            format!("{} {}", i + 1, s.title())
-        } else {
-            format!(" {} {} ", i + 1, s.title())
-        };
-        spans.push(Span::styled(label, t.tab(app.screen.tab() == *s)));
-    }
-    if matches!(
+    // Every title, spaced, while they fit; then closer; then unpadded (eight
+    // titles in 80 columns); then the current tab's title and the others'
+    // numbers.
+    let titles: usize = Screen::TABS.iter().map(|s| s.title().chars().count()).sum();
+    let n = Screen::TABS.len();
+    let crumb = matches!(
         app.screen,
-        Screen::Tool | Screen::Decisions | Screen::FindingList
-    ) {
+        Screen::Tool | Screen::Decisions | Screen::ToolDiff | Screen::FindingList
+    )
+    .then(|| format!("  › {}", app.screen.title()));
+    let room =
+        (area.width as usize).saturating_sub(crumb.as_ref().map_or(0, |c| c.chars().count()));
+    let (gap, all, pad) = if 6 + titles + 5 * n <= room {
+        (" ", true, true)
+    } else if 6 + titles + 4 * n <= room {
+        ("", true, true)
+    } else if 4 + titles + 3 * n <= room {
+        (" ", true, false)
+    } else {
+        (" ", false, true)
+    };
+    let mut spans = vec![Span::styled(if pad { " rung " } else { "rung" }, t.title())];
+    for (i, s) in Screen::TABS.iter().enumerate() {
+        let key = s.number().unwrap_or(i as u8 + 1);
+        let here = app.screen.tab() == *s;
+        spans.push(Span::raw(gap));
         spans.push(Span::styled(
-            format!("  › {}", app.screen.title()),
-            t.header(),
+            match (all || here, pad) {
+                (true, true) => format!(" {key} {} ", s.title()),
+                (true, false) => format!("{key} {}", s.title()),
+                (false, _) => format!(" {key} "),
+            },
+            t.tab(here),
         ));
+    }
+    if let Some(c) = crumb {
+        spans.push(Span::styled(c, t.header()));
     }
     f.render_widget(Line::from(spans), area);
 }

@@ -15,11 +15,22 @@ use crate::tui::state::{App, TREND_DAYS};
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let left_w = if area.width >= 120 { 58 } else { 42 };
     let (left, right) = super::columns(area, left_w);
+    // Borders, the header line and one line per rung (`passed` included).
     let [funnel, cells] = left.layout(&Layout::vertical([
-        Constraint::Length(16),
+        Constraint::Length(Rung::COUNT as u16 + 3),
         Constraint::Fill(1),
     ]));
-    let rates_h = if area.height >= 30 { 15 } else { 12 };
+    let mut rates_h = if area.height >= 30 { 15 } else { 12 };
+    if app
+        .ladder
+        .metrics
+        .value
+        .as_ref()
+        .is_some_and(|m| m.expectations.runs_as_expected.denominator > 0)
+    {
+        // Two more lines: runs as expected, agreement with success.
+        rates_h += 2;
+    }
     let [rates, trend] = right.layout(&Layout::vertical([
         Constraint::Length(rates_h),
         Constraint::Fill(1),
@@ -49,14 +60,15 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
     let show_b = inner_w >= 52;
     let bar_w = inner_w.saturating_sub(15 + 9 + 7 + 3 + if show_b { 8 } else { 0 });
     // Bars are scaled to the largest failing rung, so that a mostly passing
-    // set still shows where it fails; passed is drawn dim and capped.
+    // (or mostly unlabelled) set still shows where it fails; `unlabelled`
+    // and `passed` are drawn dim and capped.
     let max = Rung::ALL
         .iter()
-        .filter(|r| **r != Rung::Passed)
+        .filter(|r| r.is_failure())
         .map(|r| c.count(*r))
         .max()
         .filter(|m| *m > 0)
-        .unwrap_or_else(|| c.count(Rung::Passed));
+        .unwrap_or_else(|| c.count(Rung::Passed).max(c.count(Rung::Unlabelled)));
     let mut lines = vec![Line::styled(
         format!(
             "{:<15}{:>9} {:<bar_w$} {:>6}{}",
@@ -87,14 +99,7 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
         let mut spans = vec![
             Span::styled(format!("{:<15}", r.as_str()), t.rung(*r)),
             Span::raw(format!("{:>9} ", n(count))),
-            Span::styled(
-                bar,
-                if *r == Rung::Passed {
-                    t.dim()
-                } else {
-                    t.rung(*r)
-                },
-            ),
+            Span::styled(bar, if r.is_failure() { t.rung(*r) } else { t.dim() }),
             Span::raw(format!(" {:>6}", percent(share))),
         ];
         if show_b {
@@ -151,6 +156,17 @@ fn draw_rates(f: &mut Frame, app: &App, area: Rect) {
         rate_line("first-call accuracy", &m.first_call_accuracy, t),
         rate_line("recovery within 3", &m.recovery_within_3, t),
     ]);
+    let e = &m.expectations;
+    if e.runs_as_expected.denominator > 0 {
+        // Runs with expectations (format v1.1): rung's verdict, and how
+        // often it agrees with the recorded success.
+        lines.push(rate_line("runs as expected", &e.runs_as_expected, t));
+        lines.push(rate_line(
+            "agrees with success",
+            &e.agreement_with_success,
+            t,
+        ));
+    }
     if let Some(p) = m.pass_hat_k.get(&1) {
         let mut spans = vec![
             Span::raw(format!("{:<21}", "pass^1")),

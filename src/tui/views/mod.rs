@@ -2,6 +2,7 @@
 //! changes the app; every string from a trace is escaped before it reaches a
 //! cell, and only the visible rows of a list are built.
 
+mod compare;
 mod confusions;
 pub mod detail;
 mod findings;
@@ -57,6 +58,8 @@ pub fn draw(f: &mut Frame, app: &App) {
             Screen::Decisions => runs::draw_decisions(f, app, parts.body),
             Screen::Findings => findings::draw(f, app, parts.body),
             Screen::FindingList => findings::draw_list(f, app, parts.body),
+            Screen::Compare => compare::draw(f, app, parts.body),
+            Screen::ToolDiff => compare::draw_tool_diff(f, app, parts.body),
         }
     }
     frame::key_bar(f, app, parts.keys);

@@ -10,7 +10,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::detail::detail_lines;
 use super::{block, esc, loading, n, opt, pending, stored_badge, waiting, yes_no};
-use crate::store::browse::PayloadColumn;
+use crate::store::browse::{DecisionRow, PayloadColumn};
 use crate::tui::layout::{self, List};
 use crate::tui::payload::human_bytes;
 use crate::tui::state::{App, Viewer};
@@ -88,6 +88,13 @@ fn draw_header(f: &mut Frame, app: &App, run_id: &str, area: Rect) {
                 Style::new()
             },
         ));
+        if let Some(ok) = h.as_expected {
+            first.push(Span::raw(" · as expected "));
+            first.push(Span::styled(
+                yes_no(Some(ok)),
+                if ok { t.good() } else { t.bad() },
+            ));
+        }
         goal = Line::from(vec![
             Span::styled(" goal ", t.header()),
             Span::raw(opt(&h.goal, "(none recorded)").into_owned()),
@@ -124,9 +131,15 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
         );
         return;
     }
-    // Narrow: step, phase, selected, rung, outcome. Wide: turn and progress too.
+    // Narrow: step, phase, selected, rung, outcome. Wide: turn and progress
+    // too. A run with expected calls adds what the matching walk said of
+    // each call.
     let wide = area.width >= 60;
     let phase = area.width >= 44;
+    let matched = tl
+        .rows
+        .iter()
+        .any(|(_, d)| d.matching.is_some() || d.label_source.as_deref() == Some("derived"));
     let top = tl.cursor.visible_top(h);
     let rows: Vec<Row> = tl
         .rows
@@ -154,6 +167,9 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
             cells.push(Cell::from(opt(&d.selected, "(no call)").into_owned()));
             cells.push(Cell::from(Line::from(stored_badge(&d.rung, true, t))));
             cells.push(Cell::from(super::runs::short_outcome(d)));
+            if matched {
+                cells.push(Cell::from(matching_cell(d, t)));
+            }
             if wide {
                 cells.push(Cell::from(opt(&d.progress, "-").into_owned()));
             }
@@ -205,8 +221,36 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
             vec!["", "step", "selected", "rung", "outcome"],
         )
     };
+    let (mut widths, mut head) = (widths, head);
+    if matched {
+        // After the outcome.
+        let at = head
+            .iter()
+            .position(|h| *h == "outcome")
+            .map_or(head.len(), |i| i + 1);
+        widths.insert(at, Constraint::Length(MATCHING_W));
+        head.insert(at, "expected");
+    }
     let head = Row::new(head).style(t.header());
     f.render_widget(Table::new(rows, widths).header(head).block(b), area);
+}
+
+/// Width of the timeline's `expected` column.
+const MATCHING_W: u16 = 8;
+
+/// What the matching walk said of a decision's call: `✓ 2` (matched
+/// expected call 2), `≠ 2` (its arguments differ), `unexp` (an unexpected
+/// call), `derived` (labelled by the walk for a call left unmade).
+fn matching_cell<'a>(d: &DecisionRow, t: &crate::tui::theme::Theme) -> Line<'a> {
+    let n = |n: &Option<u32>| n.map(|n| n.to_string()).unwrap_or_default();
+    match &d.matching {
+        Some((s, e)) if s == "matched" => Line::styled(format!("✓ {}", n(e)), t.good()),
+        Some((s, e)) if s == "mismatch" => Line::styled(format!("≠ {}", n(e)), t.bad()),
+        Some((s, _)) if s == "unexpected" => Line::styled("unexp", t.bad()),
+        Some((s, _)) => Line::raw(esc(s).into_owned()),
+        None if d.label_source.as_deref() == Some("derived") => Line::styled("derived", t.warn()),
+        None => Line::styled("-", t.dim()),
+    }
 }
 
 fn draw_detail(f: &mut Frame, app: &App, area: Rect) {

@@ -28,9 +28,11 @@ fn sort_name(s: RunSort) -> &'static str {
     }
 }
 
-fn run_cells<'a>(r: &'a RunRow, t: &Theme) -> Vec<Cell<'a>> {
+/// The run cells; `as_expected`: with the verdict against the run's
+/// expectations (shown when some listed run has expectations).
+fn run_cells<'a>(r: &'a RunRow, as_expected: bool, t: &Theme) -> Vec<Cell<'a>> {
     let rung = r.first_failed_rung.as_deref().unwrap_or("");
-    vec![
+    let mut cells = vec![
         Cell::from(esc(&r.run_id).into_owned()),
         Cell::from(opt(&r.task_id, "-").into_owned()),
         Cell::from(
@@ -60,7 +62,30 @@ fn run_cells<'a>(r: &'a RunRow, t: &Theme) -> Vec<Cell<'a>> {
                 t.dim()
             },
         )),
-    ]
+    ];
+    if as_expected {
+        cells.push(Cell::from(Span::styled(
+            yes_no(r.as_expected),
+            match r.as_expected {
+                Some(true) => t.good(),
+                Some(false) => t.bad(),
+                None => t.dim(),
+            },
+        )));
+    }
+    cells
+}
+
+/// The column of the verdict against expectations, after the sortable ones.
+const AS_EXPECTED: &str = "as expected";
+
+/// The runs table's widths, with the as-expected column or without.
+fn run_widths(as_expected: bool) -> Vec<Constraint> {
+    let mut w = RUN_WIDTHS.to_vec();
+    if as_expected {
+        w.push(Constraint::Length(AS_EXPECTED.len() as u16));
+    }
+    w
 }
 
 const RUN_WIDTHS: [Constraint; 8] = [
@@ -74,8 +99,8 @@ const RUN_WIDTHS: [Constraint; 8] = [
     Constraint::Length(4),
 ];
 
-fn header(sort: Option<(RunSort, bool)>, t: &Theme) -> Row<'static> {
-    let cells: Vec<Cell> = RunSort::ALL
+fn header(sort: Option<(RunSort, bool)>, as_expected: bool, t: &Theme) -> Row<'static> {
+    let mut cells: Vec<Cell> = RunSort::ALL
         .iter()
         .map(|s| {
             let mut name = sort_name(*s).to_string();
@@ -91,6 +116,9 @@ fn header(sort: Option<(RunSort, bool)>, t: &Theme) -> Row<'static> {
             }
         })
         .collect();
+    if as_expected {
+        cells.push(Cell::from(AS_EXPECTED));
+    }
     Row::new(cells).style(t.header())
 }
 
@@ -178,10 +206,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             );
             return;
         }
-        let rows = window(&fz.rows, &fz.cursor, h, t, |r| run_cells(r, t));
+        let exp = fz.rows.iter().any(|r| r.as_expected.is_some());
+        let rows = window(&fz.rows, &fz.cursor, h, t, |r| run_cells(r, exp, t));
         f.render_widget(
-            Table::new(rows, RUN_WIDTHS)
-                .header(header(fz.sorted, t))
+            Table::new(rows, run_widths(exp))
+                .header(header(fz.sorted, exp, t))
                 .block(b),
             area,
         );
@@ -206,10 +235,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         );
         return;
     }
-    let rows = window(&p.rows, &p.cursor, h, t, |(_, r)| run_cells(r, t));
+    let exp = p.rows.iter().any(|(_, r)| r.as_expected.is_some());
+    let rows = window(&p.rows, &p.cursor, h, t, |(_, r)| run_cells(r, exp, t));
     f.render_widget(
-        Table::new(rows, RUN_WIDTHS)
-            .header(header(Some((rs.sort, rs.desc)), t))
+        Table::new(rows, run_widths(exp))
+            .header(header(Some((rs.sort, rs.desc)), exp, t))
             .block(b),
         area,
     );

@@ -13,6 +13,7 @@ use crate::filter::Filter;
 use crate::redact::Redactor;
 use crate::store::Store;
 use crate::store::browse::{self, PayloadColumn};
+use crate::store::compare;
 use crate::store::query;
 use crate::tui::payload::{self, Indent};
 
@@ -141,6 +142,28 @@ pub fn answer(
             set,
             anchor,
         } => Response::FindingList(browse::findings_page(conn, &filter, &set, &anchor, PAGE)?),
+        Request::Catalogues => Response::Catalogues(compare::catalogues(conn)?),
+        Request::Compare { filter, ask } => {
+            let mask = |s: &str| shared.redactor.apply(s).into_owned();
+            Response::Compare(Arc::new(compare::compare_menus(
+                conn, &filter, &ask, &mask,
+            )?))
+        }
+        Request::CellAttempts {
+            filter,
+            base,
+            candidates,
+            cell,
+        } => {
+            let mut v = compare::cells(conn, &filter, &base, &candidates, Some(&cell))?;
+            Response::CellAttempts(Box::new(v.pop()))
+        }
+        Request::ToolDiff { catalogue, name } => {
+            let mask = |s: &str| shared.redactor.apply(s).into_owned();
+            Response::ToolDiff(Box::new(compare::tool_diff(
+                conn, &catalogue, &name, &mask,
+            )?))
+        }
     }))
 }
 

@@ -55,9 +55,13 @@ pub enum Slot {
     Decisions,
     Findings,
     FindingList,
+    Catalogues,
+    Compare,
+    CellAttempts,
+    ToolDiff,
 }
 
-const SLOTS: usize = Slot::FindingList as usize + 1;
+const SLOTS: usize = Slot::ToolDiff as usize + 1;
 
 /// The latest request number of every slot, shared with the workers.
 #[derive(Debug, Default)]

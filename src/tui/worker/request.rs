@@ -11,6 +11,9 @@ use crate::store::browse::{
     Anchor, DecisionRow, DecisionSet, Detail, FilterHints, FindingCounts, FindingItem, FindingSet,
     Page, PayloadColumn, RunHeader, RunSort, ToolAudit, ToolDef, ToolFlags,
 };
+use crate::store::compare::{
+    CatalogueInfo, CellAttempts, CellSpec, CompareAsk, CompareReport, ToolDiffView,
+};
 use crate::store::query::RunRow;
 use crate::tui::payload::Indent;
 
@@ -102,6 +105,25 @@ pub enum Request {
         set: FindingSet,
         anchor: Anchor,
     },
+    /// The stored catalogue versions (the Compare screen's picker).
+    Catalogues,
+    /// Menus side by side (the Compare screen).
+    Compare {
+        filter: Filter,
+        ask: CompareAsk,
+    },
+    /// One cell's attempts on every menu.
+    CellAttempts {
+        filter: Filter,
+        base: String,
+        candidates: Vec<String>,
+        cell: CellSpec,
+    },
+    /// One tool between two catalogue versions.
+    ToolDiff {
+        catalogue: String,
+        name: String,
+    },
 }
 
 impl Request {
@@ -118,6 +140,9 @@ impl Request {
                 | Request::ToolAudit { .. }
                 | Request::Hints
                 | Request::Findings { .. }
+                | Request::Compare { .. }
+                | Request::CellAttempts { .. }
+                | Request::ToolDiff { .. }
         )
     }
 }
@@ -189,6 +214,10 @@ pub enum Response {
     Decisions(Page<DecisionRow>),
     Findings(Box<FindingCounts>),
     FindingList(Page<FindingItem>),
+    Catalogues(Vec<CatalogueInfo>),
+    Compare(Arc<CompareReport>),
+    CellAttempts(Box<Option<CellAttempts>>),
+    ToolDiff(Box<ToolDiffView>),
     Error(String),
 }
 

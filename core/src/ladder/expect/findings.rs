@@ -63,7 +63,13 @@ fn expected_text(e: &ExpectedValue, mask: &dyn Fn(&str) -> String) -> String {
     }
 }
 
-pub(super) fn diffs_text(keys: &[KeyDiff], mask: &dyn Fn(&str) -> String) -> String {
+/// The differing keys, each with its expected and actual value (masked and
+/// cut), joined by `; `.
+pub fn diffs_text(keys: &[KeyDiff], mask: &dyn Fn(&str) -> String) -> String {
+    if keys.is_empty() {
+        // BFCL's checker: a call refused at the boundary matches nothing.
+        return "no argument differs, but the call was refused, so it matches nothing".to_string();
+    }
     keys.iter()
         .map(|d| {
             let want = match &d.expected {

@@ -665,3 +665,5 @@ fn findings_name_what_differs_masked_and_cut() {
         )
     );
 }
+
+mod bfcl;

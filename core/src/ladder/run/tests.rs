@@ -766,3 +766,5 @@ fn the_run_has_the_expectations_of_its_most_specific_step_less_case() {
         (Some(vec![FindingKind::MissingCall]), None)
     );
 }
+
+mod bfcl;

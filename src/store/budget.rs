@@ -1,0 +1,114 @@
+//! The visible menu's budget per catalogue (`rung report budget`): each
+//! run's turns on a catalogue, read once in run and step order, and the
+//! catalogue's own size (tools and definition tokens: the flat menu).
+
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::{Connection, params, params_from_iter};
+
+use super::decode::{Stored, Table};
+use super::filter_sql::FilterSql;
+use crate::error::Result;
+use crate::filter::Filter;
+use crate::metrics::budget::{Budget, BudgetAcc, Turn};
+use crate::model::FindingKind;
+
+/// The finding kind that says a run's menu changed, when rung has it.
+const MENU_CHANGED: &str = "menu_changed";
+
+/// One budget per catalogue with decisions under the filter, by version.
+pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
+    let (clause, args) = f.decision_clause();
+    let from = f.from();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT l.run_id, l.catalogue, l.turn, l.retrieved, l.definition_tokens, l.decision_id
+         {from} WHERE {clause} AND l.catalogue IS NOT NULL ORDER BY l.run_id, l.step"
+    ))?;
+    let mut rows = stmt.query(params_from_iter(args))?;
+    let mut accs: BTreeMap<String, BudgetAcc> = BTreeMap::new();
+    // The current run's turns, per catalogue.
+    let mut run: Option<String> = None;
+    let mut turns: BTreeMap<String, Vec<Turn>> = BTreeMap::new();
+    // Pinned menus repeat the same text: count each distinct one once.
+    let mut sizes: HashMap<String, u64> = HashMap::new();
+    let flush = |turns: &mut BTreeMap<String, Vec<Turn>>,
+                 accs: &mut BTreeMap<String, BudgetAcc>| {
+        for (cat, ts) in std::mem::take(turns) {
+            accs.entry(cat).or_default().add_run(&ts);
+        }
+    };
+    while let Some(r) = rows.next()? {
+        let run_id: String = r.get(0)?;
+        if run.as_deref() != Some(run_id.as_str()) {
+            flush(&mut turns, &mut accs);
+            run = Some(run_id);
+        }
+        let catalogue: String = r.get(1)?;
+        let menu: String = r.get(3)?;
+        if sizes.len() > 10_000 {
+            sizes.clear();
+        }
+        let visible = match sizes.get(&menu) {
+            Some(n) => *n,
+            None => {
+                let id: i64 = r.get(5)?;
+                let row = || format!("row decision_id {id}");
+                let n = Stored::new(conn, Table::Ladder, &row)
+                    .list("retrieved", Some(menu.clone()))?
+                    .unwrap_or_default()
+                    .len() as u64;
+                sizes.insert(menu.clone(), n);
+                n
+            }
+        };
+        turns.entry(catalogue).or_default().push(Turn {
+            turn: r.get(2)?,
+            visible,
+            tokens: r.get::<_, Option<i64>>(4)?.map(|t| t as u64),
+            menu,
+        });
+    }
+    flush(&mut turns, &mut accs);
+    drop(rows);
+    drop(stmt);
+    let with_findings = FindingKind::parse(MENU_CHANGED).is_some();
+    let mut out = Vec::new();
+    for (cat, acc) in accs {
+        let (tools, flat): (i64, i64) = conn.query_row(
+            "SELECT count(*), COALESCE(sum(definition_tokens), 0) FROM tools WHERE catalogue = ?1",
+            params![cat],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let findings = if with_findings {
+            Some(menu_changed_findings(conn, f, &cat)?)
+        } else {
+            None
+        };
+        out.push(acc.finish(&cat, tools as u64, flat as u64, findings));
+    }
+    Ok(out)
+}
+
+/// `menu_changed` findings on a catalogue, of the runs the filter keeps.
+fn menu_changed_findings(conn: &Connection, f: &Filter, catalogue: &str) -> Result<u64> {
+    let g = Filter {
+        catalogues: vec![catalogue.to_string()],
+        ..f.clone()
+    };
+    let (clause, mut args) = g.decision_clause();
+    let from = g.from();
+    let mut all = vec![
+        rusqlite::types::Value::Text(MENU_CHANGED.to_string()),
+        rusqlite::types::Value::Text(catalogue.to_string()),
+    ];
+    all.append(&mut args);
+    let n: i64 = conn.query_row(
+        &format!(
+            "SELECT count(*) FROM findings x WHERE x.kind = ?1 AND x.catalogue = ?2
+             AND (x.run_id IS NULL OR x.run_id IN (SELECT l.run_id {from} WHERE {clause}))"
+        ),
+        params_from_iter(all),
+        |r| r.get(0),
+    )?;
+    Ok(n as u64)
+}
