@@ -36,8 +36,12 @@ fn now() -> i64 {
 }
 
 fn open(dir: &Path, w: u16, h: u16) -> Harness {
+    open_trace(dir, TRACE, w, h)
+}
+
+fn open_trace(dir: &Path, text: &str, w: u16, h: u16) -> Harness {
     let trace = dir.join("t.jsonl");
-    std::fs::write(&trace, TRACE).unwrap();
+    std::fs::write(&trace, text).unwrap();
     let db: PathBuf = dir.join("t.db");
     let cli = rung::cli::Cli::try_parse_from(["rung", "-q", "--db", db.to_str().unwrap()])
         .expect("arguments parse");
@@ -210,4 +214,44 @@ fn a_catalogue_finding_has_no_run_to_open() {
         "{}",
         t.text()
     );
+}
+
+/// A run whose expected call was never made: the finding names the run but
+/// no step, so it takes the time of the run's first decision (not
+/// "undated"), and Enter opens the run at its start.
+const MISSING: &str = r#"{"type":"catalogue","version":"k2","tools":[{"name":"get_plan","family":"billing","effect":"read_only","description":"Reads a plan."},{"name":"cancel_plan","family":"billing","effect":"mutating","description":"Cancels a plan."}]}
+{"type":"case","task_id":"t9","expected_calls":[{"tool":"cancel_plan","arguments":{"plan_id":"pl_9"}}]}
+{"type":"run","run_id":"m1","task_id":"t9","goal":"Cancel plan pl_9.","intent":"act","catalogue":"k2","started_at":"2026-11-20T08:00:00Z"}
+{"type":"decision","run_id":"m1","step":1,"at":"2026-11-20T08:00:01Z","selected":"get_plan","arguments":{"plan_id":"pl_9"},"outcome":{"status":"ok"},"result":{"plan_id":"pl_9","active":true}}
+{"type":"decision","run_id":"m1","step":2,"at":"2026-11-20T08:00:03Z","selected":null,"text":"The plan is active.","outcome":{"status":"not_run"}}
+"#;
+
+#[test]
+fn a_run_finding_is_dated_by_its_run_and_opens_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = open_trace(dir.path(), MISSING, 120, 40);
+    t.keys("7");
+    t.settle_draw();
+    assert_eq!(rows(&t), vec![k("missing_call", 1, 1, 0, 0)]);
+    t.keys("Enter");
+    t.settle_draw();
+    assert_eq!(t.app.screen, Screen::FindingList);
+    let item = t.app.findings.list.page.selected().unwrap();
+    assert_eq!(
+        (item.row.run_id.as_deref(), item.row.step, item.time_us),
+        (
+            Some("m1"),
+            None,
+            Some(
+                rung::model::Timestamp::parse("2026-11-20T08:00:01Z")
+                    .unwrap()
+                    .micros()
+            )
+        )
+    );
+    t.keys("Enter");
+    t.settle_draw();
+    assert_eq!(t.app.screen, Screen::Run);
+    let sel = t.app.run.timeline.selected().unwrap();
+    assert_eq!((sel.run_id.as_str(), sel.step), ("m1", 1));
 }
