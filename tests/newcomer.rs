@@ -260,9 +260,9 @@ fn a_first_import_replaces_nothing() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(
         r.stderr,
-        "imported 2 catalogues, 5 runs, 25 decisions, 14 cases from 4 files\n\
+        "imported 2 catalogues, 6 runs, 28 decisions, 14 cases from 4 files\n\
          2 tool definitions changed under an existing catalogue version: kept apart, see `rung report findings`\n\
-         classified 5 runs\n"
+         classified 6 runs\n"
     );
     // Importing again changes nothing, and says so.
     let r = rung(&db, &["import", sample("ladder-tour").to_str().unwrap()]);
@@ -284,7 +284,7 @@ fn a_first_import_replaces_nothing() {
         r.stderr,
         "imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 1 file\n\
          1 tool added to a catalogue version stored before\n\
-         classified 5 runs\n"
+         classified 6 runs\n"
     );
 }
 

@@ -217,6 +217,25 @@ fn cli_outputs(db: &Path, no_redact: bool) -> Vec<(String, String)> {
             ));
         }
     }
+    // Every finding with its detail (the summary is the default but in json).
+    for format in ["table", "markdown", "csv", "json"] {
+        out.push((
+            format!("report findings --all --format {format}"),
+            run_at(
+                db,
+                no_redact,
+                &["report", "findings", "--all", "--format", format],
+            ),
+        ));
+    }
+    out.push((
+        "report findings --summary --format json".into(),
+        run_at(
+            db,
+            no_redact,
+            &["report", "findings", "--summary", "--format", "json"],
+        ),
+    ));
     // Two catalogue versions side by side: each kind's against the next's.
     let n = SECRETS.len();
     for i in 0..n {
@@ -275,6 +294,16 @@ fn tui_outputs(db: &Path, no_redact: bool) -> Vec<(String, String)> {
         ("Enter", "confusion decisions"),
         ("5 m", "matrix"),
         ("1 j j j j j j j j Enter", "rung decisions"),
+    ] {
+        h.keys(key);
+        shot(&mut h, what.into());
+    }
+    // Findings: by kind, a kind's list with the selected one's detail, the
+    // run opened at it.
+    for (key, what) in [
+        ("7", "findings"),
+        ("Enter", "findings of a kind"),
+        ("Enter", "finding's run"),
     ] {
         h.keys(key);
         shot(&mut h, what.into());
