@@ -182,22 +182,35 @@ struct Builtin {
     kinds: Vec<(Kind, Regex)>,
 }
 
-fn builtin() -> &'static Builtin {
-    static B: OnceLock<Builtin> = OnceLock::new();
+/// The built-in patterns, compiled once; `None` when one does not compile
+/// (a test proves they all do), and then [`Redactor::spans`] masks
+/// everything rather than show a secret.
+fn builtin() -> Option<&'static Builtin> {
+    static B: OnceLock<Option<Builtin>> = OnceLock::new();
     B.get_or_init(|| {
-        let kinds: Vec<(Kind, Regex)> = kinds()
-            .into_iter()
-            .map(|k| {
-                let re = Regex::new(&k.pattern)
-                    .unwrap_or_else(|e| panic!("built-in pattern {}: {e}", k.name));
-                (k, re)
-            })
-            .collect();
-        debug_assert_eq!(kinds.iter().map(|(k, _)| k.name).collect::<Vec<_>>(), KINDS);
-        let set = RegexSet::new(kinds.iter().map(|(k, _)| k.pattern.as_str()))
-            .expect("built-in patterns");
-        Builtin { set, kinds }
+        let mut compiled: Vec<(Kind, Regex)> = Vec::new();
+        for k in kinds() {
+            match Regex::new(&k.pattern) {
+                Ok(re) => compiled.push((k, re)),
+                Err(e) => {
+                    tracing::error!(kind = k.name, error = %e, "a built-in secret pattern does not compile: masking everything");
+                    return None;
+                }
+            }
+        }
+        debug_assert_eq!(compiled.iter().map(|(k, _)| k.name).collect::<Vec<_>>(), KINDS);
+        match RegexSet::new(compiled.iter().map(|(k, _)| k.pattern.as_str())) {
+            Ok(set) => Some(Builtin {
+                set,
+                kinds: compiled,
+            }),
+            Err(e) => {
+                tracing::error!(error = %e, "the built-in secret patterns do not compile as a set: masking everything");
+                None
+            }
+        }
     })
+    .as_ref()
 }
 
 /// A bearer token has a digit or a token character: "bearer information"
@@ -297,7 +310,10 @@ impl Redactor {
         if self.disabled || s.is_empty() {
             return Vec::new();
         }
-        let b = builtin();
+        let Some(b) = builtin() else {
+            // Fail closed: all of it is a secret.
+            return std::iter::once(0..s.len()).collect();
+        };
         let mut spans: Vec<Range<usize>> = Vec::new();
         for i in b.set.matches(s).iter() {
             let (kind, re) = &b.kinds[i];
@@ -647,7 +663,7 @@ mod tests {
             kinds().iter().map(|k| k.name).collect::<Vec<_>>(),
             KINDS.to_vec()
         );
-        builtin();
+        assert!(builtin().is_some(), "every built-in pattern compiles");
     }
 
     #[test]

@@ -104,7 +104,7 @@ pub fn run(g: &Global, args: &CompareArgs) -> Result<ExitCode> {
         max_tokens: args.max_tokens,
     };
     let c = compare::compare_menus(&store.conn, &f, &ask, &mask)?;
-    let text = report::compare::render(&c, args.format, args.gate);
+    let text = report::compare::render(&c, args.format, args.gate)?;
     let passed = c.gate_passed();
     tracing::info!(
         base = %crate::text::escape(&args.base),

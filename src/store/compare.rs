@@ -218,20 +218,26 @@ pub fn attempts(conn: &Connection, f: &Filter, catalogue: &str) -> Result<Vec<At
     ))?;
     let mut rows = stmt.query(params_from_iter(args))?;
     let mut out: Vec<Attempt> = Vec::new();
+    // The run being read (rows come by run id); kept in `out` when the
+    // next run starts.
+    let mut current: Option<Attempt> = None;
     let mut turns: Vec<i64> = Vec::new();
     while let Some(r) = rows.next()? {
         let run_id: String = r.get(0)?;
-        if out.last().is_none_or(|a| a.run_id != run_id) {
-            turns.clear();
-            out.push(Attempt {
-                run_id,
-                task_id: r.get(1)?,
-                trial: r.get(2)?,
-                success: r.get(3)?,
-                ..Attempt::default()
-            });
-        }
-        let a = out.last_mut().expect("pushed");
+        let a = match &mut current {
+            Some(a) if a.run_id == run_id => a,
+            slot => {
+                out.extend(slot.take());
+                turns.clear();
+                slot.insert(Attempt {
+                    run_id,
+                    task_id: r.get(1)?,
+                    trial: r.get(2)?,
+                    success: r.get(3)?,
+                    ..Attempt::default()
+                })
+            }
+        };
         let b = |i: usize| -> rusqlite::Result<bool> {
             Ok(r.get::<_, Option<bool>>(i)?.unwrap_or(false))
         };
@@ -264,6 +270,7 @@ pub fn attempts(conn: &Connection, f: &Filter, catalogue: &str) -> Result<Vec<At
         count(&mut a.no_call, b(12)?, b(13)?);
         count(&mut a.violation, true, b(14)?);
     }
+    out.extend(current);
     Ok(out)
 }
 

@@ -94,7 +94,7 @@ pub enum DecisionSet {
     },
 }
 
-fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Spec<'a> {
+fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Result<Spec<'a>> {
     let (clause, mut args) = f.decision_clause();
     let mut from_where = format!("FROM ladder l JOIN runs r ON r.run_id = l.run_id WHERE {clause}");
     let (key, id) = match set {
@@ -111,9 +111,7 @@ fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Spec<'a> {
                 " AND l.rung = '{}' AND l.acceptable = ? AND l.selected IS ?",
                 Rung::Selection
             ));
-            args.push(Sql::Text(
-                serde_json::to_string(acceptable).expect("serialises"),
-            ));
+            args.push(Sql::Text(serde_json::to_string(acceptable)?));
             args.push(selected.clone().map(Sql::Text).unwrap_or(Sql::Null));
             ("l.decision_id", None)
         }
@@ -135,14 +133,14 @@ fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Spec<'a> {
             ("l.time_us", Some("l.decision_id"))
         }
     };
-    Spec {
+    Ok(Spec {
         select: DECISION_COLUMNS,
         from_where,
         args,
         key,
         id,
         desc: false,
-    }
+    })
 }
 
 /// One page of a decision list.
@@ -153,7 +151,7 @@ pub fn decisions_page(
     anchor: &Anchor,
     n: usize,
 ) -> Result<Page<DecisionRow>> {
-    decision_spec(f, set).page(conn, anchor, n, &|r| decision_row(conn, r, 2))
+    decision_spec(f, set)?.page(conn, anchor, n, &|r| decision_row(conn, r, 2))
 }
 
 /// The key of a decision row within `set`.

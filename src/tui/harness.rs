@@ -175,8 +175,15 @@ impl Harness {
     }
 }
 
-/// A key from its word (see [`Harness::keys`]).
+/// A key from its word (see [`Harness::keys`]). A word no key has fails
+/// the test that wrote it.
+#[allow(
+    clippy::panic,
+    reason = "test support: a misspelt key word must fail the test loudly"
+)]
 pub fn key(word: &str) -> KeyEvent {
+    let mut chars = word.chars();
+    let (one, two, three, four) = (chars.next(), chars.next(), chars.next(), chars.next());
     let code = match word {
         "Enter" => KeyCode::Enter,
         "Esc" => KeyCode::Esc,
@@ -190,12 +197,13 @@ pub fn key(word: &str) -> KeyEvent {
         "PgUp" => KeyCode::PageUp,
         "Backspace" => KeyCode::Backspace,
         "Space" => KeyCode::Char(' '),
-        w if w.starts_with("C-") && w.len() == 3 => {
-            let c = w.chars().nth(2).expect("C-x");
-            return KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
-        }
-        w if w.chars().count() == 1 => KeyCode::Char(w.chars().next().expect("one char")),
-        other => panic!("unknown key word {other:?}"),
+        _ => match (one, two, three, four) {
+            (Some(c), None, _, _) => KeyCode::Char(c),
+            (Some('C'), Some('-'), Some(c), None) if c.is_ascii() => {
+                return KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+            }
+            _ => panic!("unknown key word {word:?}"),
+        },
     };
     KeyEvent::new(code, KeyModifiers::NONE)
 }
