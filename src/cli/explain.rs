@@ -296,10 +296,10 @@ pub fn to_text(e: &Explained, redactor: &Redactor) -> String {
         } else {
             w.rung.as_str()
         };
-        let state = if w.state == "failed" && w.rung == e.rung {
+        let state = if w.state == crate::ladder::WalkState::Failed && w.rung == e.rung {
             "FAILED ←"
         } else {
-            w.state
+            w.state.as_str()
         };
         out.push_str(&format!("  {name:<15} {state:<12} {}\n", esc(&w.note)));
     }

@@ -21,7 +21,8 @@ pub struct DecisionRow {
     pub turn: i64,
     pub phase: Option<String>,
     pub selected: Option<String>,
-    pub rung: String,
+    /// Checked to be a rung when read (a damaged row is an error).
+    pub rung: Rung,
     pub status: Option<String>,
     pub reason: Option<String>,
     pub boundary: Option<String>,
@@ -57,7 +58,7 @@ fn decision_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<DecisionRow
         turn: r.get(at + 3)?,
         phase: r.get(at + 4)?,
         selected: r.get(at + 5)?,
-        rung: rung.as_str().to_string(),
+        rung,
         status: r.get(at + 7)?,
         reason: r.get(at + 8)?,
         boundary: r.get(at + 9)?,
@@ -78,7 +79,7 @@ fn decision_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<DecisionRow
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DecisionSet {
     /// Decisions whose first failed rung is this one (`passed` too).
-    Rung(String),
+    Rung(Rung),
     /// A confusion cell: SELECTION failures with this acceptable set (sorted)
     /// that selected this tool (`None`: no call).
     Cell {
@@ -100,7 +101,7 @@ fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Result<Spec<'a>> {
     let (key, id) = match set {
         DecisionSet::Rung(rung) => {
             from_where.push_str(" AND l.rung = ?");
-            args.push(Sql::Text(rung.clone()));
+            args.push(Sql::Text(rung.as_str().to_string()));
             ("l.decision_id", None)
         }
         DecisionSet::Cell {
