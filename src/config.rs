@@ -73,7 +73,7 @@ impl Config {
         }
         // Compiled now, so a bad pattern stops the import before anything
         // is stored (and never reaches a report or the TUI).
-        crate::redact::Redactor::new(&self.redact.patterns, false)?;
+        crate::redact::Redactor::new(&self.redact.patterns, false).map_err(|e| e.to_string())?;
         self.validate_expectation_tables()
     }
 

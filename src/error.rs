@@ -155,6 +155,26 @@ impl Error {
     }
 }
 
+/// `[redact] patterns[1] "ab(": not a valid regular expression: ...`
+impl fmt::Display for crate::redact::BadPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "[redact] patterns[{}] {}: not a valid regular expression: {}",
+            self.index,
+            crate::text::echo(&self.pattern),
+            self.message
+        )
+    }
+}
+
+/// A configured pattern that does not compile is a usage error.
+impl From<crate::redact::BadPattern> for Error {
+    fn from(e: crate::redact::BadPattern) -> Error {
+        Error::Usage(e.to_string())
+    }
+}
+
 /// A time that cannot be read is a usage error.
 impl From<crate::window::TimeError> for Error {
     fn from(e: crate::window::TimeError) -> Error {

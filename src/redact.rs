@@ -287,18 +287,29 @@ pub fn compile(pattern: &str) -> Result<Regex, String> {
     })
 }
 
+/// A configured pattern that does not compile: which one and why. It shows
+/// (pattern echoed) through `crate::error`, which words the errors a user
+/// sees, so that this module needs nothing of `text`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BadPattern {
+    /// Its place in `[redact] patterns`.
+    pub index: usize,
+    pub pattern: String,
+    /// What is wrong, in one line (see [`compile`]).
+    pub message: String,
+}
+
 impl Redactor {
     /// Builds a redactor; an invalid extra pattern is an error naming it.
-    pub fn new(extra: &[String], disabled: bool) -> Result<Redactor, String> {
+    pub fn new(extra: &[String], disabled: bool) -> Result<Redactor, BadPattern> {
         let extra = extra
             .iter()
             .enumerate()
-            .map(|(i, p)| {
-                compile(p).map_err(|e| {
-                    format!(
-                        "[redact] patterns[{i}] {}: not a valid regular expression: {e}",
-                        crate::text::echo(p)
-                    )
+            .map(|(index, p)| {
+                compile(p).map_err(|message| BadPattern {
+                    index,
+                    pattern: p.clone(),
+                    message,
                 })
             })
             .collect::<Result<_, _>>()?;
@@ -673,7 +684,9 @@ mod tests {
         let off = Redactor::new(&[], true).unwrap();
         assert_eq!(off.apply("sk-test-4f9aQ2xLk81"), "sk-test-4f9aQ2xLk81");
         assert_eq!(
-            Redactor::new(&["ok".into(), "ab(".into()], false).unwrap_err(),
+            Redactor::new(&["ok".into(), "ab(".into()], false)
+                .unwrap_err()
+                .to_string(),
             "[redact] patterns[1] \"ab(\": not a valid regular expression: unclosed group"
         );
     }

@@ -38,7 +38,7 @@ pub fn run(g: &Global, args: &ExplainArgs) -> Result<()> {
     let start = Instant::now();
     let store = open_read(g)?;
     let config = store.config()?;
-    let redactor = Redactor::new(&config.redact.patterns, g.no_redact).map_err(Error::usage)?;
+    let redactor = Redactor::new(&config.redact.patterns, g.no_redact)?;
     let run = store::explain_run(&store.conn, &config, &args.run, args.step)?;
     let mut explained = run.decisions;
     if let Some(tool) = &args.tool {

@@ -17,7 +17,7 @@ use super::theme::Theme;
 use super::update::update;
 use super::worker::{Answerer, Done, Shared, Workers, answer};
 use super::{keymap, views};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::redact::Redactor;
 use crate::store::Store;
 
@@ -52,7 +52,7 @@ impl Harness {
         let store = Store::open_ro(db)?;
         let config = store.config()?;
         drop(store);
-        let redactor = Redactor::new(&config.redact.patterns, no_redact).map_err(Error::usage)?;
+        let redactor = Redactor::new(&config.redact.patterns, no_redact)?;
         let (tx, rx) = channel();
         let shared = Shared {
             db: db.to_path_buf(),
