@@ -32,6 +32,8 @@ pub struct DecisionRow {
     pub labelled: bool,
     pub time_us: Option<i64>,
     pub violated: bool,
+    /// How many findings are about this decision.
+    pub findings: u64,
     /// Where the label came from: `inline`, `case` or `derived` (format
     /// v1.1: from the run's expected calls).
     pub label_source: Option<String>,
@@ -43,7 +45,8 @@ pub struct DecisionRow {
 const DECISION_COLUMNS: &str = "l.decision_id, l.run_id, l.step, l.turn, l.phase, l.selected, \
 l.rung, l.status, l.reason, l.boundary, l.progress, l.acceptable, l.time_us, l.violated, \
 l.label_source, (SELECT m.status || ':' || COALESCE(m.expected, '') FROM matching m \
-WHERE m.run_id = l.run_id AND m.step = l.step ORDER BY m.seq LIMIT 1)";
+WHERE m.run_id = l.run_id AND m.step = l.step ORDER BY m.seq LIMIT 1), \
+(SELECT count(*) FROM findings f WHERE f.run_id = l.run_id AND f.step = l.step)";
 
 fn decision_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<DecisionRow> {
     let decision_id: i64 = r.get(at)?;
@@ -72,6 +75,7 @@ fn decision_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<DecisionRow
             let (status, n) = m.split_once(':')?;
             Some((status.to_string(), n.parse().ok()))
         }),
+        findings: r.get::<_, i64>(at + 16)? as u64,
     })
 }
 

@@ -3,6 +3,7 @@
 //! Pure functions over model values; no I/O. A whole run, with its
 //! expectations (format v1.1), is classified by [`run::classify_run`].
 
+pub mod audit;
 pub mod effects;
 pub mod errors;
 pub mod expect;

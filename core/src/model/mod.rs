@@ -225,6 +225,12 @@ spelled_enum!(
         UnexpectedCall => "unexpected_call",
         MissingOutput => "missing_output",
         SchemaViolation => "schema_violation",
+        UnsourcedId => "unsourced_id",
+        IdFromDescription => "id_from_description",
+        AnnouncedNoCall => "announced_no_call",
+        WriteUnderInform => "write_under_inform",
+        MenuChanged => "menu_changed",
+        RepeatedCall => "repeated_call",
     }
 );
 

@@ -1,6 +1,7 @@
 //! The classification pass: reads the runs an import touched, walks the
 //! ladder for each of their decisions and writes the verdicts and findings.
 
+mod audit;
 mod catalogue;
 mod context;
 mod explain;
@@ -304,7 +305,7 @@ pub(crate) fn classify_loaded(
         summary[3],
         summary[4],
     ])?;
-    Ok(())
+    audit::audit_run(ctx, run_id, run, decisions)
 }
 
 #[allow(clippy::too_many_arguments)]

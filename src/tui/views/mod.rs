@@ -5,6 +5,7 @@
 mod compare;
 mod confusions;
 pub mod detail;
+mod findings;
 mod frame;
 mod ladder;
 mod refusals;
@@ -55,6 +56,8 @@ pub fn draw(f: &mut Frame, app: &App) {
             Screen::Tools => tools::draw(f, app, parts.body),
             Screen::Tool => tools::draw_tool(f, app, parts.body),
             Screen::Decisions => runs::draw_decisions(f, app, parts.body),
+            Screen::Findings => findings::draw(f, app, parts.body),
+            Screen::FindingList => findings::draw_list(f, app, parts.body),
             Screen::Compare => compare::draw(f, app, parts.body),
             Screen::ToolDiff => compare::draw_tool_diff(f, app, parts.body),
         }

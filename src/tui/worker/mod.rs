@@ -53,6 +53,8 @@ pub enum Slot {
     Payload,
     PayloadSeek,
     Decisions,
+    Findings,
+    FindingList,
     Catalogues,
     Compare,
     CellAttempts,
