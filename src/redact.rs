@@ -23,8 +23,6 @@ use std::sync::OnceLock;
 use regex::{Regex, RegexSet};
 use serde_json::Value;
 
-use crate::text::escape;
-
 /// What a masked secret is replaced with.
 pub const MASK: &str = "••••";
 
@@ -185,22 +183,35 @@ struct Builtin {
     kinds: Vec<(Kind, Regex)>,
 }
 
-fn builtin() -> &'static Builtin {
-    static B: OnceLock<Builtin> = OnceLock::new();
+/// The built-in patterns, compiled once; `None` when one does not compile
+/// (a test proves they all do), and then [`Redactor::spans`] masks
+/// everything rather than show a secret.
+fn builtin() -> Option<&'static Builtin> {
+    static B: OnceLock<Option<Builtin>> = OnceLock::new();
     B.get_or_init(|| {
-        let kinds: Vec<(Kind, Regex)> = kinds()
-            .into_iter()
-            .map(|k| {
-                let re = Regex::new(&k.pattern)
-                    .unwrap_or_else(|e| panic!("built-in pattern {}: {e}", k.name));
-                (k, re)
-            })
-            .collect();
-        debug_assert_eq!(kinds.iter().map(|(k, _)| k.name).collect::<Vec<_>>(), KINDS);
-        let set = RegexSet::new(kinds.iter().map(|(k, _)| k.pattern.as_str()))
-            .expect("built-in patterns");
-        Builtin { set, kinds }
+        let mut compiled: Vec<(Kind, Regex)> = Vec::new();
+        for k in kinds() {
+            match Regex::new(&k.pattern) {
+                Ok(re) => compiled.push((k, re)),
+                Err(e) => {
+                    tracing::error!(kind = k.name, error = %e, "a built-in secret pattern does not compile: masking everything");
+                    return None;
+                }
+            }
+        }
+        debug_assert_eq!(compiled.iter().map(|(k, _)| k.name).collect::<Vec<_>>(), KINDS);
+        match RegexSet::new(compiled.iter().map(|(k, _)| k.pattern.as_str())) {
+            Ok(set) => Some(Builtin {
+                set,
+                kinds: compiled,
+            }),
+            Err(e) => {
+                tracing::error!(error = %e, "the built-in secret patterns do not compile as a set: masking everything");
+                None
+            }
+        }
     })
+    .as_ref()
 }
 
 /// A bearer token has a digit or a token character: "bearer information"
@@ -303,18 +314,29 @@ pub fn compile(pattern: &str) -> Result<Regex, String> {
     })
 }
 
+/// A configured pattern that does not compile: which one and why. It shows
+/// (pattern echoed) through `crate::error`, which words the errors a user
+/// sees, so that this module needs nothing of `text`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BadPattern {
+    /// Its place in `[redact] patterns`.
+    pub index: usize,
+    pub pattern: String,
+    /// What is wrong, in one line (see [`compile`]).
+    pub message: String,
+}
+
 impl Redactor {
     /// Builds a redactor; an invalid extra pattern is an error naming it.
-    pub fn new(extra: &[String], disabled: bool) -> Result<Redactor, String> {
+    pub fn new(extra: &[String], disabled: bool) -> Result<Redactor, BadPattern> {
         let extra = extra
             .iter()
             .enumerate()
-            .map(|(i, p)| {
-                compile(p).map_err(|e| {
-                    format!(
-                        "[redact] patterns[{i}] {}: not a valid regular expression: {e}",
-                        crate::text::echo(p)
-                    )
+            .map(|(index, p)| {
+                compile(p).map_err(|message| BadPattern {
+                    index,
+                    pattern: p.clone(),
+                    message,
                 })
             })
             .collect::<Result<_, _>>()?;
@@ -326,7 +348,10 @@ impl Redactor {
         if self.disabled || s.is_empty() {
             return Vec::new();
         }
-        let b = builtin();
+        let Some(b) = builtin() else {
+            // Fail closed: all of it is a secret.
+            return std::iter::once(0..s.len()).collect();
+        };
         let mut spans: Vec<Range<usize>> = Vec::new();
         for i in b.set.matches(s).iter() {
             let (kind, re) = &b.kinds[i];
@@ -417,8 +442,8 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
 /// Text from a trace with its secrets masked by a [`Redactor`] (nothing
 /// masked under `--no-redact`), otherwise as it was: what data outputs
 /// (JSON, CSV) carry. It can only be made by [`Redactor::mask_text`] or,
-/// for rung's own fixed words, [`Masked::ours`]; [`Masked::shown`] is its
-/// one-line terminal form.
+/// for rung's own fixed words, [`Masked::ours`]; its one-line terminal
+/// form is `crate::text::Shown` (`Masked::shown`, defined there).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Masked(String);
 
@@ -430,11 +455,6 @@ impl Masked {
 
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-
-    /// As a terminal shows it: control characters escaped, on one line.
-    pub fn shown(&self) -> Shown {
-        Shown(escape(&self.0).into_owned())
     }
 }
 
@@ -460,102 +480,25 @@ impl MaskedValue {
     }
 }
 
-/// Text from a trace as a terminal shows it: secrets masked, then control
-/// characters escaped (see [`crate::text::escape`]). Every string from a
-/// trace reaches the TUI, `explain` and the reports' text through one of
-/// these; it can only be made by [`Redactor::show`],
-/// [`Redactor::show_multiline`], [`Masked::shown`] or, for rung's own fixed
-/// words, [`Shown::ours`]. It reads as a `&str`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Shown(String);
-
-impl Shown {
-    /// rung's own words: nothing to mask or escape.
-    pub fn ours(s: &'static str) -> Shown {
-        Shown(s.to_string())
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    pub fn into_owned(self) -> String {
-        self.0
-    }
-}
-
-impl std::ops::Deref for Shown {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl AsRef<str> for Shown {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for Shown {
-    /// As a `str` formats: width, fill and alignment honoured (`{:<14}`).
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.pad(&self.0)
-    }
-}
-
-impl From<Shown> for String {
-    fn from(s: Shown) -> String {
-        s.0
-    }
-}
-
-impl<'a> From<Shown> for ratatui::text::Text<'a> {
-    fn from(s: Shown) -> Self {
-        ratatui::text::Text::raw(s.0)
-    }
-}
-
-impl<'a> From<Shown> for ratatui::text::Span<'a> {
-    fn from(s: Shown) -> Self {
-        ratatui::text::Span::raw(s.0)
-    }
-}
-
 /// A key whose value is a secret (`password`, `db_password`, `X-Api-Key`,
 /// `refresh_token`): the whole key ends with one of the field names.
+/// Should the pattern not compile (the tests prove it does), every key
+/// counts as secret: masking too much rather than show a secret.
 fn secret_key(key: &str) -> bool {
-    static RE: OnceLock<Regex> = OnceLock::new();
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(&format!(r"(?i)^[A-Za-z0-9_.\- ]*?{FIELD_NAMES}$")).expect("key pattern")
+        Regex::new(&format!(r"(?i)^[A-Za-z0-9_.\- ]*?{FIELD_NAMES}$"))
+            .inspect_err(|e| tracing::error!(error = %e, "the secret key pattern does not compile: masking every key"))
+            .ok()
     })
-    .is_match(key)
+    .as_ref()
+    .is_none_or(|re| re.is_match(key))
 }
 
 impl Redactor {
     /// `s` with its secrets masked, for data outputs.
     pub fn mask_text(&self, s: &str) -> Masked {
         Masked(self.apply(s).into_owned())
-    }
-
-    /// `s` as a terminal shows it on one line: masked, then escaped.
-    pub fn show(&self, s: &str) -> Shown {
-        Shown(escape(&self.apply(s)).into_owned())
-    }
-
-    /// `s` as a terminal shows it over several lines: masked, then escaped
-    /// but for its newlines.
-    pub fn show_multiline(&self, s: &str) -> Shown {
-        Shown(crate::text::escape_multiline(&self.apply(s)).into_owned())
-    }
-
-    /// `s` as a terminal shows it, line by line: masked as a whole (a
-    /// secret over several lines is found), then each line escaped.
-    pub fn show_lines(&self, s: &str) -> Vec<Shown> {
-        self.apply(s)
-            .split('\n')
-            .map(|l| Shown(escape(l).into_owned()))
-            .collect()
     }
 
     /// `v` with every string (keys too) masked, and the string or number
@@ -871,7 +814,7 @@ mod tests {
             kinds().iter().map(|k| k.name).collect::<Vec<_>>(),
             KINDS.to_vec()
         );
-        builtin();
+        assert!(builtin().is_some(), "every built-in pattern compiles");
     }
 
     #[test]
@@ -881,7 +824,9 @@ mod tests {
         let off = Redactor::new(&[], true).unwrap();
         assert_eq!(off.apply("sk-test-4f9aQ2xLk81"), "sk-test-4f9aQ2xLk81");
         assert_eq!(
-            Redactor::new(&["ok".into(), "ab(".into()], false).unwrap_err(),
+            Redactor::new(&["ok".into(), "ab(".into()], false)
+                .unwrap_err()
+                .to_string(),
             "[redact] patterns[1] \"ab(\": not a valid regular expression: unclosed group"
         );
     }
@@ -936,13 +881,5 @@ mod tests {
         }
         out.push_str(&s.finish());
         assert_eq!(out, text);
-    }
-
-    #[test]
-    fn shown_text_pads_as_a_str_does() {
-        let r = Redactor::default();
-        assert_eq!(format!("[{:<6}]", r.show("kb-1")), "[kb-1  ]");
-        assert_eq!(format!("[{:>6}]", r.show("kb-1")), "[  kb-1]");
-        assert_eq!(format!("[{:<6}]", r.show("a\x1bb")), "[a\\x1bb]");
     }
 }

@@ -1,7 +1,11 @@
 //! Untrusted text made safe for a terminal: control characters and escape
-//! sequences shown escaped (`\x1b[2J`), never interpreted.
+//! sequences shown escaped (`\x1b[2J`), never interpreted; and [`Shown`],
+//! trace text masked (by a [`Redactor`]) then escaped, the form every trace
+//! string takes on its way to a terminal.
 
 use std::borrow::Cow;
+
+use crate::redact::{Masked, Redactor};
 
 /// Characters a terminal could act on or that show as nothing: C0 and C1
 /// controls, DEL, the bidirectional overrides that reorder what is shown,
@@ -162,6 +166,97 @@ pub fn echo(s: &str) -> String {
     }
 }
 
+/// Text from a trace as a terminal shows it: secrets masked, then control
+/// characters escaped (see [`escape`]). Every string from a
+/// trace reaches the TUI, `explain` and the reports' text through one of
+/// these; it can only be made by [`Redactor::show`],
+/// [`Redactor::show_multiline`], [`Masked::shown`] or, for rung's own fixed
+/// words, [`Shown::ours`]. It reads as a `&str`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Shown(String);
+
+impl Shown {
+    /// rung's own words: nothing to mask or escape.
+    pub fn ours(s: &'static str) -> Shown {
+        Shown(s.to_string())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_owned(self) -> String {
+        self.0
+    }
+}
+
+impl std::ops::Deref for Shown {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Shown {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Shown {
+    /// As a `str` formats: width, fill and alignment honoured (`{:<14}`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(&self.0)
+    }
+}
+
+impl From<Shown> for String {
+    fn from(s: Shown) -> String {
+        s.0
+    }
+}
+
+impl<'a> From<Shown> for ratatui::text::Text<'a> {
+    fn from(s: Shown) -> Self {
+        ratatui::text::Text::raw(s.0)
+    }
+}
+
+impl<'a> From<Shown> for ratatui::text::Span<'a> {
+    fn from(s: Shown) -> Self {
+        ratatui::text::Span::raw(s.0)
+    }
+}
+
+impl Masked {
+    /// As a terminal shows it: control characters escaped, on one line.
+    pub fn shown(&self) -> Shown {
+        Shown(escape(self.as_str()).into_owned())
+    }
+}
+
+impl Redactor {
+    /// `s` as a terminal shows it on one line: masked, then escaped.
+    pub fn show(&self, s: &str) -> Shown {
+        Shown(escape(&self.apply(s)).into_owned())
+    }
+
+    /// `s` as a terminal shows it over several lines: masked, then escaped
+    /// but for its newlines.
+    pub fn show_multiline(&self, s: &str) -> Shown {
+        Shown(escape_multiline(&self.apply(s)).into_owned())
+    }
+
+    /// `s` as a terminal shows it, line by line: masked as a whole (a
+    /// secret over several lines is found), then each line escaped.
+    pub fn show_lines(&self, s: &str) -> Vec<Shown> {
+        self.apply(s)
+            .split('\n')
+            .map(|l| Shown(escape(l).into_owned()))
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,5 +314,12 @@ mod tests {
             "y".repeat(ECHO_MAX - 5)
         );
         assert_eq!(echo(&key), format!("\"{} ••••\"", "y".repeat(ECHO_MAX - 5)));
+    }
+    #[test]
+    fn shown_text_pads_as_a_str_does() {
+        let r = Redactor::default();
+        assert_eq!(format!("[{:<6}]", r.show("kb-1")), "[kb-1  ]");
+        assert_eq!(format!("[{:>6}]", r.show("kb-1")), "[  kb-1]");
+        assert_eq!(format!("[{:<6}]", r.show("a\x1bb")), "[a\\x1bb]");
     }
 }

@@ -204,8 +204,7 @@ pub fn run(g: &Global, args: &CheckArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let store = open_read(g)?;
     let f = window::filter(&args.filter, false)?;
-    let redactor = crate::redact::Redactor::new(&store.config()?.redact.patterns, g.no_redact)
-        .map_err(Error::usage)?;
+    let redactor = crate::redact::Redactor::new(&store.config()?.redact.patterns, g.no_redact)?;
     window::values_exist(&store.conn, &f, &redactor)?;
     let m = query::metrics(&store.conn, &f)?;
     let mut failures = 0usize;

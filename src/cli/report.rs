@@ -71,7 +71,7 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
     let store = open_read(g)?;
     let conn = &store.conn;
     let config = store.config()?;
-    let m = &Redactor::new(&config.redact.patterns, g.no_redact).map_err(Error::usage)?;
+    let m = &Redactor::new(&config.redact.patterns, g.no_redact)?;
     let filter = |a: &super::FilterArgs| -> Result<crate::filter::Filter> {
         let f = window::filter(a, false)?;
         window::values_exist(conn, &f, m)?;
@@ -88,7 +88,7 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
         }
         Kind::Metrics => {
             let f = filter(&args.filter)?;
-            report::metrics::build(&query::metrics(conn, &f)?, m)
+            report::metrics::build(&query::metrics(conn, &f)?, m)?
         }
         Kind::Confusions => {
             let f = filter(&args.filter)?;

@@ -3,6 +3,7 @@
 //! [`Metrics`] itself.
 
 use super::model::{Cell, Column, Prose, Report, Shape, count};
+use crate::error::Result;
 use crate::metrics::{Metrics, Rate};
 use crate::redact::Redactor;
 
@@ -41,7 +42,7 @@ fn counted(n: u64, one: &'static str, many: &'static str) -> Cell {
     Cell::Counted { n, one, many }
 }
 
-pub fn build(m: &Metrics, red: &Redactor) -> Report {
+pub fn build(m: &Metrics, red: &Redactor) -> Result<Report> {
     // pass^k puts its task count and definition tokens their decision count
     // where a rate has its denominator; a table reads it in "of".
     let mut r = Report::new(
@@ -56,9 +57,8 @@ pub fn build(m: &Metrics, red: &Redactor) -> Report {
             Column::new("of", "of").right().reading_only(),
         ],
     );
-    // Numbers and maps keyed by integers (which JSON writes as strings):
-    // serialising cannot fail.
-    r.json = Some(red.mask_value(&serde_json::to_value(m).expect("metrics serialise")));
+    // Numbers and maps keyed by integers (which JSON writes as strings).
+    r.json = Some(red.mask_value(&serde_json::to_value(m)?));
     for (k, rate) in rates(m) {
         r.row(vec![
             Cell::text(red, &k),
@@ -140,7 +140,7 @@ pub fn build(m: &Metrics, red: &Redactor) -> Report {
             e.runs_as_expected.numerator
         )));
     }
-    r
+    Ok(r)
 }
 
 fn share(v: Option<f64>) -> String {

@@ -3,6 +3,7 @@
 //! that share them, to fit; markdown has every column.
 
 use super::model::{Cell, Column, Empty, Groups, Place, Prose, Report, Shape, count, opt_or};
+use crate::model::Rung;
 use crate::redact::Redactor;
 use crate::store::query::RunRow;
 
@@ -57,7 +58,7 @@ pub fn build(list: &[RunRow], m: &Redactor) -> Report {
             Cell::opt_text(m, run.model.as_deref()),
             Cell::opt_text(m, run.catalogue.as_deref()),
             Cell::Count(run.decisions),
-            Cell::opt_text(m, run.first_failed_rung.as_deref()),
+            Cell::opt_text(m, run.first_failed_rung.map(Rung::as_str)),
             Cell::opt_bool(run.success),
             Cell::opt_bool(run.harm),
             Cell::opt_bool(run.as_expected),

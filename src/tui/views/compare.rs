@@ -377,7 +377,7 @@ fn pick<'a>(d: Option<&CellDecision>, t: &Theme) -> Line<'a> {
                 Span::raw(
                     d.selected
                         .as_deref()
-                        .map_or(crate::redact::Shown::ours("(no call)"), esc)
+                        .map_or(crate::text::Shown::ours("(no call)"), esc)
                         .into_owned(),
                 ),
             ])

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::detail::detail_lines;
-use super::{block, esc, loading, n, opt, pending, stored_badge, waiting, yes_no};
+use super::{block, esc, loading, n, opt, pending, short_badge, waiting, yes_no};
 use crate::store::browse::{DecisionRow, PayloadColumn};
 use crate::tui::layout::{self, List};
 use crate::tui::payload::human_bytes;
@@ -235,7 +235,7 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
                 cells.push(fit(opt(&d.phase, "-").into_owned(), cells.len()));
             }
             cells.push(fit(opt(&d.selected, "(no call)").into_owned(), cells.len()));
-            cells.push(Cell::from(Line::from(stored_badge(&d.rung, true, t))));
+            cells.push(Cell::from(Line::from(short_badge(d.rung, t))));
             cells.push(fit(super::runs::short_outcome(d), cells.len()));
             if matched {
                 cells.push(Cell::from(matching_cell(d, t)));

@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
-use super::{block, column_widths, esc, fit, minute, n, opt, pending, stored_badge, yes_no};
+use super::{badge, block, column_widths, esc, fit, minute, n, opt, pending, short_badge, yes_no};
 use crate::store::browse::{DecisionRow, RunSort};
 use crate::store::query::RunRow;
 use crate::tui::layout::{self, List};
@@ -39,7 +39,6 @@ fn run_cells<'a>(
     cols: &[usize],
     why: Option<&str>,
 ) -> Vec<Cell<'a>> {
-    let rung = r.first_failed_rung.as_deref().unwrap_or("");
     let model = match why {
         Some(w) => Cell::from(Span::styled(fit(&esc(w), cols[3]), t.dim())),
         None => Cell::from(fit(&opt(&r.model, "-"), cols[3])),
@@ -53,10 +52,9 @@ fn run_cells<'a>(
         ),
         model,
         Cell::from(Line::from(n(r.decisions)).right_aligned()),
-        Cell::from(if rung.is_empty() {
-            Line::styled("-", t.dim())
-        } else {
-            Line::from(stored_badge(rung, false, t))
+        Cell::from(match r.first_failed_rung {
+            None => Line::styled("-", t.dim()),
+            Some(rung) => Line::from(badge(rung, t)),
         }),
         Cell::from(Span::styled(
             yes_no(r.success),
@@ -298,7 +296,7 @@ fn decision_cells<'a>(
             Cell::from(Line::from(d.step.to_string()).right_aligned()),
             Cell::from(fit(&opt(&d.phase, "-"), cols[2])),
             Cell::from(fit(&opt(&d.selected, "(no call)"), cols[3])),
-            Cell::from(Line::from(stored_badge(&d.rung, true, t))),
+            Cell::from(Line::from(short_badge(d.rung, t))),
             Cell::from(fit(&short_outcome(d), cols[5])),
             Cell::from(
                 d.time_us
@@ -312,7 +310,7 @@ fn decision_cells<'a>(
         Cell::from(Line::from(d.step.to_string()).right_aligned()),
         Cell::from(fit(&opt(&d.phase, "-"), cols[2])),
         Cell::from(fit(&opt(&d.selected, "(no call)"), cols[3])),
-        Cell::from(Line::from(stored_badge(&d.rung, false, t))),
+        Cell::from(Line::from(badge(d.rung, t))),
         Cell::from(fit(&outcome(d), cols[5])),
         Cell::from(fit(
             &if d.labelled {
