@@ -159,6 +159,8 @@ fn every_table_is_partitioned_by_day_with_undated_rows_apart() {
     let d = |day: &str| out.join(format!("decisions/day={day}/part-0.parquet"));
     assert_eq!(column(&d("2026-11-29"), "run_id"), ["r-a", "r-a"]);
     assert_eq!(column(&d("2026-11-29"), "step"), ["1", "2"]);
+    // No turn recorded: the turn is the step.
+    assert_eq!(column(&d("2026-11-29"), "turn"), ["1", "2"]);
     assert_eq!(column(&d("2026-11-29"), "rung"), ["passed", "selection"]);
     assert_eq!(column(&d("2026-11-29"), "outcome"), ["ok", "refused"]);
     assert_eq!(

@@ -52,7 +52,7 @@ pub const DECISIONS: &[Column] = &[
 
 /// The SELECT list of [`DECISIONS`] over `decision_ladder v` and `ladder l`.
 const DECISION_SELECT: &str = "l.time_us,
-    v.run_id, v.step, v.turn, v.phase, v.at, l.time_us, v.catalogue, v.task_id, v.model,
+    v.run_id, v.step, l.turn, v.phase, v.at, l.time_us, v.catalogue, v.task_id, v.model,
     v.selected, v.rung, v.routing, v.boundary, v.arguments, v.progress, v.violated,
     v.outcome, v.stage, v.reason, v.acceptable, v.forbidden, v.label_source,
     l.in_registry, l.in_exposed, l.in_retrieved, l.selected_ok, l.retrieval_k, l.is_first,
