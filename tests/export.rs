@@ -392,3 +392,48 @@ fn a_sample_set_exports_every_decision_once() {
         );
     }
 }
+
+/// A database that keeps the classifier's name lists as ids of interned
+/// tool names (the compact store) exports the same names.
+#[test]
+fn interned_tool_names_are_exported_as_names() {
+    let s = setup();
+    let (before, r) = s.export("names", &["-q"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    {
+        let c = rusqlite::Connection::open(&s.db).unwrap();
+        c.execute_batch(
+            "CREATE TABLE tool_names (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+             INSERT INTO tool_names (id, name) VALUES (7, 'refund'), (9, 'search');
+             UPDATE ladder SET retrieved = (
+               SELECT json_group_array(t.id) FROM json_each(ladder.retrieved) j
+               JOIN tool_names t ON t.name = j.value);",
+        )
+        .unwrap();
+        let ids: String = c
+            .query_row(
+                "SELECT retrieved FROM ladder WHERE run_id = 'r-a' AND step = 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(ids, "[7,9]");
+    }
+    let (after, r) = s.export("ids", &["-q"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for day in ["2026-11-29", "2026-11-30", "undated"] {
+        let f = format!("decisions/day={day}/part-0.parquet");
+        assert_eq!(
+            column(&after.join(&f), "retrieved"),
+            column(&before.join(&f), "retrieved"),
+            "{f}"
+        );
+    }
+    assert_eq!(
+        column(
+            &after.join("decisions/day=2026-11-29/part-0.parquet"),
+            "retrieved"
+        ),
+        ["[refund, search]", "[refund, search]"]
+    );
+}

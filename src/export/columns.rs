@@ -2,6 +2,7 @@
 //! schema they make, and the builders that collect one batch of rows read
 //! from SQLite.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::builder::{
@@ -13,6 +14,34 @@ use rusqlite::Row;
 
 use crate::error::{Error, Result, StoredError};
 use crate::redact::Redactor;
+
+/// What turns stored values into exported ones: the redactor for free
+/// text, and tool names by id for a database that stores name lists as ids
+/// (`tool_names`); empty when it stores names.
+pub struct Decode<'a> {
+    pub redactor: &'a Redactor,
+    pub names: &'a HashMap<i64, String>,
+}
+
+/// A stored list of tool names: names, or ids of `names`.
+pub fn name_list(
+    text: &str,
+    names: &HashMap<i64, String>,
+) -> std::result::Result<Vec<String>, String> {
+    let items: Vec<serde_json::Value> =
+        serde_json::from_str(text).map_err(|e| format!("not a JSON list: {e}"))?;
+    items
+        .into_iter()
+        .map(|v| match v {
+            serde_json::Value::String(s) => Ok(s),
+            serde_json::Value::Number(n) => n
+                .as_i64()
+                .and_then(|id| names.get(&id).cloned())
+                .ok_or_else(|| format!("{n} is not the id of a tool name")),
+            v => Err(format!("{v} is not a tool name")),
+        })
+        .collect()
+}
 
 /// How a column is read from SQLite and written to Parquet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +139,7 @@ impl Batch {
         &mut self,
         row: &Row<'_>,
         at: &dyn Fn(usize) -> usize,
-        redactor: &Redactor,
+        decode: &Decode<'_>,
     ) -> Result<()> {
         for (i, (c, b)) in self.columns.iter().zip(&mut self.builders).enumerate() {
             let at = at(i);
@@ -118,7 +147,7 @@ impl Batch {
                 Builder::Text(b) => {
                     let v: Option<String> = row.get(at)?;
                     match (v, c.kind) {
-                        (Some(s), Kind::Masked) => b.append_value(redactor.apply(&s)),
+                        (Some(s), Kind::Masked) => b.append_value(decode.redactor.apply(&s)),
                         (v, _) => b.append_option(v),
                     }
                 }
@@ -128,13 +157,13 @@ impl Batch {
                 Builder::List(b) => match row.get::<_, Option<String>>(at)? {
                     None => b.append_null(),
                     Some(text) => {
-                        let list: Vec<String> = serde_json::from_str(&text).map_err(|e| {
+                        let list = name_list(&text, decode.names).map_err(|message| {
                             Error::Stored(StoredError {
                                 db: String::new(),
                                 table: self.table,
                                 row: format!("exported row {}", self.rows + 1),
                                 column: c.name,
-                                message: format!("not a JSON list of names: {e}"),
+                                message,
                             })
                         })?;
                         for name in &list {
@@ -167,5 +196,37 @@ impl Batch {
         self.rows = 0;
         RecordBatch::try_new(self.schema.clone(), arrays)
             .map_err(|e| Error::Io(std::io::Error::other(format!("{}: {e}", self.table))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_lists_are_names_or_ids_of_names() {
+        let names = HashMap::from([(3, "search".to_string()), (17, "refund".to_string())]);
+        assert_eq!(
+            name_list(r#"["refund","search"]"#, &HashMap::new()),
+            Ok(vec!["refund".to_string(), "search".to_string()])
+        );
+        assert_eq!(
+            name_list("[17,3]", &names),
+            Ok(vec!["refund".to_string(), "search".to_string()])
+        );
+        assert_eq!(name_list("[]", &names), Ok(vec![]));
+        assert_eq!(
+            name_list("[4]", &names),
+            Err("4 is not the id of a tool name".to_string())
+        );
+        assert_eq!(
+            name_list("[true]", &names),
+            Err("true is not a tool name".to_string())
+        );
+        assert!(
+            name_list("{", &names)
+                .unwrap_err()
+                .starts_with("not a JSON list: ")
+        );
     }
 }

@@ -12,6 +12,7 @@ pub mod columns;
 mod source;
 pub mod writer;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, params_from_iter};
@@ -19,6 +20,7 @@ use rusqlite::{Connection, params_from_iter};
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::redact::Redactor;
+use columns::Decode;
 use source::Query;
 use writer::TableWriter;
 
@@ -102,7 +104,11 @@ fn prepare_dir(dir: &Path, force: bool) -> Result<()> {
 
 fn write_tables(conn: &Connection, stage: &Path, o: &Options) -> Result<Vec<TableSummary>> {
     let f = &o.filter;
-    let r = &o.redactor;
+    let names = tool_names(conn)?;
+    let r = &Decode {
+        redactor: &o.redactor,
+        names: &names,
+    };
     let mut out = Vec::new();
     let mut done = |w: TableWriter, table: &'static str| -> Result<()> {
         let (rows, files) = w.finish()?;
@@ -142,6 +148,24 @@ fn write_tables(conn: &Connection, stage: &Path, o: &Options) -> Result<Vec<Tabl
     })?;
     done(tools, "tools")?;
     Ok(out)
+}
+
+/// Tool names by id, for a database that keeps its name lists as ids of
+/// an interned `tool_names` table; none for one that keeps names.
+fn tool_names(conn: &Connection) -> Result<HashMap<i64, String>> {
+    let interned: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'tool_names')",
+        [],
+        |r| r.get(0),
+    )?;
+    if !interned {
+        return Ok(HashMap::new());
+    }
+    let mut stmt = conn.prepare("SELECT id, name FROM tool_names")?;
+    let names = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(names)
 }
 
 /// Runs `q` and hands each row, with its partition time (value 0), to `each`.

@@ -1,7 +1,8 @@
 //! What is exported and where it is read: the documented views
 //! (`decision_ladder`, `tool_drift`) and the documented columns of
 //! `docs/schema.md` (the `ladder` verdict, `runs`, `findings`, `tools`),
-//! never the menus' storage. Every query here yields, first, the row's
+//! never the menus' storage. `ladder.retrieved` is read as names, or as
+//! ids of `tool_names` where the store interns them (`columns::name_list`). Every query here yields, first, the row's
 //! time in microseconds (its day's partition; NULL: undated), then the
 //! table's columns in order, ordered by that time.
 

@@ -14,9 +14,8 @@ use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 use rusqlite::Row;
 
-use super::columns::{Batch, Column, schema};
+use super::columns::{Batch, Column, Decode, schema};
 use crate::error::{Error, Result};
-use crate::redact::Redactor;
 
 /// Rows per batch and per row group: the memory an export holds at once.
 pub const BATCH_ROWS: usize = 65_536;
@@ -80,7 +79,7 @@ impl TableWriter {
         time_us: Option<i64>,
         row: &Row<'_>,
         at: &dyn Fn(usize) -> usize,
-        redactor: &Redactor,
+        decode: &Decode<'_>,
     ) -> Result<()> {
         let part = if self.partitioned {
             day_dir(time_us)
@@ -91,7 +90,7 @@ impl TableWriter {
             self.finish_part()?;
             self.open(part)?;
         }
-        self.batch.push(row, at, redactor)?;
+        self.batch.push(row, at, decode)?;
         self.rows += 1;
         if self.batch.rows() >= BATCH_ROWS {
             self.flush()?;
