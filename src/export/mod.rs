@@ -47,9 +47,13 @@ pub struct TableSummary {
 pub fn export(conn: &Connection, dir: &Path, o: &Options) -> Result<Vec<TableSummary>> {
     prepare_dir(dir, o.force)?;
     let stage = dir.join(format!(".rung-export-{}", std::process::id()));
+    // One read transaction: every table from the same snapshot, even while
+    // an import commits beside the export.
+    let snapshot = conn.unchecked_transaction()?;
     let result = std::fs::create_dir(&stage)
         .map_err(|e| cannot_write(dir, e))
-        .and_then(|_| write_tables(conn, &stage, o));
+        .and_then(|_| write_tables(&snapshot, &stage, o));
+    drop(snapshot);
     let summary = match result {
         Ok(s) => s,
         Err(e) => {
