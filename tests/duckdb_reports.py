@@ -1,12 +1,14 @@
 """Runs the report queries of docs/scale.md with DuckDB over a rung export
 and prints each report in the shape of `rung report KIND --format json`.
 
-    python3 tests/duckdb_reports.py EXPORT_DIR docs/scale.md SINCE UNTIL
+    python3 tests/duckdb_reports.py DIR docs/scale.md SINCE UNTIL [merged]
 
 SINCE and UNTIL (RFC 3339) are the refusal report's window. The queries are
 the fenced blocks of docs/scale.md whose info string is `sql setup` or
 `sql report=KIND [part=NAME]`, run as they are written there: the doc is
-the single source. Used by tests/export_duckdb.rs; fails loudly (exit 1)
+the single source. DIR is an export; with `merged`, it is the folder that
+holds `warehouse/` (shards' exports), read by the `sql merge` block in
+place of `sql setup`. Used by tests/export_duckdb.rs; fails loudly (exit 1)
 when duckdb is missing.
 """
 
@@ -24,18 +26,22 @@ FENCE = re.compile(r"^```sql ([^\n]*)\n(.*?)^```", re.M | re.S)
 
 
 def blocks(doc):
-    """(setup SQL, {(kind, part): SQL}) from the doc's marked blocks."""
-    setup, reports = [], {}
+    """(setup SQL, merge SQL, {(kind, part): SQL}) from the doc's marked blocks."""
+    setup, merge, reports = [], [], {}
     for info, sql in FENCE.findall(doc):
         words = dict(w.split("=", 1) if "=" in w else (w, "") for w in info.split())
         if "setup" in words:
             setup.append(sql)
+        elif "merge" in words:
+            merge.append(sql)
         elif "report" in words:
             key = (words["report"], words.get("part", ""))
             if key in reports:
                 sys.exit(f"docs/scale.md: two blocks for {key}")
             reports[key] = sql
-    return setup, reports
+    if not setup or not merge:
+        sys.exit("docs/scale.md: no `sql setup` or no `sql merge` block")
+    return setup, merge, reports
 
 
 def rows(con, sql):
@@ -79,8 +85,11 @@ def rates(row):
 
 def main():
     export_dir, doc_path, since, until = sys.argv[1:5]
+    merged = sys.argv[5:] == ["merged"]
     with open(doc_path, encoding="utf-8") as f:
-        setup, q = blocks(f.read())
+        setup, merge, q = blocks(f.read())
+    if merged:
+        setup = merge
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
     os.chdir(export_dir)

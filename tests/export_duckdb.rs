@@ -9,6 +9,7 @@
 mod common;
 mod report_util;
 
+use std::path::Path;
 use std::process::Command;
 
 use report_util::{Db, root};
@@ -70,25 +71,34 @@ fn diff(path: &str, got: &Value, want: &Value) -> Option<String> {
     }
 }
 
-#[test]
-#[ignore = "needs duckdb (installed by .ci/run)"]
-fn the_sql_of_docs_scale_gives_every_report_of_rung() {
-    let db = samples();
-    let out = tempfile::tempdir().unwrap();
-    let export = out.path().join("export");
-    let r = db.run(
-        "2026-12-01T00:00:00Z",
-        &["export", "--format", "parquet", export.to_str().unwrap()],
-    );
-    assert_eq!(r.code, 0, "export failed: {}", r.stderr);
+/// The reports, window and kinds compared.
+const NOW: &str = "2026-12-01T00:00:00Z";
+/// A window whose previous window holds refusals too.
+const WINDOW: (&str, &str) = ("2026-10-20T00:00:00Z", "2026-11-20T00:00:00Z");
+const KINDS: [&str; 9] = [
+    "ladder",
+    "metrics",
+    "refusals",
+    "confusions",
+    "tools",
+    "runs",
+    "findings",
+    "consistency",
+    "budget",
+];
 
-    // A window whose previous window holds refusals too.
-    let (since, until) = ("2026-10-20T00:00:00Z", "2026-11-20T00:00:00Z");
-    let py = Command::new("python3")
-        .arg(root().join("tests/duckdb_reports.py"))
-        .arg(&export)
+/// The reports as docs/scale.md's SQL computes them over `dir` (an export,
+/// or with `merged` the folder holding `warehouse/`).
+fn duckdb(dir: &Path, merged: bool) -> Value {
+    let mut c = Command::new("python3");
+    c.arg(root().join("tests/duckdb_reports.py"))
+        .arg(dir)
         .arg(root().join("docs/scale.md"))
-        .args([since, until])
+        .args([WINDOW.0, WINDOW.1]);
+    if merged {
+        c.arg("merged");
+    }
+    let py = c
         .output()
         .expect("python3 runs (it is needed for this test: .ci/run has it)");
     assert!(
@@ -96,26 +106,19 @@ fn the_sql_of_docs_scale_gives_every_report_of_rung() {
         "the DuckDB queries failed:\n{}",
         String::from_utf8_lossy(&py.stderr)
     );
-    let sql: Value = serde_json::from_slice(&py.stdout).expect("the script prints JSON");
+    serde_json::from_slice(&py.stdout).expect("the script prints JSON")
+}
 
-    let kinds = [
-        "ladder",
-        "metrics",
-        "refusals",
-        "confusions",
-        "tools",
-        "runs",
-        "findings",
-        "consistency",
-        "budget",
-    ];
+/// Every report of `db` against the SQL's.
+#[track_caller]
+fn assert_same_reports(db: &Db, sql: &Value) {
     let mut problems = Vec::new();
-    for kind in kinds {
+    for kind in KINDS {
         let mut args = vec!["report", kind];
         if kind == "refusals" {
-            args.extend(["--since", since, "--until", until]);
+            args.extend(["--since", WINDOW.0, "--until", WINDOW.1]);
         }
-        let want = db.json("2026-12-01T00:00:00Z", &args);
+        let want = db.json(NOW, &args);
         let got = &sql[kind];
         if let Some(d) = diff(kind, got, &want) {
             problems.push(format!(
@@ -130,6 +133,26 @@ fn the_sql_of_docs_scale_gives_every_report_of_rung() {
         "the SQL of docs/scale.md differs from rung:\n{}",
         problems.join("\n")
     );
+}
+
+fn export(db: &Db, to: &Path) {
+    let r = db.run(
+        NOW,
+        &["export", "--format", "parquet", to.to_str().unwrap(), "-q"],
+    );
+    assert_eq!(r.code, 0, "export failed: {}", r.stderr);
+}
+
+#[test]
+#[ignore = "needs duckdb (installed by .ci/run)"]
+fn the_sql_of_docs_scale_gives_every_report_of_rung() {
+    let db = samples();
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("export");
+    export(&db, &dir);
+    let sql = duckdb(&dir, false);
+    assert_same_reports(&db, &sql);
+
     // The comparison is not vacuous: the samples fill every report.
     let n = |v: &Value| v.as_u64().unwrap();
     assert!(n(&sql["ladder"]["decisions"]) > 1000);
@@ -146,6 +169,81 @@ fn the_sql_of_docs_scale_gives_every_report_of_rung() {
     assert!(!sql["consistency"]["tasks"].as_array().unwrap().is_empty());
     assert!(!sql["metrics"]["pass_hat_k"].as_object().unwrap().is_empty());
     assert!(sql["budget"]["catalogues"].as_array().unwrap().len() > 5);
+}
+
+/// docs/scale.md's way past one machine: the samples split by run with its
+/// `split.py` into two shards, each imported (with the common catalogues
+/// and cases) into its own database and exported; its merge views over
+/// both exports give the reports of one database holding the same records.
+#[test]
+#[ignore = "needs duckdb (installed by .ci/run)"]
+fn two_shards_merged_give_the_reports_of_one_database() {
+    let doc = std::fs::read_to_string(root().join("docs/scale.md")).unwrap();
+    let start = doc
+        .find("```python split\n")
+        .expect("a `python split` block")
+        + 16;
+    let split = &doc[start..start + doc[start..].find("```").unwrap()];
+    let tmp = tempfile::tempdir().unwrap();
+    let work = tmp.path();
+    std::fs::write(work.join("split.py"), split).unwrap();
+    let mut files = Vec::new();
+    collect(&root().join("sample-traces"), &mut files);
+    files.sort();
+    let py = Command::new("python3")
+        .current_dir(work)
+        .arg("split.py")
+        .arg("2")
+        .args(&files)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        py.status.success(),
+        "{}",
+        String::from_utf8_lossy(&py.stderr)
+    );
+
+    let import = |db: &Path, names: &[&str]| {
+        let mut c = common::bin();
+        c.current_dir(work)
+            .arg("--db")
+            .arg(db)
+            .args(["import", "-q"])
+            .args(names);
+        let r: common::Run = c.output().unwrap().into();
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    };
+    for i in 0..2 {
+        let db = work.join(format!("shard-{i}.db"));
+        let shard = format!("shard-{i}.jsonl");
+        import(&db, &["common.jsonl", &shard]);
+        let shard_db = Db::at(db);
+        // Both shards hold runs (the split is not vacuous).
+        assert!(
+            shard_db.json(NOW, &["report", "ladder"])["decisions"]
+                .as_u64()
+                .unwrap()
+                > 500
+        );
+        export(&shard_db, &work.join(format!("warehouse/shard-{i}")));
+    }
+    let whole = work.join("whole.db");
+    import(&whole, &["common.jsonl", "shard-0.jsonl", "shard-1.jsonl"]);
+    let sql = duckdb(work, true);
+    assert_same_reports(&Db::at(whole), &sql);
+    assert!(sql["ladder"]["decisions"].as_u64().unwrap() > 1000);
+}
+
+/// Every `.jsonl` file under `dir`.
+fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
 }
 
 fn cut(s: &str) -> String {
