@@ -47,6 +47,9 @@ pub struct TableSummary {
 pub fn export(conn: &Connection, dir: &Path, o: &Options) -> Result<Vec<TableSummary>> {
     prepare_dir(dir, o.force)?;
     let stage = dir.join(format!(".rung-export-{}", std::process::id()));
+    // Sorting (runs and findings by day) spills to temporary files, not
+    // memory, so that memory stays flat with the database's size.
+    conn.execute_batch("PRAGMA temp_store = FILE")?;
     // One read transaction: every table from the same snapshot, even while
     // an import commits beside the export.
     let snapshot = conn.unchecked_transaction()?;
