@@ -7,7 +7,7 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 
 use super::{FilterArgs, Global, log, open_read, window};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::export::{self, Options};
 use crate::redact::Redactor;
 
@@ -44,7 +44,7 @@ pub fn run(g: &Global, args: &ExportArgs) -> Result<()> {
     let start = Instant::now();
     let store = open_read(g)?;
     let config = store.config()?;
-    let redactor = Redactor::new(&config.redact.patterns, g.no_redact).map_err(Error::usage)?;
+    let redactor = Redactor::new(&config.redact.patterns, g.no_redact)?;
     let opts = Options {
         force: args.force,
         filter: window::filter(&args.filter, false)?,

@@ -20,10 +20,10 @@ pub(crate) enum Table {
     Meta,
     Runs,
     Decisions,
+    Payloads,
     Cases,
     Tools,
     Ladder,
-    Payloads,
 }
 
 impl Table {

@@ -34,6 +34,8 @@ pub(crate) struct Context<'c> {
     /// Catalogues whose decisions were classified (before or after): their
     /// catalogue-level findings must be recomputed.
     pub(crate) finding_catalogues: BTreeSet<String>,
+    /// What the audit findings keep across runs.
+    pub(super) audit: super::audit::AuditCache,
 }
 
 impl<'c> Context<'c> {
@@ -52,12 +54,14 @@ impl<'c> Context<'c> {
             catalogue_schemas: HashMap::new(),
             cases: HashMap::new(),
             finding_catalogues: BTreeSet::new(),
+            audit: super::audit::AuditCache::new(config),
         }
     }
 
     /// Forgets a cached catalogue (it changed).
     pub(crate) fn forget_catalogue(&mut self, version: &str) {
         self.catalogues.remove(version);
+        self.audit.forget(version);
         self.catalogue_schemas.remove(version);
     }
 
