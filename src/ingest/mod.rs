@@ -8,6 +8,7 @@ pub mod anthropic;
 pub mod bfcl;
 pub mod convo;
 pub mod detect;
+pub mod fingerprint;
 pub mod gemini;
 pub mod inspect;
 pub mod langfuse;

@@ -63,6 +63,8 @@ pub struct PreparedDecision {
     pub(super) result: Option<String>,
     pub(super) raw: Option<String>,
     pub(super) stored: StoredDecision,
+    /// The retrieval's text up to its candidates, when it packs.
+    pub(super) retrieval_head: Option<String>,
     /// The record's identity: SHA-256 over every stored column.
     pub(super) hash: [u8; 32],
 }
@@ -87,7 +89,13 @@ impl PreparedDecision {
                 text(&v)
             }
         });
+        let retrieval_head = d
+            .menu
+            .retrieval
+            .as_ref()
+            .and_then(crate::store::names::retrieval_head);
         let mut p = PreparedDecision {
+            retrieval_head,
             run_id: d.run_id.clone(),
             step: d.step,
             turn: d.turn,
