@@ -15,7 +15,22 @@ use crate::error::Result;
 use crate::model::Retrieval;
 
 /// Menus remembered for sharing within one batch, at most.
-const MENU_MEMORY: usize = 100_000;
+const MENU_MEMORY: usize = 200_000;
+
+/// A menu's key for sharing: the first half of the SHA-256 of its kind and
+/// its JSON text with names (computed off the writing thread).
+pub(crate) type MenuKey = [u8; 16];
+
+pub(crate) fn menu_key(kind: u8, text: &str) -> MenuKey {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update([kind]);
+    h.update(text.as_bytes());
+    let full: [u8; 32] = h.finalize().into();
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&full[..16]);
+    key
+}
 
 /// The interned tool names, by id.
 #[derive(Default)]
@@ -135,7 +150,7 @@ fn retrieval_from_json(v: &serde_json::Value) -> Option<Retrieval> {
 pub(crate) struct Packer {
     pub(crate) names: Names,
     ids: HashMap<String, i64>,
-    menus: HashMap<String, i64>,
+    menus: HashMap<MenuKey, i64>,
     loaded: bool,
 }
 
@@ -191,16 +206,29 @@ impl Packer {
 
     /// The id of a menu with this body, stored once per batch.
     pub(crate) fn menu(&mut self, conn: &Connection, body: String) -> Result<i64> {
-        if let Some(&id) = self.menus.get(&body) {
+        let key = menu_key(0, &body);
+        self.menu_keyed(conn, key, |_, _| Ok(body))
+    }
+
+    /// The id of the menu with this key: the one stored by this batch, or
+    /// a new row with the body `build` makes.
+    pub(crate) fn menu_keyed(
+        &mut self,
+        conn: &Connection,
+        key: MenuKey,
+        build: impl FnOnce(&mut Packer, &Connection) -> Result<String>,
+    ) -> Result<i64> {
+        if let Some(&id) = self.menus.get(&key) {
             return Ok(id);
         }
+        let body = build(self, conn)?;
         conn.prepare_cached("INSERT INTO menus (body) VALUES (?1)")?
             .execute([&body])?;
         let id = conn.last_insert_rowid();
         if self.menus.len() >= MENU_MEMORY {
             self.menus.clear();
         }
-        self.menus.insert(body, id);
+        self.menus.insert(key, id);
         Ok(id)
     }
 
@@ -208,6 +236,16 @@ impl Packer {
     pub(crate) fn list_menu(&mut self, conn: &Connection, names: &[String]) -> Result<i64> {
         let body = self.list_text(conn, names)?;
         self.menu(conn, body)
+    }
+
+    /// The menu id of a name list whose key was computed beforehand.
+    pub(crate) fn list_menu_keyed(
+        &mut self,
+        conn: &Connection,
+        key: MenuKey,
+        names: &[String],
+    ) -> Result<i64> {
+        self.menu_keyed(conn, key, |p, conn| p.list_text(conn, names))
     }
 
     /// The menu id of a retrieval: packed when `head` is given (see
@@ -222,6 +260,27 @@ impl Packer {
         let Some(head) = head else {
             return self.menu(conn, text.to_string());
         };
+        let body = self.retrieval_body(conn, r, head)?;
+        self.menu(conn, body)
+    }
+
+    /// The menu id of a retrieval whose key was computed beforehand.
+    pub(crate) fn retrieval_menu_keyed(
+        &mut self,
+        conn: &Connection,
+        key: MenuKey,
+        r: &Retrieval,
+        head: Option<&str>,
+        text: &str,
+    ) -> Result<i64> {
+        self.menu_keyed(conn, key, |p, conn| match head {
+            Some(head) => p.retrieval_body(conn, r, head),
+            None => Ok(text.to_string()),
+        })
+    }
+
+    /// A retrieval packed: `head` then the candidates as id, score pairs.
+    fn retrieval_body(&mut self, conn: &Connection, r: &Retrieval, head: &str) -> Result<String> {
         let mut body = String::with_capacity(head.len() + r.candidates.len() * 10 + 8);
         body.push_str(head);
         body.push_str(",\"c\":[");
@@ -237,7 +296,7 @@ impl Packer {
             }
         }
         body.push_str("]}");
-        self.menu(conn, body)
+        Ok(body)
     }
 }
 

@@ -155,19 +155,24 @@ impl Batch<'_> {
         let conn = self.conn;
         let packer = self.ctx.packer();
         let (controls, retrieval, exposed, visible) = d.stored.menu_parts();
-        let policy_id = match &d.policy {
-            Some(p) => Some(packer.menu(conn, p.clone())?),
-            None => None,
+        let [k_policy, k_controls, k_retrieval, k_exposed, k_visible] = d.menu_keys;
+        let policy_id = match (&d.policy, k_policy) {
+            (Some(p), Some(k)) => Some(packer.menu_keyed(conn, k, |_, _| Ok(p.clone()))?),
+            _ => None,
         };
-        let controls_id = controls.map(|c| packer.list_menu(conn, c)).transpose()?;
-        let retrieval_id = match (retrieval, &d.retrieval) {
-            (Some(r), Some(text)) => {
-                Some(packer.retrieval_menu(conn, r, d.retrieval_head.as_deref(), text)?)
+        let mut list = |k: Option<_>, names: Option<&[String]>| match (k, names) {
+            (Some(k), Some(n)) => packer.list_menu_keyed(conn, k, n).map(Some),
+            _ => Ok(None),
+        };
+        let controls_id = list(k_controls, controls)?;
+        let exposed_id = list(k_exposed, exposed)?;
+        let visible_id = list(k_visible, visible)?;
+        let retrieval_id = match (retrieval, &d.retrieval, k_retrieval) {
+            (Some(r), Some(text), Some(k)) => {
+                Some(packer.retrieval_menu_keyed(conn, k, r, d.retrieval_head.as_deref(), text)?)
             }
             _ => None,
         };
-        let exposed_id = exposed.map(|c| packer.list_menu(conn, c)).transpose()?;
-        let visible_id = visible.map(|c| packer.list_menu(conn, c)).transpose()?;
         let values = params![
             d.run_id,
             d.step,
