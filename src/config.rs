@@ -31,6 +31,9 @@ pub struct Config {
     /// order (format v1.1).
     #[serde(default, skip_serializing_if = "OrderedTable::is_empty")]
     pub error_stages: OrderedTable,
+    /// `[findings]`: the phrases of `announced_no_call`.
+    #[serde(default, skip_serializing_if = "FindingsConfig::is_default")]
+    pub findings: FindingsConfig,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -73,8 +76,9 @@ impl Config {
         }
         // Compiled now, so a bad pattern stops the import before anything
         // is stored (and never reaches a report or the TUI).
-        crate::redact::Redactor::new(&self.redact.patterns, false)?;
-        self.validate_expectation_tables()
+        crate::redact::Redactor::new(&self.redact.patterns, false).map_err(|e| e.to_string())?;
+        self.validate_expectation_tables()?;
+        self.findings.validate()
     }
 
     pub fn reason_table(&self) -> ReasonTable {
@@ -90,8 +94,8 @@ impl Config {
         self.abstain.as_deref().unwrap_or(DEFAULT_ABSTAIN)
     }
 
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("config serialises")
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        serde_json::to_string(self)
     }
 
     /// A configuration as stored; the error says what does not decode or
@@ -211,6 +215,139 @@ impl Config {
     }
 }
 
+/// `[findings]`: what the audit findings read from the configuration.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FindingsConfig {
+    /// Phrases that announce an action (`announced_no_call`); the defaults
+    /// ("let me", "I'll check", "I will search", "I need to check",
+    /// "first, I'll") when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub announce: Option<Vec<String>>,
+    /// Phrases that start like an announcement and are not one; default
+    /// "let me know".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_announce: Option<Vec<String>>,
+}
+
+/// Most phrases a list may hold, and the longest phrase, in characters.
+const MAX_PHRASES: usize = 200;
+const MAX_PHRASE_CHARS: usize = 200;
+
+impl FindingsConfig {
+    fn is_default(&self) -> bool {
+        *self == FindingsConfig::default()
+    }
+
+    /// Every phrase is words: not empty, not longer than 200 characters,
+    /// no control characters; at most 200 per list. The error names the
+    /// key and the phrase's position.
+    fn validate(&self) -> std::result::Result<(), String> {
+        for (key, list) in [
+            ("announce", &self.announce),
+            ("not_announce", &self.not_announce),
+        ] {
+            let Some(list) = list else { continue };
+            if list.len() > MAX_PHRASES {
+                return Err(format!(
+                    "[findings] {key}: {} phrases, at most {MAX_PHRASES} are allowed",
+                    list.len()
+                ));
+            }
+            for (i, p) in list.iter().enumerate() {
+                let why = if p.trim().is_empty() {
+                    Some("is empty".to_string())
+                } else if p.chars().count() > MAX_PHRASE_CHARS {
+                    Some(format!("is longer than {MAX_PHRASE_CHARS} characters"))
+                } else if p.chars().any(char::is_control) {
+                    Some("holds a control character".to_string())
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    return Err(format!("[findings] {key}: phrase {} {why}", i + 1));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// The phrases `announced_no_call` looks for, configured or default.
+    pub fn announce(&self) -> crate::ladder::audit::Announce {
+        use crate::ladder::audit::announce::{DEFAULT_IGNORE, DEFAULT_PHRASES};
+        let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let phrases = self
+            .findings
+            .announce
+            .clone()
+            .unwrap_or_else(|| own(DEFAULT_PHRASES));
+        let ignore = self
+            .findings
+            .not_announce
+            .clone()
+            .unwrap_or_else(|| own(DEFAULT_IGNORE));
+        crate::ladder::audit::Announce::new(&phrases, &ignore)
+    }
+}
+
+#[cfg(test)]
+mod findings_table {
+    use super::*;
+
+    #[test]
+    fn announce_phrases_are_read_checked_and_stored() {
+        let c: Config = toml::from_str("[findings]\nannounce = [\"on it\", \"let me\"]\n").unwrap();
+        c.validate().unwrap();
+        assert_eq!(
+            c.findings.announce.as_deref(),
+            Some(&["on it".to_string(), "let me".to_string()][..])
+        );
+        assert_eq!(Config::from_json(&c.to_json().unwrap()).unwrap(), c);
+        assert_eq!(
+            c.to_json().unwrap(),
+            r#"{"reasons":{},"redact":{"patterns":[]},"findings":{"announce":["on it","let me"]}}"#
+        );
+        assert_eq!(
+            c.announce(),
+            crate::ladder::audit::Announce::new(&["on it", "let me"], &["let me know"])
+        );
+        assert_eq!(
+            Config::default().announce(),
+            crate::ladder::audit::Announce::default()
+        );
+        let err = |text: &str| {
+            toml::from_str::<Config>(text)
+                .unwrap()
+                .validate()
+                .unwrap_err()
+        };
+        assert_eq!(
+            err("[findings]\nannounce = [\"let me\", \"  \"]\n"),
+            "[findings] announce: phrase 2 is empty"
+        );
+        assert_eq!(
+            err("[findings]\nnot_announce = [\"a\\tb\"]\n"),
+            "[findings] not_announce: phrase 1 holds a control character"
+        );
+        assert_eq!(
+            err(&format!(
+                "[findings]\nannounce = [\"{}\"]\n",
+                "x".repeat(201)
+            )),
+            "[findings] announce: phrase 1 is longer than 200 characters"
+        );
+        // An unknown key is refused by name.
+        let e = toml::from_str::<Config>("[findings]\nannounces = []\n").unwrap_err();
+        assert!(
+            e.message().contains("unknown field `announces`"),
+            "{}",
+            e.message()
+        );
+    }
+}
+
 #[cfg(test)]
 mod expectation_tables {
     use super::*;
@@ -256,7 +393,7 @@ mod expectation_tables {
             Some(Stage::Precondition)
         );
         // Stored as JSON in the database and read back in the same order.
-        let back = Config::from_json(&c.to_json()).unwrap();
+        let back = Config::from_json(&c.to_json().unwrap()).unwrap();
         assert_eq!(back, c);
         assert_eq!(
             back.error_stages
@@ -268,7 +405,7 @@ mod expectation_tables {
         );
         // A configuration without the tables serialises as before.
         assert_eq!(
-            Config::default().to_json(),
+            Config::default().to_json().unwrap(),
             r#"{"reasons":{},"redact":{"patterns":[]}}"#
         );
     }

@@ -449,20 +449,20 @@ fn budget_on_the_fixture() {
             {"catalogue": "kb-1", "tools": 4, "flat_tokens_per_turn": 75, "runs": 6, "turns": 10,
              "visible_per_turn": p(3, 3), "tokens_per_turn": p(56, 56), "run_turns": p(2, 2),
              "per_run_p50": cost(2, 112, 150), "per_run_p95": cost(2, 112, 150),
-             "menu_changed_runs": 1},
+             "menu_changed_runs": 1, "menu_changed_findings": 1},
             // kb-2: turns 1,2,1,1,1,2 → p50 1, p95 2; every turn 24+25+18 = 67.
             {"catalogue": "kb-2", "tools": 4, "flat_tokens_per_turn": 86, "runs": 6, "turns": 8,
              "visible_per_turn": p(3, 3), "tokens_per_turn": p(67, 67), "run_turns": p(1, 2),
              "per_run_p50": cost(1, 67, 86), "per_run_p95": cost(2, 134, 172),
-             "menu_changed_runs": 0},
+             "menu_changed_runs": 0, "menu_changed_findings": 0},
             {"catalogue": "kb-3", "tools": 3, "flat_tokens_per_turn": 61, "runs": 6, "turns": 6,
              "visible_per_turn": p(2, 2), "tokens_per_turn": p(42, 42), "run_turns": p(1, 1),
              "per_run_p50": cost(1, 42, 61), "per_run_p95": cost(1, 42, 61),
-             "menu_changed_runs": 0},
+             "menu_changed_runs": 0, "menu_changed_findings": 0},
             {"catalogue": "kb-4", "tools": 4, "flat_tokens_per_turn": 75, "runs": 6, "turns": 6,
              "visible_per_turn": p(3, 3), "tokens_per_turn": p(56, 56), "run_turns": p(1, 1),
              "per_run_p50": cost(1, 56, 75), "per_run_p95": cost(1, 56, 75),
-             "menu_changed_runs": 0}
+             "menu_changed_runs": 0, "menu_changed_findings": 0}
         ]}),
     );
     assert_eq!(
@@ -472,8 +472,8 @@ fn budget_on_the_fixture() {
         ),
         "catalogue,tools,runs,turns,visible_p50,visible_p95,tokens_p50,tokens_p95,flat_tokens_per_turn,\
          run_turns_p50,run_turns_p95,disclosed_run_p50,flat_run_p50,saved_p50,disclosed_run_p95,\
-         flat_run_p95,saved_p95,menu_changed_runs\r\n\
-         kb-1,4,6,10,3,3,56,56,75,2,2,112,150,0.2533333333333333,112,150,0.2533333333333333,1\r\n"
+         flat_run_p95,saved_p95,menu_changed_runs,menu_changed_findings\r\n\
+         kb-1,4,6,10,3,3,56,56,75,2,2,112,150,0.2533333333333333,112,150,0.2533333333333333,1,1\r\n"
     );
     insta::assert_snapshot!(
         "budget_table",
@@ -846,7 +846,7 @@ fn reference_agent_budget_by_hand() {
             "tokens_per_turn": {"p50": t50, "p95": t95},
             "run_turns": {"p50": l50, "p95": l95},
             "per_run_p50": cost(l50, t50), "per_run_p95": cost(l95, t95),
-            "menu_changed_runs": 0});
+            "menu_changed_runs": 0, "menu_changed_findings": 0});
         let one = got["catalogues"]
             .as_array()
             .unwrap()

@@ -239,7 +239,16 @@ fn findings_report_has_the_four_kinds_masked() {
          "detail": "no answer contains \"1,628\" (compared lowercased, without commas)"},
         {"kind": "unexpected_call", "catalogue": null, "task_id": "airline/26", "run_id": "a2",
          "step": 4, "tool": "send_certificate",
-         "detail": "send_certificate (mutating) matches no expected call; still expected: book_reservation, cancel_reservation"}
+         "detail": "send_certificate (mutating) matches no expected call; still expected: book_reservation, cancel_reservation"},
+        // The audit (docs/findings.md) beside them: a2's certificate goes to
+        // a user id nothing in the run returned, and a3 cancels NQNU5R after
+        // looking up another reservation (ZZZ999).
+        {"kind": "unsourced_id", "catalogue": null, "task_id": "airline/26", "run_id": "a2",
+         "step": 4, "tool": "send_certificate",
+         "detail": "send_certificate (mutating) was called with an identifier that no earlier result of the run returned and neither its goal nor its scope contains: user_id = \"mia_li_3668\" (never seen earlier in the run); executed (ok)"},
+        {"kind": "unsourced_id", "catalogue": null, "task_id": "airline/26", "run_id": "a3",
+         "step": 2, "tool": "cancel_reservation",
+         "detail": "cancel_reservation (mutating) was called with an identifier that no earlier result of the run returned and neither its goal nor its scope contains: reservation_id = \"NQNU5R\" (never seen earlier in the run); executed (ok)"}
     ]});
     assert_eq!(f, want);
     // The card number never reaches the database.
@@ -269,16 +278,17 @@ fn findings_report_has_the_four_kinds_masked() {
             "missing_call",
             "missing_call",
             "missing_output",
-            "unexpected_call"
+            "unexpected_call",
+            "unsourced_id"
         ]
     );
-    let csv = out(&db, &["report", "findings", "--format", "csv"]);
+    let csv = out(&db, &["report", "findings", "--all", "--format", "csv"]);
     assert!(
         csv.contains("missing_output,,airline/26,a2,,,\"no answer contains \"\"1,628\"\" (compared lowercased, without commas)\"\r\n"),
         "{csv}"
     );
-    let table = out(&db, &["report", "findings"]);
-    assert!(table.starts_with("5 findings\n"), "{table}");
+    let table = out(&db, &["report", "findings", "--all"]);
+    assert!(table.starts_with("7 findings\n"), "{table}");
 }
 
 #[test]
@@ -534,7 +544,16 @@ fn a_version_1_file_classifies_as_before_apart_from_unlabelled() {
         .query_row("SELECT count(*) FROM matching", [], |r| r.get(0))
         .unwrap();
     assert_eq!(matching, 0);
-    assert_eq!(report(&db, "findings"), json!({"findings": []}));
+    // No expectation finding; the audit's apply to a version 1 file too:
+    // u1 refunds o-7 again after the first refund succeeded.
+    assert_eq!(
+        report(&db, "findings"),
+        json!({"findings": [
+            {"kind": "repeated_call", "catalogue": null, "task_id": "t1", "run_id": "u1",
+             "step": 3, "tool": "refund_order",
+             "detail": "refund_order was called again with the same arguments as step 2, which succeeded; nothing executed in between could have changed the answer"}
+        ]})
+    );
 }
 
 /// A database written by schema 1 (whose classifier counted decisions

@@ -89,11 +89,14 @@ fn openai_transcripts() {
     );
     assert_eq!(d[0].result, Some(json!("rain")));
 
-    // The call to a tool the menu did not offer is flagged.
+    // The call written as text is flagged, and so is the call to a tool
+    // the menu did not offer.
     let f = report(&db, "findings");
-    assert_eq!(f["findings"].as_array().unwrap().len(), 1, "{f}");
-    assert_eq!(f["findings"][0]["kind"], "hidden_proposal");
-    assert_eq!(f["findings"][0]["step"], 5);
+    assert_eq!(f["findings"].as_array().unwrap().len(), 2, "{f}");
+    assert_eq!(f["findings"][0]["kind"], "announced_no_call");
+    assert_eq!(f["findings"][0]["step"], 4);
+    assert_eq!(f["findings"][1]["kind"], "hidden_proposal");
+    assert_eq!(f["findings"][1]["step"], 5);
 
     let again = import(&db, &["--force", &fixture("openai-transcripts.jsonl")]);
     assert!(again.contains("0 runs, 0 decisions"), "{again}");

@@ -89,8 +89,11 @@ fn docs_example_classifies_like_the_native_trace() {
     }
     let findings = report(&a, "findings");
     let f = &findings["findings"];
-    assert_eq!(f.as_array().unwrap().len(), 1, "{findings}");
+    assert_eq!(f.as_array().unwrap().len(), 2, "{findings}");
     assert_eq!(f[0]["kind"], "hidden_proposal");
     assert_eq!(f[0]["step"], 5);
     assert_eq!(f[0]["tool"], "send_email");
+    // Retrieval picks another menu from turn to turn.
+    assert_eq!(f[1]["kind"], "menu_changed");
+    assert_eq!(f[1]["step"], 2);
 }

@@ -776,17 +776,50 @@ fn findings_every_format() {
         "run_id": "r2", "step": 3, "tool": "send_email",
         "detail": "refused with reason \u{1b}[31megress_blocked\u{1b}[0m, which no stage maps; add it to [reasons] in the config"
     });
-    assert_json_eq(
-        &db.json(NOW, &["report", "findings"]),
-        &json!({"findings": [hidden, unclassified]}),
-    );
+    // r6's menu (retrieval with k=1) changes from step to step.
+    let menu = json!({
+        "kind": "menu_changed", "catalogue": "shop-1", "task_id": "cancel-order",
+        "run_id": "r6", "step": 2, "tool": null,
+        "detail": "the visible menu changed 2 times within the run; first here, after step 1: removed find_order, refund_order"
+    });
+    // json lists every finding, with or without --all.
+    let all = json!({"findings": [hidden, menu, unclassified]});
+    assert_json_eq(&db.json(NOW, &["report", "findings"]), &all);
+    assert_json_eq(&db.json(NOW, &["report", "findings", "--all"]), &all);
     assert_eq!(
-        db.out(NOW, &["report", "findings", "--format", "csv"]),
+        db.out(NOW, &["report", "findings", "--all", "--format", "csv"]),
         "kind,catalogue,task_id,run_id,step,tool,detail\r\n\
          hidden_proposal,shop-1,cancel-order,r6,2,cancel_order,\"selected cancel_order, which was not in the visible menu; refused (authorization)\"\r\n\
+         menu_changed,shop-1,cancel-order,r6,2,,\"the visible menu changed 2 times within the run; first here, after step 1: removed find_order, refund_order\"\r\n\
          unclassified_reason,shop-1,refund-late,r2,3,send_email,\"refused with reason \\x1b[31megress_blocked\\x1b[0m, which no stage maps; add it to [reasons] in the config\"\r\n"
     );
-    let table = db.out(NOW, &["report", "findings"]);
+    // Without --all: the summary by kind and tool (json with --summary).
+    assert_eq!(
+        db.out(NOW, &["report", "findings", "--format", "csv"]),
+        "kind,tool,findings,runs\r\n\
+         hidden_proposal,cancel_order,1,1\r\n\
+         menu_changed,,1,1\r\n\
+         unclassified_reason,send_email,1,1\r\n"
+    );
+    assert_json_eq(
+        &db.json(NOW, &["report", "findings", "--summary"]),
+        &json!({"total": 3, "summary": [
+            {"kind": "hidden_proposal", "tool": "cancel_order", "findings": 1, "runs": 1},
+            {"kind": "menu_changed", "tool": null, "findings": 1, "runs": 1},
+            {"kind": "unclassified_reason", "tool": "send_email", "findings": 1, "runs": 1},
+        ]}),
+    );
+    assert_eq!(
+        db.out(NOW, &["report", "findings"]),
+        "3 findings of 3 kinds.\n\n\
+         kind                 tool          findings  runs\n\
+         ───────────────────  ────────────  ────────  ────\n\
+         hidden_proposal      cancel_order         1     1\n\
+         menu_changed         -                    1     1\n\
+         unclassified_reason  send_email           1     1\n\
+         \n`rung report findings --all` lists each finding with its detail.\n"
+    );
+    let table = db.out(NOW, &["report", "findings", "--all"]);
     assert!(
         !table.contains('\u{1b}'),
         "escape sequences reach the terminal"
@@ -794,12 +827,33 @@ fn findings_every_format() {
     insta::assert_snapshot!("findings_table", table);
     insta::assert_snapshot!(
         "findings_markdown",
-        db.out(NOW, &["report", "findings", "--format", "markdown"])
+        db.out(
+            NOW,
+            &["report", "findings", "--all", "--format", "markdown"]
+        )
     );
+    // --all and --summary are for findings, and not together.
+    let r = db.run(NOW, &["report", "ladder", "--all"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("--all and --summary apply to `rung report findings` only"),
+        "{}",
+        r.stderr
+    );
+    let r = db.run(NOW, &["report", "findings", "--all", "--summary"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("cannot be used with"), "{}", r.stderr);
     // Filters pick the findings of the matching decisions.
     assert_json_eq(
         &db.json(NOW, &["report", "findings", "--run", "r2"]),
         &json!({"findings": [unclassified]}),
+    );
+    assert_json_eq(
+        &db.json(NOW, &["report", "findings", "--run", "r2", "--summary"]),
+        &json!({"total": 1, "summary": [
+            {"kind": "unclassified_reason", "tool": "send_email", "findings": 1, "runs": 1},
+        ]}),
     );
     assert_json_eq(
         &db.json(NOW, &["report", "findings", "--phase", "discover"]),

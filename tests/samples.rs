@@ -135,6 +135,93 @@ fn brightdesk_success_per_tool_set() {
     check_readme(&s);
 }
 
+/// The billing chapter's audit findings, as rung stores them: the two
+/// Pinecrest runs on C that cancelled `sub_31` without a lookup carry both
+/// `unsourced_id` and `id_from_description`; the Northwind runs that listed
+/// `sub_31` first carry neither; B's announced lookup and its call written
+/// as text are `announced_no_call`.
+#[test]
+fn brightdesk_audit_findings() {
+    let s = sample("brightdesk-billing");
+    let all = s.json(&["report", "findings"]);
+    let of = |kind: &str, run: &str| -> Vec<(Value, Value)> {
+        all["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kind"] == kind && f["run_id"] == run)
+            .map(|f| (f["step"].clone(), f["tool"].clone()))
+            .collect()
+    };
+    for run in ["bd-C-10-1", "bd-C-10-2"] {
+        for kind in ["unsourced_id", "id_from_description"] {
+            assert_eq!(
+                of(kind, run),
+                vec![(json!(1), json!("cancel_subscription"))],
+                "{kind} {run}"
+            );
+        }
+    }
+    let detail = |kind: &str, run: &str| -> String {
+        all["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["kind"] == kind && f["run_id"] == run)
+            .unwrap()["detail"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        detail("unsourced_id", "bd-C-10-1"),
+        "cancel_subscription (mutating) was called with an identifier that no earlier result of the run returned and neither its goal nor its scope contains: subscription_id = \"sub_31\" (never seen earlier in the run); executed (ok)"
+    );
+    assert_eq!(
+        detail("id_from_description", "bd-C-10-2"),
+        "subscription_id = \"sub_31\" appears in the description of cancel_subscription (catalogue billing-C): the model copied an example from a tool's documents instead of looking the id up"
+    );
+    // The Northwind cancels on C and C2 looked sub_31 up first.
+    for set in ["C", "C2"] {
+        for (task, n) in [("01", 3), ("12", 3)] {
+            for t in 1..=n {
+                let run = format!("bd-{set}-{task}-{t}");
+                assert_eq!(of("unsourced_id", &run), vec![], "{run}");
+                assert_eq!(of("id_from_description", &run), vec![], "{run}");
+            }
+        }
+    }
+    assert_eq!(
+        of("announced_no_call", "bd-B-03-1"),
+        vec![(json!(1), json!(null))]
+    );
+    assert_eq!(
+        of("announced_no_call", "bd-B-03-2"),
+        vec![(json!(1), json!("search_customers"))]
+    );
+    assert!(
+        detail("announced_no_call", "bd-B-03-2").starts_with(
+            "the answer writes a call out as text: \"{\\\"type\\\": \\\"search_customers\\\""
+        ),
+        "{}",
+        detail("announced_no_call", "bd-B-03-2")
+    );
+    // The seeds' figures do not move.
+    brightdesk_successes(&s);
+}
+
+fn brightdesk_successes(s: &Sample) {
+    for (catalogue, ok) in [
+        ("billing-A", 6),
+        ("billing-B", 11),
+        ("billing-C", 25),
+        ("billing-C2", 22),
+    ] {
+        let runs = s.json(&["report", "runs", "--catalogue", catalogue]);
+        assert_eq!(successes(&runs), (ok, 36), "{catalogue}");
+    }
+}
+
 #[test]
 fn reference_agent_first_calls_recovery_and_confusions() {
     let s = sample("reference-agent");
@@ -222,14 +309,14 @@ fn ladder_tour_every_rung_and_every_finding() {
     let s = sample("ladder-tour");
     let l = s.json(&["report", "ladder"]);
     // The README's ladder: one decision on each of the twelve failing rungs,
-    // seven unlabelled and six passed.
+    // ten unlabelled and six passed.
     assert_json_eq(
         &l,
-        &json!({"decisions": 25, "labelled": 14, "rungs": {
+        &json!({"decisions": 28, "labelled": 14, "rungs": {
             "coverage": 1, "exposure": 1, "discovery": 1, "selection": 1,
             "representation": 1, "schema": 1, "semantics": 1, "authorization": 1,
             "precondition": 1, "unclassified": 1, "execution": 1, "progress": 1,
-            "unlabelled": 7, "passed": 6
+            "unlabelled": 10, "passed": 6
         }}),
     );
     for (rung, n) in l["rungs"].as_object().unwrap() {
@@ -247,17 +334,26 @@ fn ladder_tour_every_rung_and_every_finding() {
     assert_eq!(
         kinds,
         [
+            "announced_no_call",
             "catalogue_conflict",
             "control_impostor",
             "description_drift",
             "exposure_mismatch",
             "hidden_proposal",
+            "id_from_description",
             "invalid_control",
             "label_conflict",
+            "menu_changed",
+            "repeated_call",
             "schema_violation",
             "unclassified_reason",
+            "unsourced_id",
+            "write_under_inform",
         ]
     );
+    // The summary counts the same findings by kind and tool.
+    let summary = s.json(&["report", "findings", "--summary"]);
+    assert_eq!(summary["total"], f["findings"].as_array().unwrap().len());
     check_readme(&s);
 }
 
@@ -341,7 +437,7 @@ fn the_readme_check_catches_a_wrong_number() {
     for (from, to) in [
         (r#""passed":6"#, r#""passed":7"#),
         ("| passed | 6 |", "| passed | 5 |"),
-        ("| unlabelled | 7 |", "| unlabelled | 8 |"),
+        ("| unlabelled | 10 |", "| unlabelled | 11 |"),
         (
             "| read_file | search_code | 1 | 1.0000 |",
             "| read_file | search_code | 1 | 0.5000 |",
@@ -361,6 +457,14 @@ fn the_readme_check_catches_a_wrong_number() {
         (
             "| label_conflict | tour-1 | open-token | tour-01 | 2 | — |",
             "| label_conflict | tour-1 | open-token | tour-01 | 3 | — |",
+        ),
+        (
+            "| menu_changed | — | 3 | 3 |",
+            "| menu_changed | — | 4 | 3 |",
+        ),
+        (
+            "| write_under_inform | comment_ticket | 1 | 1 |",
+            "| write_under_inform | comment_ticket | 1 | 2 |",
         ),
     ] {
         assert!(
@@ -609,6 +713,21 @@ fn check_table(
                 })
                 .collect();
             assert_json_eq(&Value::Array(shown), &Value::Array(want));
+        }
+        ["kind", "tool", "findings", "runs"] => {
+            let mut args = args_for("findings", para, heading);
+            args.push("--summary".to_string());
+            let got = report(s, &args);
+            let want: Vec<Value> = rows
+                .iter()
+                .map(|r| {
+                    json!({"kind": r[0], "tool": opt(&r[1]), "findings": num(&r[2]),
+                           "runs": num(&r[3])})
+                })
+                .collect();
+            assert_json_eq(&got["summary"], &Value::Array(want));
+            let total: u64 = rows.iter().map(|r| num(&r[2])).sum();
+            assert_eq!(got["total"], total, "{at}: `rung {}`", args.join(" "));
         }
         ["run", "task", "first_failed_rung", "success"] => {
             let args = args_for("runs", para, heading);

@@ -91,6 +91,12 @@ const TOUR: &[Walk] = &[
     ("tools", "6"),
     ("tool_find", "6 / =search_code"),
     ("tool_why_visible", "6 / =search_code Enter Enter"),
+    ("findings", "7"),
+    ("findings_week_back", "7 ["),
+    ("findings_kind", "7 Enter"),
+    ("findings_kind_unsourced", "7 j j j j j j j j j Enter"),
+    ("findings_open_run", "7 j j j j j j j j j Enter Enter"),
+    ("findings_catalogue_kind", "7 G Enter Enter"),
 ];
 
 #[test]

@@ -55,6 +55,9 @@ pub struct Classified<'a> {
     pub abstain: String,
     /// definition tokens of the catalogue tools in `retrieved` (decisions with a catalogue)
     pub tokens: Option<u64>,
+    /// The menu the model saw (`retrieved` without `@no_call`), when
+    /// anything about the menu is known.
+    pub menu: Option<BTreeSet<String>>,
 }
 
 impl Classified<'_> {
@@ -182,7 +185,10 @@ pub struct Analysis<'a> {
     pub catalogues: BTreeMap<String, Catalogue>,
     pub runs: BTreeMap<String, &'a Run>,
     pub decisions: Vec<Classified<'a>>,
+    /// The ladder's findings (ladder.md).
     pub findings: Vec<Finding>,
+    /// The audit findings of issue 12 (`crate::audit`).
+    pub audit: Vec<Finding>,
     pub cases: usize,
 }
 
@@ -586,6 +592,11 @@ pub fn analyze(set: &TraceSet) -> Analysis<'_> {
         }
         let known_menu =
             cat.is_some() || visible.is_some() || d.exposed.is_some() || retrieval.is_some();
+        let menu = known_menu.then(|| {
+            let mut m = sets.retrieved.clone();
+            m.remove(NO_CALL);
+            m
+        });
         if known_menu && d.selected.is_some() && !sets.retrieved.contains(&selected) {
             findings.insert(mk("hidden_proposal", Some(selected.clone())));
         }
@@ -632,6 +643,7 @@ pub fn analyze(set: &TraceSet) -> Analysis<'_> {
                     })
                     .sum()
             }),
+            menu,
         });
     }
     for c in catalogues.values() {
@@ -648,11 +660,13 @@ pub fn analyze(set: &TraceSet) -> Analysis<'_> {
             }
         }
     }
+    let audit = crate::audit::findings(&catalogues, &out);
     Analysis {
         catalogues,
         runs,
         decisions: out,
         findings: findings.into_iter().collect(),
+        audit,
         cases: cases.len(),
     }
 }
@@ -880,6 +894,13 @@ impl<'a> Analysis<'a> {
             .map(|d| d.rung)
     }
 
+    /// Every finding, the ladder's and the audit's, in report order.
+    pub fn all_findings(&self) -> Vec<Finding> {
+        let mut v: Vec<Finding> = self.findings.iter().chain(&self.audit).cloned().collect();
+        v.sort();
+        v
+    }
+
     pub fn find(&self, run_id: &str, step: u32) -> &Classified<'a> {
         self.decisions
             .iter()
@@ -946,6 +967,27 @@ pub fn confusions_table(ds: &[&Classified]) -> String {
             a.join(", "),
             sel.as_deref().unwrap_or("(no call)"),
             n as f64 / total as f64
+        ));
+    }
+    s
+}
+
+/// Markdown rows of findings counted by kind and tool (`rung report
+/// findings`, its summary).
+pub fn findings_summary_table(fs: &[Finding]) -> String {
+    type Group<'a> = (usize, BTreeSet<&'a str>);
+    let mut groups: BTreeMap<(&str, Option<&str>), Group> = BTreeMap::new();
+    for f in fs {
+        let g = groups.entry((f.kind, f.tool.as_deref())).or_default();
+        g.0 += 1;
+        g.1.extend(f.run_id.as_deref());
+    }
+    let mut s = String::from("| kind | tool | findings | runs |\n| --- | --- | ---: | ---: |\n");
+    for ((kind, tool), (n, runs)) in groups {
+        s.push_str(&format!(
+            "| {kind} | {} | {n} | {} |\n",
+            tool.unwrap_or("—"),
+            runs.len()
         ));
     }
     s

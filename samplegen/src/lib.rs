@@ -10,6 +10,7 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
+mod audit;
 pub mod check;
 mod json;
 pub mod model;

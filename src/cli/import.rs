@@ -46,7 +46,8 @@ pub struct ImportArgs {
     #[arg(long, value_name = "SIZE", value_parser = ingest::read::parse_size)]
     pub max_line: Option<usize>,
     /// Read files again that this database has imported before with the
-    /// same size, modification time and content (they are skipped otherwise).
+    /// same size, modification time and content (.jsonl, .jsonl.gz, .traj
+    /// and .eval files are skipped otherwise).
     #[arg(long)]
     pub force: bool,
 }
@@ -258,8 +259,10 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
 /// Leaves out the files this database imported before and that have not
 /// changed since (same size, modification time and content), saying so,
 /// unless `--force`; returns the sources to read, the fingerprints of the
-/// files among them to record, and the files left out. BFCL's files are read together, and
-/// `.json` files may join a recorded conversation: they are always read.
+/// files among them to record, and the files left out. BFCL's files are
+/// read together, and recorded request and response bodies (`.json`,
+/// `.txt`, ...) may join a conversation: only files read on their own
+/// (`.jsonl`, `.jsonl.gz`, `.traj`, `.eval`) are skipped.
 type Fingerprinted = Vec<(String, ingest::fingerprint::Fingerprint)>;
 
 fn unchanged_left_out(
@@ -278,7 +281,7 @@ fn unchanged_left_out(
         let fp = s
             .path
             .as_deref()
-            .filter(|p| p.extension().is_none_or(|e| e != "json"))
+            .filter(|p| read_alone(p))
             .and_then(ingest::fingerprint::Fingerprint::of);
         let Some(fp) = fp else {
             kept.push(s);
@@ -300,6 +303,16 @@ fn unchanged_left_out(
         kept.push(s);
     }
     Ok((kept, fingerprints, unchanged))
+}
+
+/// Whether a file is read on its own (never joined with others).
+fn read_alone(p: &std::path::Path) -> bool {
+    let name = p.file_name().map(|n| n.to_string_lossy().to_lowercase());
+    name.is_some_and(|n| {
+        [".jsonl", ".jsonl.gz", ".traj", ".eval"]
+            .iter()
+            .any(|ext| n.ends_with(ext))
+    })
 }
 
 fn report(s: &ImportSummary, files: usize) {

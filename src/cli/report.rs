@@ -5,7 +5,7 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 
 use super::{FilterArgs, Global, log, open_read, print, window};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::metrics;
 use crate::report::{self, Format};
 use crate::store::query;
@@ -27,7 +27,7 @@ pub enum Kind {
 }
 
 #[derive(Debug, Args)]
-#[command(after_long_help = REPORT_SHAPES)]
+#[command(after_long_help = format!("{}\n\n{REPORT_SHAPES}", crate::report::findings::KINDS_HELP))]
 pub struct ReportArgs {
     /// Which report.
     #[arg(value_enum)]
@@ -35,6 +35,14 @@ pub struct ReportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
+    /// findings: list every finding with its detail instead of the summary
+    /// by kind and tool (json always lists every finding).
+    #[arg(long)]
+    pub all: bool,
+    /// findings: the summary by kind and tool, in json too
+    /// (`{"total": N, "summary": [{kind, tool, findings, runs}]}`).
+    #[arg(long, conflicts_with = "all")]
+    pub summary: bool,
     #[command(flatten)]
     pub filter: FilterArgs,
 }
@@ -43,7 +51,7 @@ pub struct ReportArgs {
 const REPORT_SHAPES: &str = "JSON of `report budget`: {\"catalogues\": [by version: {\"catalogue\", \
 \"tools\", \"flat_tokens_per_turn\", \"runs\", \"turns\", \"visible_per_turn\": {\"p50\", \"p95\"}, \
 \"tokens_per_turn\": {\"p50\", \"p95\"}, \"run_turns\": {\"p50\", \"p95\"}, \"per_run_p50\": \
-{\"turns\", \"disclosed\", \"flat\", \"saved\"}, \"per_run_p95\": {...}, \"menu_changed_runs\"}]}. \
+{\"turns\", \"disclosed\", \"flat\", \"saved\"}, \"per_run_p95\": {...}, \"menu_changed_runs\", \"menu_changed_findings\"}]}. \
 A turn counts once however many calls it made; a run's disclosed tokens are the tokens per turn \
 at a percentile times the run length at the same percentile; flat is every catalogue tool on \
 every turn; saved is 1 - disclosed / flat.\n\n\
@@ -54,6 +62,11 @@ a task with two or more runs on one catalogue.";
 
 pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
     let start = Instant::now();
+    if (args.all || args.summary) && args.kind != Kind::Findings {
+        return Err(Error::usage(
+            "--all and --summary apply to `rung report findings` only".to_string(),
+        ));
+    }
     let store = open_read(g)?;
     let conn = &store.conn;
     let built = match args.kind {
@@ -66,7 +79,7 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
         }
         Kind::Metrics => {
             let f = window::filter(&args.filter, false)?;
-            report::metrics::build(&query::metrics(conn, &f)?)
+            report::metrics::build(&query::metrics(conn, &f)?)?
         }
         Kind::Confusions => {
             let f = window::filter(&args.filter, false)?;
@@ -89,7 +102,24 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
         }
         Kind::Findings => {
             let f = window::filter(&args.filter, false)?;
-            report::findings::build(&query::findings(conn, &f)?)
+            // Findings are read in one pass (two for a table) and sorted by
+            // SQLite, which spills to a temporary file beyond its cache: a
+            // small cache keeps the peak flat however many there are.
+            conn.execute_batch("PRAGMA cache_size = -8192")?;
+            let list = args.all || (args.format == Format::Json && !args.summary);
+            if list {
+                let n = findings_list(conn, &f, args.format)?;
+                tracing::info!(
+                    kind = "findings",
+                    format = %format!("{:?}", args.format).to_lowercase(),
+                    filter = %args.filter.describe(),
+                    rows = n,
+                    elapsed_ms = log::elapsed_ms(start),
+                    "report"
+                );
+                return Ok(());
+            }
+            report::findings::summary(&query::finding_groups(conn, &f)?)
         }
         Kind::Consistency => {
             let f = window::filter(&args.filter, false)?;
@@ -108,6 +138,70 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
         "report"
     );
     print(&text)
+}
+
+/// Prints every finding the filter selects, a finding at a time (a table
+/// is measured in a first pass); returns how many.
+fn findings_list(conn: &rusqlite::Connection, f: &query::Filter, format: Format) -> Result<u64> {
+    use report::findings::{List, Measure};
+    let mut measure = Measure::new();
+    let total = if format == Format::Table {
+        query::for_each_finding(conn, f, false, |r| {
+            measure.add(&r);
+            Ok(())
+        })?;
+        measure.count()
+    } else {
+        query::count_findings(conn, f)?
+    };
+    let mut list = List::new(format, total, Some(&measure));
+    let mut out = Out::new();
+    out.write(&list.head())?;
+    query::for_each_finding(conn, f, true, |r| out.write(&list.row(&r)))?;
+    out.write(&list.tail())?;
+    out.flush()?;
+    Ok(total)
+}
+
+/// Standard output, buffered; a closed pipe (`| head`) ends the writing
+/// quietly.
+struct Out {
+    w: Option<std::io::BufWriter<std::io::StdoutLock<'static>>>,
+}
+
+impl Out {
+    fn new() -> Out {
+        Out {
+            w: Some(std::io::BufWriter::with_capacity(
+                64 * 1024,
+                std::io::stdout().lock(),
+            )),
+        }
+    }
+
+    fn write(&mut self, s: &str) -> Result<()> {
+        use std::io::Write;
+        if let Some(w) = &mut self.w {
+            match w.write_all(s.as_bytes()) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => self.w = None,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        use std::io::Write;
+        if let Some(w) = &mut self.w {
+            match w.flush() {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => self.w = None,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `rung report budget`: its reading and data layouts differ.

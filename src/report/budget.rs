@@ -205,7 +205,8 @@ fn data(list: &[Budget]) -> Report {
 /// The budget in one format. JSON: `{"catalogues": [{catalogue, tools,
 /// flat_tokens_per_turn, runs, turns, visible_per_turn: {p50, p95},
 /// tokens_per_turn, run_turns, per_run_p50: {turns, disclosed, flat,
-/// saved}, per_run_p95, menu_changed_runs}]}` by catalogue.
+/// saved}, per_run_p95, menu_changed_runs, menu_changed_findings}]}` by
+/// catalogue.
 pub fn render(list: &[Budget], format: Format) -> String {
     match format {
         Format::Json => json_text(&json!({ "catalogues": list })),

@@ -67,21 +67,67 @@ impl Grid {
     /// Column widths: the widest cell (cut at [`MAX_CELL`]), then flexible
     /// columns narrowed, widest first, until the table fits in [`WIDTH`].
     fn widths(&self) -> Vec<usize> {
-        let n = self.headers.len();
-        let mut widths: Vec<usize> = (0..n)
-            .map(|i| {
-                self.rows
-                    .iter()
-                    .map(|r| r[i].chars().count().min(MAX_CELL))
-                    .chain(std::iter::once(self.headers[i].chars().count()))
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
+        let mut natural = Natural::new(&self.headers);
+        for r in &self.rows {
+            natural.add(r);
+        }
+        natural.fit(&self.flex)
+    }
+
+    /// Aligned columns separated by two spaces, fitted to [`WIDTH`] where
+    /// the flexible columns allow it; notes under their rows.
+    pub fn table(&self) -> String {
+        let widths = self.widths();
+        let mut out = line(&self.headers, &widths, &self.right);
+        out.push_str(&rule(&widths, &self.right));
+        for (i, (r, note)) in self.rows.iter().zip(&self.notes).enumerate() {
+            for (_, label) in self.sections.iter().filter(|(at, _)| *at == i) {
+                out.push_str(&truncate(label, WIDTH));
+                out.push('\n');
+            }
+            out.push_str(&line(r, &widths, &self.right));
+            if let Some(note) = note {
+                out.push_str(&wrap(note, WIDTH, "    "));
+            }
+        }
+        out
+    }
+}
+
+/// The natural widths of a grid's columns, measured a row at a time (so a
+/// streamed table can be measured without keeping its rows): the widest
+/// cell of each column, cut at [`MAX_CELL`], and its header.
+#[derive(Debug, Clone)]
+pub struct Natural {
+    headers: Vec<usize>,
+    widths: Vec<usize>,
+}
+
+impl Natural {
+    pub fn new(headers: &[String]) -> Natural {
+        let headers: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+        Natural {
+            widths: headers.clone(),
+            headers,
+        }
+    }
+
+    /// Measures one row of (escaped) cells.
+    pub fn add(&mut self, cells: &[String]) {
+        for (w, c) in self.widths.iter_mut().zip(cells) {
+            *w = (*w).max(c.chars().count().min(MAX_CELL));
+        }
+    }
+
+    /// The widths: flexible columns narrowed, widest first, until the table
+    /// fits in [`WIDTH`] (never below their header or [`MIN_FLEX`]).
+    pub fn fit(&self, flex: &[bool]) -> Vec<usize> {
+        let n = self.widths.len();
+        let mut widths = self.widths.clone();
         let floor: Vec<usize> = (0..n)
             .map(|i| {
-                if self.flex[i] {
-                    widths[i].min(self.headers[i].chars().count().max(MIN_FLEX))
+                if flex[i] {
+                    widths[i].min(self.headers[i].max(MIN_FLEX))
                 } else {
                     widths[i]
                 }
@@ -99,47 +145,36 @@ impl Grid {
         }
         widths
     }
+}
 
-    /// Aligned columns separated by two spaces, fitted to [`WIDTH`] where
-    /// the flexible columns allow it; notes under their rows.
-    pub fn table(&self) -> String {
-        let widths = self.widths();
-        let line = |cells: &[String]| {
-            let mut s = String::new();
-            for (i, c) in cells.iter().enumerate() {
-                let c = truncate(c, widths[i]);
-                let pad = widths[i] - c.chars().count();
-                let last = i + 1 == cells.len();
-                if self.right[i] {
-                    s.push_str(&" ".repeat(pad));
-                    s.push_str(&c);
-                } else {
-                    s.push_str(&c);
-                    if !last {
-                        s.push_str(&" ".repeat(pad));
-                    }
-                }
-                if !last {
-                    s.push_str("  ");
-                }
-            }
-            s.trim_end().to_string() + "\n"
-        };
-        let mut out = line(&self.headers);
-        let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
-        out.push_str(&line(&rule));
-        for (i, (r, note)) in self.rows.iter().zip(&self.notes).enumerate() {
-            for (_, label) in self.sections.iter().filter(|(at, _)| *at == i) {
-                out.push_str(&truncate(label, WIDTH));
-                out.push('\n');
-            }
-            out.push_str(&line(r));
-            if let Some(note) = note {
-                out.push_str(&wrap(note, WIDTH, "    "));
+/// One line of a grid: cells cut to their widths and aligned, separated by
+/// two spaces, trailing spaces dropped.
+pub fn line(cells: &[String], widths: &[usize], right: &[bool]) -> String {
+    let mut s = String::new();
+    for (i, c) in cells.iter().enumerate() {
+        let c = truncate(c, widths[i]);
+        let pad = widths[i] - c.chars().count();
+        let last = i + 1 == cells.len();
+        if right[i] {
+            s.push_str(&" ".repeat(pad));
+            s.push_str(&c);
+        } else {
+            s.push_str(&c);
+            if !last {
+                s.push_str(&" ".repeat(pad));
             }
         }
-        out
+        if !last {
+            s.push_str("  ");
+        }
     }
+    s.trim_end().to_string() + "\n"
+}
+
+/// The rule under a grid's header.
+pub fn rule(widths: &[usize], right: &[bool]) -> String {
+    let cells: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
+    line(&cells, widths, right)
 }
 
 /// Word-wraps one line of (escaped) text to `width` columns, each line

@@ -21,10 +21,10 @@ pub(crate) enum Table {
     Meta,
     Runs,
     Decisions,
+    Payloads,
     Cases,
     Tools,
     Ladder,
-    Payloads,
 }
 
 impl Table {
@@ -110,10 +110,10 @@ impl<'a> Stored<'a> {
         s: Option<String>,
     ) -> Result<Option<Vec<String>>> {
         match s {
-            Some(t) if is_packed_list(&t) => {
-                let ids: Vec<u64> = self.json(column, Some(t))?.expect("a value was given");
-                self.ids_to_names(column, &ids).map(Some)
-            }
+            Some(t) if is_packed_list(&t) => match self.json::<Vec<u64>>(column, Some(t))? {
+                Some(ids) => self.ids_to_names(column, &ids).map(Some),
+                None => Ok(None),
+            },
             s => self.json(column, s),
         }
     }

@@ -1,9 +1,11 @@
 //! Findings: the findings report (what the filtered decisions and their
 //! catalogues raised) and one decision's findings.
 
+use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, params_from_iter};
 
 use super::filter_sql::{FilterSql, push_in};
+use super::paging::{Anchor, Key, Page, Spec};
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::model::FindingKind;
@@ -20,58 +22,131 @@ pub struct FindingRow {
     pub detail: String,
 }
 
+/// The findings a filter selects, as SQL over `findings x` with the
+/// columns of [`FindingRow`]: those about the filtered decisions, about the
+/// runs with a filtered decision (a missing call or output names no step),
+/// plus the catalogue-level findings of the catalogues those decisions use
+/// (all findings when unfiltered). `select` is what the query returns.
+fn selected(f: &Filter, select: &str, tail: &str) -> (String, Vec<Sql>) {
+    if f.is_empty() {
+        return (
+            format!("SELECT {select} FROM findings x {tail}"),
+            Vec::new(),
+        );
+    }
+    let (clause, mut args) = f.decision_clause();
+    let (run_clause, run_args) = f.decision_clause();
+    args.extend(run_args);
+    let from = f.from();
+    let catalogue_only = Filter {
+        catalogues: f.catalogues.clone(),
+        ..Filter::default()
+    } == *f;
+    let cat_clause = if catalogue_only {
+        let mut s = String::from("1=1");
+        push_in(&mut s, &mut args, "x.catalogue", &f.catalogues);
+        s
+    } else {
+        let (c2, a2) = f.decision_clause();
+        args.extend(a2);
+        format!("x.catalogue IN (SELECT DISTINCT l.catalogue {from} WHERE {c2})")
+    };
+    (
+        format!(
+            "SELECT {select} FROM findings x WHERE
+               (x.step IS NOT NULL AND EXISTS (SELECT 1 {from}
+                   WHERE l.run_id = x.run_id AND l.step = x.step AND {clause}))
+               OR (x.step IS NULL AND x.run_id IS NOT NULL AND EXISTS (SELECT 1 {from}
+                   WHERE l.run_id = x.run_id AND {run_clause}))
+               OR (x.step IS NULL AND x.run_id IS NULL AND {cat_clause})
+             {tail}"
+        ),
+        args,
+    )
+}
+
+const FINDING_COLUMNS: &str = "x.kind, x.catalogue, x.task_id, x.run_id, x.step, x.tool, x.detail";
+
+/// Calls `each` with every finding the filter selects, one at a time (so
+/// memory does not grow with their number): `ordered`, by (kind,
+/// catalogue, task_id, run_id, step, tool, detail), nulls first; else in
+/// storage order (for measuring).
+pub fn for_each_finding(
+    conn: &Connection,
+    f: &Filter,
+    ordered: bool,
+    mut each: impl FnMut(FindingRow) -> Result<()>,
+) -> Result<()> {
+    let order = if ordered {
+        "ORDER BY x.kind, x.catalogue, x.task_id, x.run_id, x.step, x.tool, x.detail"
+    } else {
+        ""
+    };
+    let (sql, args) = selected(f, FINDING_COLUMNS, order);
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query(params_from_iter(args))?;
+    while let Some(r) = rows.next()? {
+        each(FindingRow {
+            kind: r.get(0)?,
+            catalogue: r.get(1)?,
+            task_id: r.get(2)?,
+            run_id: r.get(3)?,
+            step: r.get(4)?,
+            tool: r.get(5)?,
+            detail: r.get(6)?,
+        })?;
+    }
+    Ok(())
+}
+
 /// Findings about the filtered decisions, about the runs with a filtered
 /// decision (a missing call or output names no step), plus the
 /// catalogue-level findings of the catalogues those decisions use (all
 /// findings when unfiltered).
 /// Ordered by (kind, catalogue, task_id, run_id, step, tool), nulls first.
+/// A list in memory: [`for_each_finding`] streams them.
 pub fn findings(conn: &Connection, f: &Filter) -> Result<Vec<FindingRow>> {
-    let cols = "x.kind, x.catalogue, x.task_id, x.run_id, x.step, x.tool, x.detail";
-    let order = "ORDER BY x.kind, x.catalogue, x.task_id, x.run_id, x.step, x.tool, x.detail";
-    let (sql, args) = if f.is_empty() {
-        (format!("SELECT {cols} FROM findings x {order}"), Vec::new())
-    } else {
-        let (clause, mut args) = f.decision_clause();
-        let (run_clause, run_args) = f.decision_clause();
-        args.extend(run_args);
-        let from = f.from();
-        let catalogue_only = Filter {
-            catalogues: f.catalogues.clone(),
-            ..Filter::default()
-        } == *f;
-        let cat_clause = if catalogue_only {
-            let mut s = String::from("1=1");
-            push_in(&mut s, &mut args, "x.catalogue", &f.catalogues);
-            s
-        } else {
-            let (c2, a2) = f.decision_clause();
-            args.extend(a2);
-            format!("x.catalogue IN (SELECT DISTINCT l.catalogue {from} WHERE {c2})")
-        };
-        (
-            format!(
-                "SELECT {cols} FROM findings x WHERE
-                   (x.step IS NOT NULL AND EXISTS (SELECT 1 {from}
-                       WHERE l.run_id = x.run_id AND l.step = x.step AND {clause}))
-                   OR (x.step IS NULL AND x.run_id IS NOT NULL AND EXISTS (SELECT 1 {from}
-                       WHERE l.run_id = x.run_id AND {run_clause}))
-                   OR (x.step IS NULL AND x.run_id IS NULL AND {cat_clause})
-                 {order}"
-            ),
-            args,
-        )
-    };
+    let mut out = Vec::new();
+    for_each_finding(conn, f, true, |r| {
+        out.push(r);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// How many findings the filter selects.
+pub fn count_findings(conn: &Connection, f: &Filter) -> Result<u64> {
+    let (sql, args) = selected(f, "count(*)", "");
+    let n: i64 = conn.query_row(&sql, params_from_iter(args), |r| r.get(0))?;
+    Ok(n as u64)
+}
+
+/// The findings of one kind and tool, counted.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FindingGroup {
+    pub kind: String,
+    pub tool: Option<String>,
+    pub findings: u64,
+    /// Distinct runs they concern (0 for catalogue-level findings).
+    pub runs: u64,
+}
+
+/// The findings the filter selects, counted by (kind, tool), in that
+/// order (a null tool first).
+pub fn finding_groups(conn: &Connection, f: &Filter) -> Result<Vec<FindingGroup>> {
+    let (sql, args) = selected(
+        f,
+        "x.kind, x.tool, count(*), count(DISTINCT x.run_id)",
+        "GROUP BY x.kind, x.tool ORDER BY x.kind, x.tool",
+    );
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt
         .query_map(params_from_iter(args), |r| {
-            Ok(FindingRow {
+            Ok(FindingGroup {
                 kind: r.get(0)?,
-                catalogue: r.get(1)?,
-                task_id: r.get(2)?,
-                run_id: r.get(3)?,
-                step: r.get(4)?,
-                tool: r.get(5)?,
-                detail: r.get(6)?,
+                tool: r.get(1)?,
+                findings: r.get::<_, i64>(2)? as u64,
+                runs: r.get::<_, i64>(3)? as u64,
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
@@ -109,8 +184,187 @@ pub fn is_decision_kind(kind: FindingKind) -> bool {
             | FindingKind::HiddenProposal
             | FindingKind::UnclassifiedReason
             | FindingKind::LabelConflict
+            | FindingKind::UnsourcedId
+            | FindingKind::IdFromDescription
+            | FindingKind::AnnouncedNoCall
+            | FindingKind::WriteUnderInform
+            | FindingKind::RepeatedCall
             | FindingKind::ArgumentMismatch
             | FindingKind::UnexpectedCall
             | FindingKind::SchemaViolation
     )
+}
+
+/// The findings of one kind in a window, counted, beside the window of the
+/// same length before it (the Findings screen).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KindCount {
+    pub kind: String,
+    /// Findings whose decision falls in `[since, until)`.
+    pub count: u64,
+    /// Distinct runs of those.
+    pub runs: u64,
+    /// Findings in the window of the same length before.
+    pub previous: u64,
+    /// Findings with no time: catalogue findings, and those of decisions
+    /// (or runs) with no time of their own or of their run.
+    pub undated: u64,
+}
+
+/// The Findings screen's counts: per kind with any finding in the two
+/// windows or undated, by count descending then kind; and the distinct
+/// runs over all kinds in the window.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FindingCounts {
+    pub rows: Vec<KindCount>,
+    pub runs: u64,
+}
+
+/// A finding's time: its decision's (`ladder.time_us`, the decision's `at`
+/// or its run's start); for a finding about a run with no step (a missing
+/// call or output), the run's earliest decision's; none for catalogue
+/// findings.
+const FINDING_TIME: &str = "(CASE WHEN x.step IS NOT NULL THEN \
+(SELECT l2.time_us FROM ladder l2 WHERE l2.run_id = x.run_id AND l2.step = x.step) \
+WHEN x.run_id IS NOT NULL THEN \
+(SELECT min(l2.time_us) FROM ladder l2 WHERE l2.run_id = x.run_id) END)";
+
+/// The findings the filter selects, counted per kind in `[since, until)`,
+/// in the window of the same length before, and undated.
+pub fn finding_counts(
+    conn: &Connection,
+    f: &Filter,
+    since: i64,
+    until: i64,
+) -> Result<FindingCounts> {
+    let (inner, mut args) = selected(
+        f,
+        &format!("x.kind AS kind, x.run_id AS run_id, {FINDING_TIME} AS t"),
+        "",
+    );
+    let prev = since - (until - since);
+    let sql = format!(
+        "SELECT kind,
+            sum(t >= ?1 AND t < ?2),
+            count(DISTINCT CASE WHEN t >= ?1 AND t < ?2 THEN run_id END),
+            sum(t >= ?3 AND t < ?1),
+            sum(t IS NULL)
+         FROM ({inner}) GROUP BY kind"
+    );
+    // The window's bounds are the first parameters; the filter's follow.
+    let sql = renumber(&sql, 3);
+    let mut all = vec![Sql::Integer(since), Sql::Integer(until), Sql::Integer(prev)];
+    all.append(&mut args);
+    let mut rows: Vec<KindCount> = conn
+        .prepare(&sql)?
+        .query_map(params_from_iter(all.iter()), |r| {
+            let n = |i: usize| -> rusqlite::Result<u64> {
+                Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0) as u64)
+            };
+            Ok(KindCount {
+                kind: r.get(0)?,
+                count: n(1)?,
+                runs: n(2)?,
+                previous: n(3)?,
+                undated: n(4)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    rows.retain(|k| k.count + k.previous + k.undated > 0);
+    rows.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.kind.cmp(&b.kind)));
+    let runs_sql = renumber(
+        &format!("SELECT count(DISTINCT run_id) FROM ({inner}) WHERE t >= ?1 AND t < ?2"),
+        2,
+    );
+    let runs: i64 = conn.query_row(
+        &runs_sql,
+        params_from_iter(all[..2].iter().chain(&all[3..])),
+        |r| r.get(0),
+    )?;
+    Ok(FindingCounts {
+        rows,
+        runs: runs as u64,
+    })
+}
+
+/// `sql` with its bare `?` placeholders numbered from `first + 1`, so that
+/// they follow numbered ones (`?1` ... `?first`) used before them.
+fn renumber(sql: &str, first: usize) -> String {
+    let mut out = String::with_capacity(sql.len() + 16);
+    let mut n = first;
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '?' && !chars.peek().is_some_and(char::is_ascii_digit) {
+            n += 1;
+            out.push_str(&n.to_string());
+        }
+    }
+    out
+}
+
+/// The findings a Findings list shows: one kind, in `[since, until)` or
+/// undated.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FindingSet {
+    pub kind: String,
+    pub since: i64,
+    pub until: i64,
+}
+
+/// One finding in a Findings list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FindingItem {
+    pub id: i64,
+    pub row: FindingRow,
+    pub time_us: Option<i64>,
+}
+
+/// One page of the findings of a kind, in the order they were stored.
+pub fn findings_page(
+    conn: &Connection,
+    f: &Filter,
+    set: &FindingSet,
+    anchor: &Anchor,
+    n: usize,
+) -> Result<Page<FindingItem>> {
+    let (inner, mut args) = selected(
+        f,
+        &format!("x.id AS id, {FINDING_COLUMNS}, {FINDING_TIME} AS t"),
+        "",
+    );
+    // The inner query's columns come out under their own names.
+    let from_where =
+        format!("FROM ({inner}) y WHERE y.kind = ? AND (y.t IS NULL OR (y.t >= ? AND y.t < ?))");
+    args.push(Sql::Text(set.kind.clone()));
+    args.push(Sql::Integer(set.since));
+    args.push(Sql::Integer(set.until));
+    let spec = Spec {
+        select: "y.kind, y.catalogue, y.task_id, y.run_id, y.step, y.tool, y.detail, y.t",
+        from_where,
+        args,
+        key: "y.id",
+        id: None,
+        desc: false,
+    };
+    spec.page(conn, anchor, n, &|r| {
+        Ok(FindingItem {
+            id: r.get(0)?,
+            row: FindingRow {
+                kind: r.get(2)?,
+                catalogue: r.get(3)?,
+                task_id: r.get(4)?,
+                run_id: r.get(5)?,
+                step: r.get(6)?,
+                tool: r.get(7)?,
+                detail: r.get(8)?,
+            },
+            time_us: r.get(9)?,
+        })
+    })
+}
+
+/// The key of a finding in a Findings list.
+pub fn finding_key(item: &FindingItem) -> Key {
+    (Sql::Integer(item.id), Sql::Integer(item.id))
 }

@@ -33,6 +33,10 @@ pub mod browse {
         next_failing, step_key, timeline_page,
     };
     pub use super::detail::{Detail, MenuItem, decision_detail};
+    pub use super::findings::{
+        FindingCounts, FindingItem, FindingSet, KindCount, finding_counts, finding_key,
+        findings_page,
+    };
     pub use super::hints::{FilterHints, filter_hints};
     pub use super::paging::{Anchor, Key, Page, cmp_key};
     pub use super::payload::{PayloadColumn, PayloadReader, payload_bytes, payload_read};
@@ -48,7 +52,10 @@ pub mod browse {
 pub mod query {
     pub use super::decisions::run_steps;
     pub use super::filter_sql::FilterSql;
-    pub use super::findings::{FindingRow, decision_findings, findings, is_decision_kind};
+    pub use super::findings::{
+        FindingGroup, FindingRow, count_findings, decision_findings, finding_groups, findings,
+        for_each_finding, is_decision_kind,
+    };
     pub use super::refusals::refusals;
     pub use super::runs::{RunRow, runs};
     pub use super::tools::tools;
@@ -199,7 +206,7 @@ impl Store {
         self.conn.execute(
             "INSERT INTO meta (key, value) VALUES ('config', ?1)
              ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            params![config.to_json()],
+            params![config.to_json()?],
         )?;
         Ok(changed)
     }

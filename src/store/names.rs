@@ -97,10 +97,7 @@ pub(crate) fn retrieval_head(r: &Retrieval) -> Option<String> {
     let mut head = format!("{{\"k\":{}", r.k);
     for (key, v) in [("selector", &r.selector), ("query", &r.query)] {
         if let Some(v) = v {
-            head.push_str(&format!(
-                ",\"{key}\":{}",
-                serde_json::to_string(v).expect("serialises")
-            ));
+            head.push_str(&format!(",\"{key}\":{}", serde_json::to_string(v).ok()?));
         }
     }
     Some(head)
@@ -291,7 +288,10 @@ impl Packer {
             body.push_str(&self.intern(conn, &c.name)?.to_string());
             body.push(',');
             match c.score {
-                Some(s) => body.push_str(&serde_json::to_string(&s).expect("serialises")),
+                // A score read from JSON is finite, so it always serialises.
+                Some(s) => {
+                    body.push_str(&serde_json::to_string(&s).unwrap_or_else(|_| "null".into()))
+                }
                 None => body.push_str("null"),
             }
         }

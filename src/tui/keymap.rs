@@ -57,12 +57,13 @@ const MOVE: &[Binding] = &[
 ];
 
 const GLOBAL: &[Binding] = &[
-    b("1-6,8", "screens", &[C('1')], Action::Go(Screen::Ladder)),
+    b("1-8", "screens", &[C('1')], Action::Go(Screen::Ladder)),
     b("", "", &[C('2')], Action::Go(Screen::Runs)),
     b("", "", &[C('3')], Action::Go(Screen::Run)),
     b("", "", &[C('4')], Action::Go(Screen::Refusals)),
     b("", "", &[C('5')], Action::Go(Screen::Confusions)),
     b("", "", &[C('6')], Action::Go(Screen::Tools)),
+    b("", "", &[C('7')], Action::Go(Screen::Findings)),
     b("", "", &[C('8')], Action::Go(Screen::Compare)),
     b("Tab", "next screen", &[Code(KeyCode::Tab)], Action::NextTab),
     b("", "", &[Code(KeyCode::BackTab)], Action::PrevTab),
@@ -199,6 +200,35 @@ const DECISIONS: &[Binding] = &[b(
     Action::Enter,
 )];
 
+const FINDINGS: &[Binding] = &[
+    b(
+        "Enter",
+        "findings of kind",
+        &[Code(KeyCode::Enter)],
+        Action::Enter,
+    ),
+    b(
+        "[/]",
+        "week back/forward",
+        &[C('['), Code(KeyCode::Left), C('h')],
+        Action::WeekBack,
+    ),
+    b(
+        "",
+        "",
+        &[C(']'), Code(KeyCode::Right), C('l')],
+        Action::WeekForward,
+    ),
+    b("t", "this week", &[C('t')], Action::ThisWeek),
+];
+
+const FINDING_LIST: &[Binding] = &[b(
+    "Enter",
+    "open at decision",
+    &[Code(KeyCode::Enter)],
+    Action::Enter,
+)];
+
 /// Keys while typing a fuzzy filter or a find.
 pub const TYPING: &[Binding] = &[
     b(
@@ -247,6 +277,8 @@ pub fn screen_bindings(screen: Screen) -> Vec<&'static Binding> {
         Screen::Tools => TOOLS,
         Screen::Tool => TOOL,
         Screen::Decisions => DECISIONS,
+        Screen::Findings => FINDINGS,
+        Screen::FindingList => FINDING_LIST,
         Screen::Compare => COMPARE,
         Screen::ToolDiff => TOOL_DIFF,
     };

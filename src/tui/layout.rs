@@ -71,6 +71,24 @@ pub fn confusions(body: Rect) -> (Rect, Rect) {
     (top, table)
 }
 
+/// Findings screen: the summary line, then the kinds.
+pub fn findings(body: Rect) -> (Rect, Rect) {
+    let [top, table] = body.layout(&Layout::vertical([
+        Constraint::Length(3),
+        Constraint::Fill(1),
+    ]));
+    (top, table)
+}
+
+/// A kind's findings: the list, then the selected finding's detail.
+pub fn finding_list(body: Rect) -> (Rect, Rect) {
+    let [list, detail] = body.layout(&Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Length(6),
+    ]));
+    (list, detail)
+}
+
 /// The scrolling lists `update` needs the height of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum List {
@@ -81,6 +99,8 @@ pub enum List {
     Refusals,
     Cells,
     Tools,
+    Findings,
+    FindingList,
 }
 
 /// Rows of data a list shows in a terminal of `size` (inside borders and
@@ -95,5 +115,7 @@ pub fn list_height(list: List, size: (u16, u16)) -> usize {
         List::Detail => run(body, false).2.height.saturating_sub(2) as usize,
         List::Refusals => table(refusals(body).1),
         List::Cells => table(confusions(body).1),
+        List::Findings => table(findings(body).1),
+        List::FindingList => table(finding_list(body).0),
     }
 }

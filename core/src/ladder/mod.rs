@@ -3,6 +3,7 @@
 //! Pure functions over model values; no I/O. A whole run, with its
 //! expectations (format v1.1), is classified by [`run::classify_run`].
 
+pub mod audit;
 pub mod effects;
 pub mod errors;
 pub mod expect;
@@ -22,7 +23,7 @@ use crate::model::{
 };
 pub use effects::{EffectRules, EffectSource, Effects, NamePattern, RecordedEffects};
 pub use errors::{ErrorStages, TypedError};
-pub use explain::{WalkStep, walk};
+pub use explain::{WalkState, WalkStep, walk};
 pub use labels::{
     CaseRef, LabelSource, label_text, matching_case, resolve_label, run_expectations,
 };

@@ -225,6 +225,12 @@ spelled_enum!(
         UnexpectedCall => "unexpected_call",
         MissingOutput => "missing_output",
         SchemaViolation => "schema_violation",
+        UnsourcedId => "unsourced_id",
+        IdFromDescription => "id_from_description",
+        AnnouncedNoCall => "announced_no_call",
+        WriteUnderInform => "write_under_inform",
+        MenuChanged => "menu_changed",
+        RepeatedCall => "repeated_call",
     }
 );
 
@@ -265,6 +271,13 @@ impl Routing {
             Routing::Selection => Some(Rung::Selection),
             Routing::Unlabelled => None,
         }
+    }
+}
+
+/// A rung serialises as its spelling (`selection`, `passed`).
+impl serde::Serialize for Rung {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 

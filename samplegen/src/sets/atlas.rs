@@ -465,6 +465,15 @@ pub fn build() -> TraceSet {
 
     let a = check::analyze(&set);
     assert!(a.findings.is_empty(), "atlas findings: {:?}", a.findings);
+    // The runs that sent open_ticket again after existing_ticket, unchanged.
+    assert!(
+        !a.audit.is_empty()
+            && a.audit
+                .iter()
+                .all(|f| f.kind == "repeated_call" && f.tool.as_deref() == Some("open_ticket")),
+        "atlas audit findings: {:?}",
+        a.audit
+    );
     let all = a.all();
     let w = weeks();
     let latest = Analysis::refusals(&all, w[2].start, w[2].start + 7 * 86_400);
@@ -566,11 +575,20 @@ before.
 ## Ladder (all three weeks)
 
 {numbers}
-No findings are expected.
-"#,
+## Findings
+
+The ladder raises none. The audit finds the runs that sent the same
+`open_ticket` again right after `existing_ticket` refused it (`repeated_call`):
+the refusal had already said what to do (reference the open ticket or
+supersede it), so the second call could only be refused again. An
+`open_ticket` sent again after the search that `precondition` asked for is the
+right sequence, not a repeat. `rung report findings`:
+
+{summary}"#,
         json = json_rows(&latest),
         latest = rows(&latest),
         middle = rows(&middle),
         numbers = super::numbers_section(a, "All decisions", &all),
+        summary = crate::check::findings_summary_table(&a.all_findings()),
     )
 }

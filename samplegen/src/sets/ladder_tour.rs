@@ -286,6 +286,14 @@ const EXPECTED: &[(&str, u32, &str, &str)] = &[
         "unlabelled",
         "`ask_user`. This run trusts `page_oncall`, which is not a control: `invalid_control`",
     ),
+    (
+        "tour-06",
+        1,
+        "unlabelled",
+        "a question, answered by posting a comment the customer sees on `OPS-1042`, a key no lookup returned and the request never named: copied from `get_ticket`'s description (`unsourced_id`, `id_from_description`), and a write in a run whose intent is `inform` (`write_under_inform`); no policy stood in the way",
+    ),
+    ("tour-06", 2, "unlabelled", "the lookup, one turn too late"),
+    ("tour-06", 3, "unlabelled", "the answer (no call)"),
 ];
 
 pub fn build() -> TraceSet {
@@ -633,6 +641,51 @@ pub fn build() -> TraceSet {
             .ok()
             .result(json!({"asked": true})),
     ));
+
+    // tour-06: a question answered with a write, on a ticket key copied
+    // from a tool's description
+    let t0 = at(2026, 10, 15, 14, 0, 0);
+    let mut r = run(
+        "tour-06",
+        "checkout-deployed",
+        0,
+        "Has the checkout fix been deployed yet? Just tell me.",
+        "inform",
+        MODEL,
+        "tour-1",
+        t0,
+    );
+    r.menu.trusted_controls = Some(tc.clone());
+    r.ended_at = Some(crate::time::fmt(t0 + 20));
+    r.terminated = Some("answered");
+    r.success = Some(false);
+    r.harm = Some(true);
+    recs.push(Record::Run(r));
+    recs.push(Record::Decision(
+        Decision::new("tour-06", 1, Some("comment_ticket"))
+            .at(t0 + 3)
+            .call(
+                "toolu_51",
+                json!({"id": "OPS-1042", "body": "Has the checkout fix been deployed yet?"}),
+            )
+            .ok()
+            .latency(95)
+            .result(json!({"id": "OPS-1042", "comment": 7, "visible_to_customer": true}))
+            .advanced(),
+    ));
+    recs.push(Record::Decision(
+        Decision::new("tour-06", 2, Some("get_ticket")).at(t0 + 9)
+            .call("toolu_52", json!({"id": "OPS-1042"}))
+            .ok().latency(70)
+            .result(json!({"id": "OPS-1042", "title": "Checkout returns 502 for saved cards", "status": "open", "fix": "v2.14.0, not deployed"}))
+            .advanced(),
+    ));
+    recs.push(Record::Decision(
+        Decision::new("tour-06", 3, None)
+            .at(t0 + 18)
+            .raw("Not yet: the fix ships in v2.14.0, which has not been deployed.")
+            .not_run(),
+    ));
     set.file("02-runs.jsonl").extend(recs);
 
     set.file("03-cases.jsonl").extend(
@@ -786,9 +839,59 @@ pub fn build() -> TraceSet {
         ),
     ];
     assert_eq!(a.findings, expected_findings, "ladder-tour findings");
+    // The audit's six kinds, each at least once.
+    let audit: std::collections::BTreeSet<(&str, &str, u32)> = a
+        .audit
+        .iter()
+        .map(|f| (f.kind, f.run_id.as_deref().unwrap(), f.step.unwrap()))
+        .collect();
+    assert_eq!(
+        audit,
+        [
+            ("announced_no_call", "tour-04", 4),
+            ("id_from_description", "tour-06", 1),
+            ("menu_changed", "tour-02", 4),
+            ("menu_changed", "tour-03", 2),
+            ("menu_changed", "tour-04", 2),
+            ("repeated_call", "tour-04", 7),
+            ("unsourced_id", "tour-06", 1),
+            ("write_under_inform", "tour-06", 1),
+        ]
+        .into_iter()
+        .collect(),
+        "ladder-tour audit findings"
+    );
 
     set.readme = readme(&a);
     set
+}
+
+/// A count in words, capitalised, for the start of a sentence.
+fn words(n: usize) -> String {
+    const W: [&str; 21] = [
+        "No",
+        "One",
+        "Two",
+        "Three",
+        "Four",
+        "Five",
+        "Six",
+        "Seven",
+        "Eight",
+        "Nine",
+        "Ten",
+        "Eleven",
+        "Twelve",
+        "Thirteen",
+        "Fourteen",
+        "Fifteen",
+        "Sixteen",
+        "Seventeen",
+        "Eighteen",
+        "Nineteen",
+        "Twenty",
+    ];
+    W.get(n).map_or_else(|| n.to_string(), |w| w.to_string())
 }
 
 fn readme(a: &Analysis) -> String {
@@ -828,22 +931,22 @@ fn readme(a: &Analysis) -> String {
     format!(
         r#"# ladder-tour
 
-A small, hand-written trace set in which five runs of an engineering
+A small, hand-written trace set in which six runs of an engineering
 assistant reach **every rung** of the debugging ladder and raise **every kind
-of finding**. Read it next to `ladder.md`: each decision below says which rung
+of finding** of the ladder and of the audit. Read it next to `ladder.md`: each decision below says which rung
 it lands on and why.
 
 - `01-catalogues.jsonl`: catalogue `tour-1` (ten tools and three controls, including
   a vendor tool that labels itself `control`) and `tour-2` (the vendor tool gone,
   `open_pull_request` added).
-- `02-runs.jsonl`: five runs, {decisions} decisions. Menus are recorded three ways:
+- `02-runs.jsonl`: six runs, {decisions} decisions. Menus are recorded three ways:
   recomputed from a phase `policy` (discover / modify / verify / release / review),
   from a policy plus `retrieval` with `k` and scored candidates (tour-02 steps 1
   and 6), and one recorded `visible` menu (tour-04 step 1). Trusted controls are
   pinned on each run. tour-02 turn 2 and tour-04 turn 2 each hold two parallel
   calls.
 - `03-cases.jsonl`: labels, with and without `step`, with `catalogue`, one
-  `@no_call`, one naming the abstain control. Eleven decisions stay unlabelled.
+  `@no_call`, one naming the abstain control. {unlabelled} decisions stay unlabelled.
 - `04-redeploy.jsonl`: `tour-1` imported again a few days later with a reworded
   `search_code` (description drift) and `run_tests` now `mutating`
   (catalogue conflict). The first definitions stay in use.
@@ -862,7 +965,7 @@ rung explain tour-02 6
 ```
 
 `RUNG_NOW=2026-10-16T00:00:00Z` puts the default 7-day window,
-`[2026-10-09T00:00:00Z, 2026-10-16T00:00:00Z)`, over all five runs.
+`[2026-10-09T00:00:00Z, 2026-10-16T00:00:00Z)`, over all six runs.
 
 ## Every decision
 
@@ -870,12 +973,16 @@ rung explain tour-02 6
 ## Expected numbers
 
 {numbers}
-### Findings (`rung report findings`)
+### Findings (`rung report findings --all`)
 
 In report order. The `tool` of a `label_conflict` is left null here (the finding
-is about the label, not a tool); `unclassified_reason` names the selected tool.
+is about the label, not a tool); `unclassified_reason` names the selected tool,
+`menu_changed` none (it is about the run, at its first change).
 
 {findings}
+By kind and tool (`rung report findings`):
+
+{summary}
 ### Confusions
 
 {confusions}
@@ -886,8 +993,10 @@ is about the label, not a tool); `unclassified_reason` names the selected tool.
 
 {runs}"#,
         decisions = all.len(),
+        unlabelled = words(all.iter().filter(|d| d.label.is_none()).count()),
         numbers = super::numbers_section(a, "Ladder and metrics", &all),
-        findings = check::findings_table(&a.findings),
+        findings = check::findings_table(&a.all_findings()),
+        summary = check::findings_summary_table(&a.all_findings()),
         confusions = check::confusions_table(&all),
     )
 }

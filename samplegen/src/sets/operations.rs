@@ -344,6 +344,16 @@ pub fn build() -> TraceSet {
         .collect();
     assert_eq!(hidden.len(), 2, "{:?}", a.findings);
     assert_eq!(a.findings.len(), 2, "{:?}", a.findings);
+    let audit: Vec<(&str, &str)> = a
+        .audit
+        .iter()
+        .map(|f| (f.kind, f.run_id.as_deref().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        audit.iter().filter(|f| f.0 == "unsourced_id").count(),
+        3,
+        "{audit:?}"
+    );
     set.readme = readme(&a);
     set
 }
@@ -417,7 +427,15 @@ Confusions:
 {confusions}
 ### Findings
 
+Besides the two hidden proposals, three `apply_case_update` calls carry a
+proposal id that no preview of their run returned (`unsourced_id`): the
+model made one up instead of previewing. In report order
+(`rung report findings --all`):
+
 {findings}
+By kind and tool (`rung report findings`):
+
+{summary}
 ### Runs
 
 {runs}
@@ -429,6 +447,7 @@ them all in the default window `[2026-11-28T00:00:00Z, 2026-12-05T00:00:00Z)`:
 {rf}"#,
         numbers = super::numbers_section(a, "Ladder and metrics", &all),
         confusions = check::confusions_table(&all),
-        findings = check::findings_table(&a.findings),
+        findings = check::findings_table(&a.all_findings()),
+        summary = check::findings_summary_table(&a.all_findings()),
     )
 }

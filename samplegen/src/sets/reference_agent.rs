@@ -1075,10 +1075,17 @@ requests sent to SharePoint, is fixed by the merge too, which is why
 
 {n42}
 {n43}
-The only findings are 28 `schema_violation`s: a wrongly chosen tool given
-arguments its schema does not take (a `query` it does not declare, its id
-missing), which ran anyway. `rung report refusals` is empty (nothing is
-refused). Dates: `menu-42` attempts run 2026-11-02 to 2026-11-06 (one trial a
+The ladder's only findings are 28 `schema_violation`s: a wrongly chosen
+tool given arguments its schema does not take (a `query` it does not
+declare, its id missing), which ran anyway. The audit finds each wrong call
+sent a second time with the same arguments (`repeated_call`): the
+unrecovered runs and those that recover on turn 3, on `menu-42`, `menu-42b`
+and `menu-43`; and two questions on `menu-42c` answered with a Confluence
+write, a wrongly chosen tool that changed a page in a run whose intent is
+inform (`write_under_inform`). By kind and tool (`rung report findings`):
+
+{findings}
+`rung report refusals` is empty (nothing is refused). Dates: `menu-42` attempts run 2026-11-02 to 2026-11-06 (one trial a
 day), the replay 2026-11-10 to 2026-11-14; `RUNG_NOW=2026-11-15T00:00:00Z`
 puts the default 7-day window on the replay week.
 "#,
@@ -1094,5 +1101,6 @@ puts the default 7-day window on the replay week.
         c43 = cells(d43),
         n42 = super::numbers_section(a, "`--catalogue menu-42`", d42),
         n43 = super::numbers_section(a, "`--catalogue menu-43`", d43),
+        findings = crate::check::findings_summary_table(&a.all_findings()),
     )
 }

@@ -693,6 +693,13 @@ pub fn build() -> TraceSet {
         "{:?}",
         a.findings
     );
+    assert!(
+        a.audit
+            .iter()
+            .all(|f| f.kind == "menu_changed" || f.kind == "repeated_call"),
+        "{:?}",
+        a.audit
+    );
     set.readme = readme(&a);
     set
 }
@@ -777,6 +784,13 @@ What fails where:
 {numbers}
 ### Findings
 
+The phases change the menu within most runs (`menu_changed`, one per run, at
+the first decision that saw another menu): each phase's own exposure policy,
+on purpose here, and each change still costs the cached prefix. The hidden
+`edit_file` proposals, the unmapped refusals and the `read_file` calls sent
+again right after them are listed in `rung report findings --all`. By kind and
+tool (`rung report findings`):
+
 {findings}
 ### Refusals
 
@@ -787,6 +801,6 @@ All runs fall between 2026-11-24 and 2026-11-29; with
 {rf}"#,
         confusions = check::confusions_table(&all),
         numbers = super::numbers_section(a, "Ladder and metrics", &all),
-        findings = check::findings_table(&a.findings),
+        findings = check::findings_summary_table(&a.all_findings()),
     )
 }

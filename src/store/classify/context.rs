@@ -37,6 +37,8 @@ pub(crate) struct Context<'c> {
     pub(crate) finding_catalogues: BTreeSet<String>,
     /// Interned tool names and shared menus (schema 3).
     pub(super) packer: Packer,
+    /// What the audit findings keep across runs.
+    pub(super) audit: super::audit::AuditCache,
 }
 
 impl<'c> Context<'c> {
@@ -56,6 +58,7 @@ impl<'c> Context<'c> {
             cases: HashMap::new(),
             finding_catalogues: BTreeSet::new(),
             packer: Packer::default(),
+            audit: super::audit::AuditCache::new(config),
         }
     }
 
@@ -72,6 +75,7 @@ impl<'c> Context<'c> {
     /// Forgets a cached catalogue (it changed).
     pub(crate) fn forget_catalogue(&mut self, version: &str) {
         self.catalogues.remove(version);
+        self.audit.forget(version);
         self.catalogue_schemas.remove(version);
     }
 

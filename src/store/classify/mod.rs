@@ -1,6 +1,7 @@
 //! The classification pass: reads the runs an import touched, walks the
 //! ladder for each of their decisions and writes the verdicts and findings.
 
+mod audit;
 mod catalogue;
 mod context;
 mod explain;
@@ -164,7 +165,7 @@ pub(crate) fn classify_loaded(
         }
         let label = v.label.as_ref();
         let label_json = |f: fn(&Label) -> &Vec<String>| {
-            label.map(|(l, _)| serde_json::to_string(f(l)).expect("serialises"))
+            label.map(|(l, _)| serde_json::to_string(f(l))).transpose()
         };
         let reason = match &c.error {
             Some(e) => Some(e.reason()),
@@ -212,8 +213,8 @@ pub(crate) fn classify_loaded(
             c.progress.map(|p| p.as_str()),
             c.violated,
             label.map(|(_, s)| s.as_str()),
-            label_json(|l| &l.acceptable),
-            label_json(|l| &l.forbidden),
+            label_json(|l| &l.acceptable)?,
+            label_json(|l| &l.forbidden)?,
             c.in_registry,
             c.in_exposed,
             c.in_retrieved,
@@ -307,7 +308,7 @@ pub(crate) fn classify_loaded(
         summary[3],
         summary[4],
     ])?;
-    Ok(())
+    audit::audit_run(ctx, run_id, run, decisions)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -5,6 +5,7 @@
 mod compare;
 mod confusions;
 mod decisions;
+mod findings;
 mod form;
 mod ladder;
 mod refusals;
@@ -21,6 +22,7 @@ pub use compare::{
 };
 pub use confusions::{ConfusionsState, MATRIX};
 pub use decisions::DecisionsState;
+pub use findings::{FindingListState, FindingsState};
 pub use form::{FilterForm, form_of, parse_form};
 pub use ladder::{LadderState, TREND_DAYS};
 pub use refusals::RefusalsState;
@@ -149,6 +151,7 @@ pub struct App {
     pub tools: ToolsState,
     pub tool: ToolState,
     pub decisions: DecisionsState,
+    pub findings: FindingsState,
     pub compare: CompareState,
     pub tool_diff: ToolDiffState,
     pub details: DetailCache,
@@ -187,6 +190,11 @@ impl App {
             tools: ToolsState::default(),
             tool: ToolState::default(),
             decisions: DecisionsState::default(),
+            findings: FindingsState {
+                since: until - WEEK,
+                until,
+                ..Default::default()
+            },
             compare: CompareState::default(),
             tool_diff: ToolDiffState::default(),
             details: DetailCache::default(),

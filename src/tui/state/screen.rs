@@ -13,6 +13,10 @@ pub enum Screen {
     Tool,
     /// A list of decisions (from a rung, a refusal reason or a cell).
     Decisions,
+    /// Findings per kind, this window and the one before.
+    Findings,
+    /// One kind's findings (from Findings).
+    FindingList,
     /// Menus side by side on the same tasks.
     Compare,
     /// One tool between two catalogue versions (from Tools).
@@ -21,13 +25,14 @@ pub enum Screen {
 
 impl Screen {
     /// The screens of the tab bar, in number-key order.
-    pub const TABS: [Screen; 7] = [
+    pub const TABS: [Screen; 8] = [
         Screen::Ladder,
         Screen::Runs,
         Screen::Run,
         Screen::Refusals,
         Screen::Confusions,
         Screen::Tools,
+        Screen::Findings,
         Screen::Compare,
     ];
 
@@ -40,6 +45,7 @@ impl Screen {
             Screen::Refusals => 4,
             Screen::Confusions => 5,
             Screen::Tools => 6,
+            Screen::Findings => 7,
             Screen::Compare => 8,
             _ => return None,
         })
@@ -55,6 +61,8 @@ impl Screen {
             Screen::Tools => "Tools",
             Screen::Tool => "Tool",
             Screen::Decisions => "Decisions",
+            Screen::Findings => "Findings",
+            Screen::FindingList => "Kind",
             Screen::Compare => "Compare",
             Screen::ToolDiff => "Tool diff",
         }
@@ -65,6 +73,7 @@ impl Screen {
         match self {
             Screen::Tool | Screen::ToolDiff => Screen::Tools,
             Screen::Decisions => Screen::Ladder,
+            Screen::FindingList => Screen::Findings,
             s => s,
         }
     }

@@ -50,6 +50,6 @@ pub(super) fn act(app: &mut App, action: Action) {
             }
             _ => format!("decisions that failed at {}", rung.as_str().to_uppercase()),
         };
-        decisions::open(app, DecisionSet::Rung(rung.as_str().to_string()), title);
+        decisions::open(app, DecisionSet::Rung(rung), title);
     }
 }

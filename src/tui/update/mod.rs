@@ -13,6 +13,7 @@
 mod compare;
 mod confusions;
 mod decisions;
+mod findings;
 mod form;
 mod ladder;
 mod refusals;
@@ -46,6 +47,8 @@ impl App {
             Screen::Tools => tools::ensure(self),
             Screen::Tool => tools::ensure_tool(self),
             Screen::Decisions => decisions::ensure(self),
+            Screen::Findings => findings::ensure(self),
+            Screen::FindingList => findings::ensure_list(self),
             Screen::Compare => compare::ensure(self),
             Screen::ToolDiff => compare::ensure_tool_diff(self),
         }
@@ -78,6 +81,12 @@ impl App {
         self.tools.matches = None;
         self.tool.audit = Load::default();
         self.decisions.page = Paged::default();
+        self.findings.data = Load::default();
+        self.findings.list.page = Paged::default();
+        if let (Some(s), Some(u)) = (self.filter.since, self.filter.until) {
+            self.findings.since = s;
+            self.findings.until = u;
+        }
         compare::filter_changed(self);
         if let Some(row) = self.run.timeline.selected() {
             self.run.want_step = Some(row.step);
@@ -229,6 +238,8 @@ fn screen_action(app: &mut App, action: Action) {
         Screen::Tools => tools::act(app, action),
         Screen::Tool => tools::act_tool(app, action),
         Screen::Decisions => decisions::act(app, action),
+        Screen::Findings => findings::act(app, action),
+        Screen::FindingList => findings::act_list(app, action),
         Screen::Compare => compare::act(app, action),
         Screen::ToolDiff => compare::act_tool_diff(app, action),
     }

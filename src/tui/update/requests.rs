@@ -2,7 +2,7 @@
 //! and takes back only the answer to the latest request of each slot (a
 //! stale answer is dropped); each answer goes to its screen's module.
 
-use super::{compare, confusions, decisions, refusals, run, runs, tools, viewer};
+use super::{compare, confusions, decisions, findings, refusals, run, runs, tools, viewer};
 use crate::store::browse::Anchor;
 use crate::tui::state::App;
 use crate::tui::worker::{Done, Request, Response, Slot};
@@ -59,6 +59,8 @@ impl App {
             Response::Payload(c) => viewer::take_chunk(self, *c),
             Response::PayloadSeek(points) => viewer::take_seek(self, points),
             Response::Decisions(page) => decisions::take_page(self, anchor, page),
+            Response::Findings(c) => findings::take(self, c),
+            Response::FindingList(page) => findings::take_page(self, anchor, page),
             Response::Catalogues(v) => compare::take_catalogues(self, v),
             Response::Compare(r) => compare::take_compare(self, r),
             Response::CellAttempts(a) => compare::take_cell(self, *a),
@@ -87,6 +89,8 @@ impl App {
             Slot::RunHeader => self.run.header.fail(e),
             Slot::Timeline => self.run.timeline.fail(e),
             Slot::Decisions => self.decisions.page.fail(e),
+            Slot::Findings => self.findings.data.fail(e),
+            Slot::FindingList => self.findings.list.page.fail(e),
             Slot::Catalogues => self.compare.catalogues.fail(e),
             Slot::Compare => self.compare.result.fail(e),
             Slot::CellAttempts => {

@@ -15,34 +15,37 @@ use crate::tui::theme::Theme;
 
 pub(super) fn tabs(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
-    let mut spans = vec![Span::styled(" rung ", t.title())];
-    // Every title, spaced, while they fit; then closer; then the current
-    // tab's title and the others' numbers.
+    // Every title, spaced, while they fit; then closer; then unpadded (eight
+    // titles in 80 columns); then the current tab's title and the others'
+    // numbers.
     let titles: usize = Screen::TABS.iter().map(|s| s.title().chars().count()).sum();
     let n = Screen::TABS.len();
     let crumb = matches!(
         app.screen,
-        Screen::Tool | Screen::Decisions | Screen::ToolDiff
+        Screen::Tool | Screen::Decisions | Screen::ToolDiff | Screen::FindingList
     )
     .then(|| format!("  › {}", app.screen.title()));
     let room =
         (area.width as usize).saturating_sub(crumb.as_ref().map_or(0, |c| c.chars().count()));
-    let (gap, all) = if 6 + titles + 5 * n <= room {
-        (" ", true)
+    let (gap, all, pad) = if 6 + titles + 5 * n <= room {
+        (" ", true, true)
     } else if 6 + titles + 4 * n <= room {
-        ("", true)
+        ("", true, true)
+    } else if 4 + titles + 3 * n <= room {
+        (" ", true, false)
     } else {
-        (" ", false)
+        (" ", false, true)
     };
+    let mut spans = vec![Span::styled(if pad { " rung " } else { "rung" }, t.title())];
     for (i, s) in Screen::TABS.iter().enumerate() {
         let key = s.number().unwrap_or(i as u8 + 1);
         let here = app.screen.tab() == *s;
         spans.push(Span::raw(gap));
         spans.push(Span::styled(
-            if all || here {
-                format!(" {key} {} ", s.title())
-            } else {
-                format!(" {key} ")
+            match (all || here, pad) {
+                (true, true) => format!(" {key} {} ", s.title()),
+                (true, false) => format!("{key} {}", s.title()),
+                (false, _) => format!(" {key} "),
             },
             t.tab(here),
         ));

@@ -5,6 +5,7 @@
 mod compare;
 mod confusions;
 pub mod detail;
+mod findings;
 mod frame;
 mod ladder;
 mod refusals;
@@ -55,6 +56,8 @@ pub fn draw(f: &mut Frame, app: &App) {
             Screen::Tools => tools::draw(f, app, parts.body),
             Screen::Tool => tools::draw_tool(f, app, parts.body),
             Screen::Decisions => runs::draw_decisions(f, app, parts.body),
+            Screen::Findings => findings::draw(f, app, parts.body),
+            Screen::FindingList => findings::draw_list(f, app, parts.body),
             Screen::Compare => compare::draw(f, app, parts.body),
             Screen::ToolDiff => compare::draw_tool_diff(f, app, parts.body),
         }
@@ -165,17 +168,6 @@ pub fn short_badge<'a>(rung: Rung, theme: &Theme) -> Span<'a> {
         Rung::Progress => "PROGRESS",
     };
     Span::styled(text.to_string(), theme.rung(rung))
-}
-
-/// The badge (`short`: at most 9 columns) of a rung as a row stores it; a
-/// name no rung has (a damaged database) shows as itself, escaped, marked
-/// with `?` in the error style.
-pub fn stored_badge<'a>(name: &str, short: bool, theme: &Theme) -> Span<'a> {
-    match Rung::parse(name) {
-        Some(r) if short => short_badge(r, theme),
-        Some(r) => badge(r, theme),
-        None => Span::styled(format!("?{}", esc(name)), theme.bad()),
-    }
 }
 
 /// Words of `text` in lines of at most `width` columns (long words cut).
@@ -292,18 +284,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_stored_rung_shows_as_its_badge_and_a_damaged_one_as_itself() {
+    fn a_rung_shows_as_its_badge() {
+        // (A stored name no rung has is the store's error, naming the row.)
         let t = Theme { color: true };
-        let b = stored_badge("passed", false, &t);
+        let b = badge(Rung::Passed, &t);
         assert_eq!((b.content.as_ref(), b.style), ("passed", t.good()));
-        let b = stored_badge("authorization", false, &t);
+        let b = badge(Rung::Authorization, &t);
         assert_eq!(b.content, "AUTHORIZATION");
-        assert_eq!(stored_badge("authorization", true, &t).content, "AUTHORIZE");
-        // A name no rung has: escaped, marked, in the error style.
-        let b = stored_badge("Selection\u{1b}[2J", true, &t);
-        assert_eq!(
-            (b.content.as_ref(), b.style),
-            ("?Selection\\x1b[2J", t.bad())
-        );
+        assert_eq!(short_badge(Rung::Authorization, &t).content, "AUTHORIZE");
     }
 }

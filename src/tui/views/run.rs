@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::detail::detail_lines;
-use super::{block, esc, loading, n, opt, pending, stored_badge, waiting, yes_no};
+use super::{block, esc, loading, n, opt, pending, short_badge, waiting, yes_no};
 use crate::store::browse::{DecisionRow, PayloadColumn};
 use crate::tui::layout::{self, List};
 use crate::tui::payload::human_bytes;
@@ -24,8 +24,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             Line::raw(""),
             Line::raw("Open one from Runs (2, then Enter), or from any decision list:"),
             Line::raw(
-                "Enter on a rung of the Ladder (1), a reason in Refusals (4), a cell in Confusions (5).",
+                "Enter on a rung of the Ladder (1), a reason in Refusals (4), a cell in Confusions (5),",
             ),
+            Line::raw("or a finding of a kind in Findings (7)."),
         ];
         f.render_widget(Paragraph::new(lines).block(block(" Run ", t, true)), area);
         return;
@@ -147,7 +148,16 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
         .skip(top)
         .take(h)
         .map(|(i, (_, d))| {
-            let mut cells = vec![Cell::from(Line::from(d.step.to_string()).right_aligned())];
+            // A mark on decisions that carry findings (their detail lists them).
+            let mark = if d.findings > 0 {
+                Span::styled("!", t.warn())
+            } else {
+                Span::raw(" ")
+            };
+            let mut cells = vec![
+                Cell::from(mark),
+                Cell::from(Line::from(d.step.to_string()).right_aligned()),
+            ];
             if wide {
                 cells.push(Cell::from(Line::from(d.turn.to_string()).right_aligned()));
             }
@@ -155,7 +165,7 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
                 cells.push(Cell::from(opt(&d.phase, "-").into_owned()));
             }
             cells.push(Cell::from(opt(&d.selected, "(no call)").into_owned()));
-            cells.push(Cell::from(Line::from(stored_badge(&d.rung, true, t))));
+            cells.push(Cell::from(Line::from(short_badge(d.rung, t))));
             cells.push(Cell::from(super::runs::short_outcome(d)));
             if matched {
                 cells.push(Cell::from(matching_cell(d, t)));
@@ -174,6 +184,7 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
     let (widths, head): (Vec<Constraint>, Vec<&str>) = if wide {
         (
             vec![
+                Constraint::Length(1),
                 Constraint::Length(4),
                 Constraint::Length(4),
                 Constraint::Length(8),
@@ -183,29 +194,31 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
                 Constraint::Length(8),
             ],
             vec![
-                "step", "turn", "phase", "selected", "rung", "outcome", "progress",
+                "", "step", "turn", "phase", "selected", "rung", "outcome", "progress",
             ],
         )
     } else if phase {
         (
             vec![
+                Constraint::Length(1),
                 Constraint::Length(4),
                 Constraint::Length(8),
                 Constraint::Fill(2),
                 Constraint::Length(9),
                 Constraint::Fill(2),
             ],
-            vec!["step", "phase", "selected", "rung", "outcome"],
+            vec!["", "step", "phase", "selected", "rung", "outcome"],
         )
     } else {
         (
             vec![
+                Constraint::Length(1),
                 Constraint::Length(4),
                 Constraint::Fill(3),
                 Constraint::Length(9),
                 Constraint::Fill(2),
             ],
-            vec!["step", "selected", "rung", "outcome"],
+            vec!["", "step", "selected", "rung", "outcome"],
         )
     };
     let (mut widths, mut head) = (widths, head);

@@ -130,6 +130,18 @@ pub fn answer(
             set,
             anchor,
         } => Response::Decisions(browse::decisions_page(conn, &filter, &set, &anchor, PAGE)?),
+        Request::Findings {
+            filter,
+            since,
+            until,
+        } => Response::Findings(Box::new(browse::finding_counts(
+            conn, &filter, since, until,
+        )?)),
+        Request::FindingList {
+            filter,
+            set,
+            anchor,
+        } => Response::FindingList(browse::findings_page(conn, &filter, &set, &anchor, PAGE)?),
         Request::Catalogues => Response::Catalogues(compare::catalogues(conn)?),
         Request::Compare { filter, ask } => {
             let mask = |s: &str| shared.redactor.apply(s).into_owned();

@@ -8,8 +8,8 @@ use super::Slot;
 use crate::filter::Filter;
 use crate::metrics::{Confusions, LadderCounts, Metrics, RefusalReport, ToolUsage};
 use crate::store::browse::{
-    Anchor, DecisionRow, DecisionSet, Detail, FilterHints, Page, PayloadColumn, RunHeader, RunSort,
-    ToolAudit, ToolDef, ToolFlags,
+    Anchor, DecisionRow, DecisionSet, Detail, FilterHints, FindingCounts, FindingItem, FindingSet,
+    Page, PayloadColumn, RunHeader, RunSort, ToolAudit, ToolDef, ToolFlags,
 };
 use crate::store::compare::{
     CatalogueInfo, CellAttempts, CellSpec, CompareAsk, CompareReport, ToolDiffView,
@@ -93,6 +93,18 @@ pub enum Request {
         set: DecisionSet,
         anchor: Anchor,
     },
+    /// Findings per kind in `[since, until)` and the window before.
+    Findings {
+        filter: Filter,
+        since: i64,
+        until: i64,
+    },
+    /// A page of one kind's findings.
+    FindingList {
+        filter: Filter,
+        set: FindingSet,
+        anchor: Anchor,
+    },
     /// The stored catalogue versions (the Compare screen's picker).
     Catalogues,
     /// Menus side by side (the Compare screen).
@@ -127,6 +139,7 @@ impl Request {
                 | Request::Tools(_)
                 | Request::ToolAudit { .. }
                 | Request::Hints
+                | Request::Findings { .. }
                 | Request::Compare { .. }
                 | Request::CellAttempts { .. }
                 | Request::ToolDiff { .. }
@@ -199,6 +212,8 @@ pub enum Response {
     Payload(Box<Chunk>),
     PayloadSeek(Vec<(u64, Indent)>),
     Decisions(Page<DecisionRow>),
+    Findings(Box<FindingCounts>),
+    FindingList(Page<FindingItem>),
     Catalogues(Vec<CatalogueInfo>),
     Compare(Arc<CompareReport>),
     CellAttempts(Box<Option<CellAttempts>>),

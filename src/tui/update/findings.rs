@@ -1,0 +1,143 @@
+//! The Findings screen: a week of findings by kind, beside the week
+//! before, moved a week at a time; Enter lists a kind's findings
+//! (FindingList), and Enter there opens the run at the finding's decision.
+
+use super::run;
+use crate::store::browse::{Anchor, FindingItem, FindingSet, Page};
+use crate::tui::action::Action;
+use crate::tui::layout;
+use crate::tui::paged::{Cursor, Paged};
+use crate::tui::state::{App, FindingListState, Load, Screen};
+use crate::tui::worker::{Request, Slot};
+use crate::window::WEEK;
+
+pub(super) fn ensure(app: &mut App) {
+    if app.findings.data.wants() {
+        app.findings.data.begin();
+        app.request(
+            Slot::Findings,
+            Request::Findings {
+                filter: app.filter.clone(),
+                since: app.findings.since,
+                until: app.findings.until,
+            },
+        );
+    }
+}
+
+pub(super) fn take(app: &mut App, c: Box<crate::store::browse::FindingCounts>) {
+    let n = c.rows.len();
+    app.findings.data.set(c);
+    let h = app.height(layout::List::Findings);
+    app.findings.cursor.fit(n, h);
+}
+
+/// Shows the window `[since, until)` instead.
+fn shift(app: &mut App, since: i64, until: i64) {
+    app.findings.since = since;
+    app.findings.until = until;
+    app.findings.data = Load::default();
+    app.findings.cursor = Cursor::default();
+    app.ensure();
+}
+
+pub(super) fn act(app: &mut App, action: Action) {
+    let h = app.height(layout::List::Findings);
+    let len = app
+        .findings
+        .data
+        .value
+        .as_ref()
+        .map(|d| d.rows.len())
+        .unwrap_or(0);
+    let (s, u) = (app.findings.since, app.findings.until);
+    match action {
+        Action::WeekBack | Action::Left => shift(app, s - WEEK, u - WEEK),
+        Action::WeekForward | Action::Right => shift(app, s + WEEK, u + WEEK),
+        Action::ThisWeek => {
+            let now = app.opts.now_us;
+            shift(app, now - WEEK, now)
+        }
+        Action::Enter => {
+            let Some(d) = &app.findings.data.value else {
+                return;
+            };
+            if let Some(row) = d.rows.get(app.findings.cursor.sel) {
+                app.findings.list = FindingListState {
+                    set: Some(FindingSet {
+                        kind: row.kind.clone(),
+                        since: s,
+                        until: u,
+                    }),
+                    page: Paged::default(),
+                };
+                app.go(Screen::FindingList);
+            }
+        }
+        a => {
+            if let Some(d) = a.delta(h) {
+                app.findings.cursor.move_by(d, len, h);
+            }
+        }
+    }
+}
+
+pub(super) fn ensure_list(app: &mut App) {
+    let l = &app.findings.list;
+    if l.set.is_some() && !l.page.loaded && !l.page.loading {
+        let a = app.findings.list.page.reset(Anchor::First);
+        request_page(app, a);
+    }
+}
+
+fn request_page(app: &mut App, anchor: Anchor) {
+    let Some(set) = app.findings.list.set.clone() else {
+        return;
+    };
+    let request = Request::FindingList {
+        filter: app.filter.clone(),
+        set,
+        anchor: anchor.clone(),
+    };
+    app.request_page(Slot::FindingList, anchor, request);
+}
+
+pub(super) fn take_page(app: &mut App, anchor: Option<Anchor>, page: Page<FindingItem>) {
+    let h = app.height(layout::List::FindingList);
+    if let Some(a) = anchor
+        && let Some(next) = app.findings.list.page.apply(&a, page, h)
+    {
+        request_page(app, next);
+    }
+}
+
+pub(super) fn act_list(app: &mut App, action: Action) {
+    let h = app.height(layout::List::FindingList);
+    if matches!(action, Action::Top | Action::Bottom) {
+        let a = if action == Action::Top {
+            Anchor::First
+        } else {
+            Anchor::Last
+        };
+        let a = app.findings.list.page.reset(a);
+        request_page(app, a);
+    } else if let Some(d) = action.delta(h) {
+        if let Some(a) = app.findings.list.page.move_by(d, h) {
+            request_page(app, a);
+        }
+    } else if action == Action::Enter
+        && let Some(item) = app.findings.list.page.selected()
+    {
+        match (&item.row.run_id, item.row.step) {
+            (Some(run_id), step) => {
+                let run_id = run_id.clone();
+                run::open(app, run_id, step);
+            }
+            _ => {
+                app.status = Some(
+                    "a catalogue finding: it is about a catalogue's tool, not a run".to_string(),
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! Findings: a week of findings by kind beside the week before (with the
+//! change, and the undated ones: catalogue findings and decisions with no
+//! time); and one kind's findings, each with its run, step and tool, the
+//! selected one's detail whole below.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+
+use super::{block, day, esc, minute, n, opt, pending};
+use crate::report::change;
+use crate::tui::layout::{self, List};
+use crate::tui::state::App;
+use crate::window::DAY;
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let fs = &app.findings;
+    let (top, table) = layout::findings(area);
+    let window = format!(
+        " Findings by kind · {} → {} (UTC, {} days) ",
+        day(fs.since),
+        day(fs.until),
+        (fs.until - fs.since) / DAY
+    );
+    let tb = block(window, t, false);
+    let Some(d) = &fs.data.value else {
+        f.render_widget(pending(fs.data.error.as_deref(), t).block(tb), top);
+        f.render_widget(block(" ", t, true), table);
+        return;
+    };
+    let total: u64 = d.rows.iter().map(|r| r.count).sum();
+    let prev: u64 = d.rows.iter().map(|r| r.previous).sum();
+    let undated: u64 = d.rows.iter().map(|r| r.undated).sum();
+    let mut spans = vec![
+        Span::styled(
+            format!("{} finding{}", n(total), if total == 1 { "" } else { "s" }),
+            t.header(),
+        ),
+        Span::raw(format!(
+            " in {} run{} (previous window: {})",
+            n(d.runs),
+            if d.runs == 1 { "" } else { "s" },
+            n(prev)
+        )),
+    ];
+    if undated > 0 {
+        spans.push(Span::styled(
+            format!(
+                " · {} undated (catalogue findings, decisions with no time)",
+                n(undated)
+            ),
+            t.dim(),
+        ));
+    }
+    f.render_widget(
+        Paragraph::new(Line::from(spans))
+            .wrap(Wrap { trim: true })
+            .block(tb),
+        top,
+    );
+
+    let h = layout::list_height(List::Findings, app.size);
+    let tbl = block(" kinds (Enter: the findings of one) ", t, true);
+    if d.rows.is_empty() {
+        let lines = vec![
+            Line::styled("No findings in this window or the one before.", t.dim()),
+            Line::raw(""),
+            Line::raw("[ and ] move by a week; `rung report findings` counts every finding."),
+        ];
+        f.render_widget(Paragraph::new(lines).block(tbl), table);
+        return;
+    }
+    let top_row = fs.cursor.visible_top(h);
+    let rows: Vec<Row> = d
+        .rows
+        .iter()
+        .enumerate()
+        .skip(top_row)
+        .take(h)
+        .map(|(i, x)| {
+            let ch = change(x.count, x.previous);
+            let ch_style = if ch.starts_with('+') || ch == "new" {
+                t.bad()
+            } else if ch.starts_with('-') || ch == "gone" {
+                t.good()
+            } else {
+                t.dim()
+            };
+            let row = Row::new(vec![
+                Cell::from(Span::styled(esc(&x.kind).into_owned(), t.warn())),
+                Cell::from(Line::from(n(x.count)).right_aligned()),
+                Cell::from(Line::from(n(x.runs)).right_aligned()),
+                Cell::from(Line::from(n(x.previous)).right_aligned()),
+                Cell::from(Line::from(Span::styled(ch, ch_style)).right_aligned()),
+                Cell::from(Line::from(n(x.undated)).right_aligned()),
+            ]);
+            if i == fs.cursor.sel {
+                row.style(t.selected())
+            } else {
+                row
+            }
+        })
+        .collect();
+    let head = Row::new(vec![
+        Cell::from("kind"),
+        Cell::from(Line::from("count").right_aligned()),
+        Cell::from(Line::from("runs").right_aligned()),
+        Cell::from(Line::from("prev wk").right_aligned()),
+        Cell::from(Line::from("change").right_aligned()),
+        Cell::from(Line::from("undated").right_aligned()),
+    ])
+    .style(t.header());
+    let widths = [
+        Constraint::Fill(1),
+        Constraint::Length(8),
+        Constraint::Length(7),
+        Constraint::Length(8),
+        Constraint::Length(7),
+        Constraint::Length(8),
+    ];
+    f.render_widget(Table::new(rows, widths).header(head).block(tbl), table);
+}
+
+pub fn draw_list(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.opts.theme;
+    let l = &app.findings.list;
+    let (list, detail) = layout::finding_list(area);
+    let title = match &l.set {
+        Some(s) => format!(
+            " {} · {} → {}, and undated ",
+            esc(&s.kind),
+            day(s.since),
+            day(s.until)
+        ),
+        None => " Findings ".to_string(),
+    };
+    let pos = match (l.page.position(), l.page.total) {
+        (Some(i), Some(total)) if !l.page.rows.is_empty() => {
+            format!(" {} of {} ", n(i + 1), n(total))
+        }
+        (Some(i), None) if !l.page.rows.is_empty() => format!(" {} ", n(i + 1)),
+        _ => String::new(),
+    };
+    let b = block(title, t, true).title_bottom(Line::from(pos).right_aligned());
+    if !l.page.loaded {
+        f.render_widget(pending(l.page.error.as_deref(), t).block(b), list);
+        f.render_widget(block(" detail ", t, false), detail);
+        return;
+    }
+    if l.page.rows.is_empty() {
+        f.render_widget(
+            Paragraph::new(Line::styled(
+                "no finding of this kind in the window and the filter",
+                t.dim(),
+            ))
+            .block(b),
+            list,
+        );
+        f.render_widget(block(" detail ", t, false), detail);
+        return;
+    }
+    let h = layout::list_height(List::FindingList, app.size);
+    let wide = list.width >= 100;
+    let top = l.page.cursor.visible_top(h);
+    let rows: Vec<Row> = l
+        .page
+        .rows
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(h)
+        .map(|(i, (_, x))| {
+            let mut cells = vec![
+                Cell::from(opt(&x.row.run_id, "-").into_owned()),
+                Cell::from(
+                    Line::from(x.row.step.map(|s| s.to_string()).unwrap_or("-".into()))
+                        .right_aligned(),
+                ),
+                Cell::from(opt(&x.row.tool, "-").into_owned()),
+            ];
+            if wide {
+                cells.push(Cell::from(opt(&x.row.catalogue, "-").into_owned()));
+                cells.push(Cell::from(
+                    x.time_us.map(minute).unwrap_or_else(|| "undated".into()),
+                ));
+            }
+            cells.push(Cell::from(Span::styled(
+                esc(&x.row.detail).into_owned(),
+                t.dim(),
+            )));
+            let row = Row::new(cells);
+            if i == l.page.cursor.sel {
+                row.style(t.selected())
+            } else {
+                row
+            }
+        })
+        .collect();
+    let (widths, head): (Vec<Constraint>, Vec<&str>) = if wide {
+        (
+            vec![
+                Constraint::Length(16),
+                Constraint::Length(4),
+                Constraint::Length(20),
+                Constraint::Length(12),
+                Constraint::Length(16),
+                Constraint::Fill(1),
+            ],
+            vec!["run", "step", "tool", "catalogue", "time", "detail"],
+        )
+    } else {
+        (
+            vec![
+                Constraint::Length(14),
+                Constraint::Length(4),
+                Constraint::Length(16),
+                Constraint::Fill(1),
+            ],
+            vec!["run", "step", "tool", "detail"],
+        )
+    };
+    let head = Row::new(head).style(t.header());
+    f.render_widget(Table::new(rows, widths).header(head).block(b), list);
+
+    // The selected finding's detail, whole.
+    let text = l
+        .page
+        .selected()
+        .map(|x| esc(&x.row.detail).into_owned())
+        .unwrap_or_default();
+    let hint = match l.page.selected() {
+        Some(x) if x.row.run_id.is_some() => " detail (Enter: open the run at this decision) ",
+        _ => " detail ",
+    };
+    f.render_widget(
+        Paragraph::new(text)
+            .wrap(Wrap { trim: true })
+            .block(block(hint, t, false)),
+        detail,
+    );
+}
