@@ -234,7 +234,7 @@ pub fn next_failing(
 /// The decision id of (run, step).
 pub fn decision_id(conn: &Connection, run_id: &str, step: i64) -> Result<Option<i64>> {
     Ok(conn
-        .prepare_cached("SELECT id FROM decisions WHERE run_id = ?1 AND step = ?2")?
+        .prepare_cached("SELECT id FROM decision_rows WHERE run_id = ?1 AND step = ?2")?
         .query_row(params![run_id, step], |r| r.get(0))
         .optional()?)
 }
@@ -242,7 +242,7 @@ pub fn decision_id(conn: &Connection, run_id: &str, step: i64) -> Result<Option<
 /// Steps of a run in order (an error naming the run when it has none).
 pub fn run_steps(conn: &Connection, run_id: &str) -> Result<Vec<i64>> {
     let steps: Vec<i64> = conn
-        .prepare_cached("SELECT step FROM decisions WHERE run_id = ?1 ORDER BY step")?
+        .prepare_cached("SELECT step FROM decision_rows WHERE run_id = ?1 ORDER BY step")?
         .query_map([run_id], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     if steps.is_empty() {
