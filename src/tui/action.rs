@@ -33,6 +33,12 @@ pub enum Action {
     ShowResult,
     ShowRaw,
     ToggleMatrix,
+    /// Tool: scroll the pane a line (j/k move the rule cursor).
+    ScrollDown,
+    ScrollUp,
+    /// Refusals: the next (previous) day of the per-day sparkline.
+    NextDay,
+    PrevDay,
     WeekBack,
     WeekForward,
     ThisWeek,

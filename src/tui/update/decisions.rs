@@ -2,18 +2,20 @@
 //! confusion cell, paged from SQLite; Enter opens the run at the decision.
 
 use super::run;
-use crate::store::browse::{Anchor, DecisionRow, DecisionSet, Page};
+use crate::store::browse::{Anchor, DecisionRow, Drill, Page};
 use crate::tui::action::Action;
 use crate::tui::layout;
 use crate::tui::paged::Paged;
 use crate::tui::state::{App, DecisionsState, Screen};
 use crate::tui::worker::{Request, Slot};
 
-/// Shows the decisions of `set` under `title`.
-pub(super) fn open(app: &mut App, set: DecisionSet, title: String) {
+/// Shows the decisions of `set` under `title`; `count` is the number the
+/// screen showed for them (the title says it).
+pub(super) fn open(app: &mut App, set: Drill, count: Option<u64>, title: String) {
     app.decisions = DecisionsState {
         set: Some(set),
         title,
+        count,
         page: Paged::default(),
     };
     app.go(Screen::Decisions);

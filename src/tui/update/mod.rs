@@ -172,6 +172,7 @@ fn back(app: &mut App) {
         Screen::Runs => runs::back(app),
         Screen::Tools => tools::back(app),
         Screen::Compare => compare::back(app),
+        Screen::Refusals => app.refusals.day.take().is_some(),
         _ => false,
     };
     if closed {

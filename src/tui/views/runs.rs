@@ -307,11 +307,17 @@ pub fn draw_decisions(f: &mut Frame, app: &App, area: Rect) {
     let h = layout::list_height(List::Decisions, app.size);
     let ds = &app.decisions;
     let p = &ds.page;
-    let title = format!(
-        " {}{} ",
-        esc(&ds.title),
-        p.total.map(|x| format!(" · {}", n(x))).unwrap_or_default()
-    );
+    // The count drilled into, then what the decisions are; a list that no
+    // longer holds that many (the data changed) says how many it holds.
+    let title = match (ds.count, p.total) {
+        (Some(c), Some(t)) if c != t => format!(" {} · {} now ", esc(&ds.heading()), n(t)),
+        (Some(_), _) => format!(" {} ", esc(&ds.heading())),
+        (None, t) => format!(
+            " {}{} ",
+            esc(&ds.heading()),
+            t.map(|x| format!(" · {}", n(x))).unwrap_or_default()
+        ),
+    };
     let b = block(title, t, true).title_bottom(Line::from(position(p)).right_aligned());
     if !p.loaded {
         f.render_widget(pending(p.error.as_deref(), t).block(b), area);

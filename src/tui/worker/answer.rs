@@ -129,7 +129,7 @@ pub fn answer(
             filter,
             set,
             anchor,
-        } => Response::Decisions(browse::decisions_page(conn, &filter, &set, &anchor, PAGE)?),
+        } => Response::Decisions(browse::drill_page(conn, &filter, &set, &anchor, PAGE)?),
         Request::Findings {
             filter,
             since,

@@ -8,8 +8,8 @@ use super::Slot;
 use crate::filter::Filter;
 use crate::metrics::{Confusions, LadderCounts, Metrics, RefusalReport, ToolUsage};
 use crate::store::browse::{
-    Anchor, DecisionRow, DecisionSet, Detail, FilterHints, FindingCounts, FindingItem, FindingSet,
-    Page, PayloadColumn, RunHeader, RunSort, ToolAudit, ToolDef, ToolFlags,
+    Anchor, DecisionRow, Detail, Drill, FilterHints, FindingCounts, FindingItem, FindingSet, Page,
+    PayloadColumn, RunHeader, RunSort, ToolAudit, ToolDef, ToolFlags,
 };
 use crate::store::compare::{
     CatalogueInfo, CellAttempts, CellSpec, CompareAsk, CompareReport, ToolDiffView,
@@ -90,7 +90,7 @@ pub enum Request {
     },
     Decisions {
         filter: Filter,
-        set: DecisionSet,
+        set: Drill,
         anchor: Anchor,
     },
     /// Findings per kind in `[since, until)` and the window before.
@@ -143,6 +143,10 @@ impl Request {
                 | Request::Compare { .. }
                 | Request::CellAttempts { .. }
                 | Request::ToolDiff { .. }
+                | Request::Decisions {
+                    set: Drill::Rule { .. },
+                    ..
+                }
         )
     }
 }

@@ -1,0 +1,383 @@
+//! Drill-downs: the decisions behind every count the TUI shows, as named
+//! queries paged by keyset. The rung, confusion cell and refusal group
+//! lists live in `decisions` ([`DecisionSet`]); this file adds the others —
+//! a boundary count, a day of refusals, a tool's visible / selected /
+//! refused counts and a rule row of a tool's "why visible" audit — and
+//! [`drill_page`], one entry point for all of them.
+
+use std::collections::BTreeMap;
+
+use rusqlite::types::Value as Sql;
+use rusqlite::{Connection, OptionalExtension, params_from_iter};
+
+use super::classify::load_catalogue;
+use super::decisions::{DECISION_COLUMNS, DecisionRow, DecisionSet, decision_row, decisions_page};
+use super::filter_sql::FilterSql;
+use super::menu::{MENU_SELECT, menu_row};
+use super::paging::{Anchor, Key, Page, Spec};
+use super::refusals::refused;
+use crate::error::Result;
+use crate::filter::Filter;
+use crate::ladder::{self, Menu};
+
+/// Which of a tool's counts (the Tools screen's columns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ToolCount {
+    /// Decisions on its catalogue whose retrieved set held the tool.
+    Visible,
+    /// Decisions that selected it.
+    Selected,
+    /// Decisions that selected it and were refused.
+    Refused,
+}
+
+impl ToolCount {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolCount::Visible => "visible",
+            ToolCount::Selected => "selected",
+            ToolCount::Refused => "refused",
+        }
+    }
+}
+
+/// The decisions behind one number on screen.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Drill {
+    /// A rung, a confusion cell or a refusal group.
+    Set(DecisionSet),
+    /// Decisions whose boundary is this stage (the Ladder's bndry column).
+    Boundary(String),
+    /// Refusals in `[since, until)` (a day of the Refusals sparkline; the
+    /// screen's window ignores the filter's own).
+    RefusalDay { since: i64, until: i64 },
+    /// A tool's visible, selected or refused count.
+    Tool {
+        catalogue: String,
+        name: String,
+        count: ToolCount,
+    },
+    /// The decisions on which one exposure rule made a tool visible (or hid
+    /// it): the first `cap` decisions on the catalogue, as the audit walks.
+    Rule {
+        catalogue: String,
+        name: String,
+        visible: bool,
+        rule: String,
+        cap: u64,
+    },
+}
+
+/// One page of the decisions behind `drill`, by decision order (time order
+/// for refusals).
+pub fn drill_page(
+    conn: &Connection,
+    f: &Filter,
+    drill: &Drill,
+    anchor: &Anchor,
+    n: usize,
+) -> Result<Page<DecisionRow>> {
+    match drill {
+        Drill::Set(set) => decisions_page(conn, f, set, anchor, n),
+        Drill::Rule {
+            catalogue,
+            name,
+            visible,
+            rule,
+            cap,
+        } => RuleWalk::new(conn, f, catalogue, name, *visible, rule, *cap)?.page(
+            conn,
+            anchor,
+            n.max(1),
+        ),
+        _ => spec(f, drill).page(conn, anchor, n, &|r| decision_row(conn, r, 2)),
+    }
+}
+
+/// The key of a row within `drill` (to page around it).
+pub fn drill_key(row: &DecisionRow, drill: &Drill) -> Key {
+    match drill {
+        Drill::Set(set) => super::decisions::decision_key(row, set),
+        Drill::RefusalDay { .. } => (
+            row.time_us.map(Sql::Integer).unwrap_or(Sql::Null),
+            Sql::Integer(row.decision_id),
+        ),
+        _ => (Sql::Integer(row.decision_id), Sql::Integer(row.decision_id)),
+    }
+}
+
+fn spec<'a>(f: &Filter, drill: &Drill) -> Spec<'a> {
+    let (clause, mut args) = match drill {
+        Drill::RefusalDay { .. } => f.without_window().decision_clause(),
+        _ => f.decision_clause(),
+    };
+    let mut from_where = format!("FROM ladder l JOIN runs r ON r.run_id = l.run_id WHERE {clause}");
+    let mut key = ("l.decision_id", None);
+    match drill {
+        Drill::Boundary(stage) => {
+            from_where.push_str(" AND l.boundary = ?");
+            args.push(Sql::Text(stage.clone()));
+        }
+        Drill::RefusalDay { since, until } => {
+            from_where.push_str(&format!(
+                " AND {} AND l.time_us >= ? AND l.time_us < ?",
+                refused()
+            ));
+            args.push(Sql::Integer(*since));
+            args.push(Sql::Integer(*until));
+            key = ("l.time_us", Some("l.decision_id"));
+        }
+        Drill::Tool {
+            catalogue,
+            name,
+            count,
+        } => {
+            args.push(Sql::Text(catalogue.clone()));
+            args.push(Sql::Text(name.clone()));
+            from_where.push_str(&match count {
+                ToolCount::Visible => " AND l.catalogue = ? AND EXISTS \
+                     (SELECT 1 FROM json_each(l.retrieved) j WHERE j.value = ?)"
+                    .to_string(),
+                ToolCount::Selected => " AND l.catalogue = ? AND l.selected = ?".to_string(),
+                ToolCount::Refused => {
+                    format!(" AND l.catalogue = ? AND l.selected = ? AND {}", refused())
+                }
+            });
+        }
+        Drill::Set(_) | Drill::Rule { .. } => unreachable!("paged elsewhere"),
+    }
+    Spec {
+        select: DECISION_COLUMNS,
+        from_where,
+        args,
+        key: key.0,
+        id: key.1,
+        desc: false,
+    }
+}
+
+/// The walk of a tool's "why visible" audit, keeping the decisions one rule
+/// gave: the rule is computed, not stored, so each page walks decisions in
+/// order from its anchor until it has found its rows.
+struct RuleWalk {
+    sql: String,
+    args: Vec<Sql>,
+    name: String,
+    visible: bool,
+    rule: String,
+    view: Option<ladder::CatalogueView>,
+    catalogue: Option<crate::ladder::CatalogueView>,
+}
+
+impl RuleWalk {
+    fn new(
+        conn: &Connection,
+        f: &Filter,
+        catalogue: &str,
+        name: &str,
+        visible: bool,
+        rule: &str,
+        cap: u64,
+    ) -> Result<RuleWalk> {
+        let (clause, mut args) = f.decision_clause();
+        args.insert(0, Sql::Text(catalogue.to_string()));
+        let base = format!(
+            "FROM ladder l JOIN decisions d ON d.id = l.decision_id
+             JOIN runs r ON r.run_id = l.run_id WHERE l.catalogue = ? AND {clause}"
+        );
+        // The audit walks the first `cap` decisions: the same ones here.
+        let last: Option<i64> = conn
+            .prepare_cached(&format!(
+                "SELECT l.decision_id {base} ORDER BY l.decision_id LIMIT 1 OFFSET {}",
+                cap.saturating_sub(1)
+            ))?
+            .query_row(params_from_iter(args.clone()), |r| r.get(0))
+            .optional()?;
+        let mut sql = format!("SELECT {DECISION_COLUMNS}, {MENU_SELECT} {base}");
+        if let Some(last) = last {
+            sql.push_str(&format!(" AND l.decision_id <= {last}"));
+        }
+        let cat = load_catalogue(conn, catalogue)?;
+        let view = cat.as_ref().and_then(|c| {
+            let info = c.tools.get(name)?.clone();
+            let mut tools = BTreeMap::new();
+            tools.insert(name.to_string(), info);
+            Some(ladder::CatalogueView {
+                version: c.version.clone(),
+                abstain: c.abstain.clone(),
+                tools,
+            })
+        });
+        Ok(RuleWalk {
+            sql,
+            args,
+            name: name.to_string(),
+            visible,
+            rule: rule.to_string(),
+            view,
+            catalogue: cat,
+        })
+    }
+
+    /// Whether the row's decision got the walk's rule for the tool (as
+    /// `tools::tool_audit` decides it).
+    fn keeps(&self, conn: &Connection, r: &rusqlite::Row<'_>) -> Result<bool> {
+        let (Some(base), Some(cat)) = (&self.view, &self.catalogue) else {
+            return Ok(false);
+        };
+        let m = menu_row(conn, r, DECISION_WIDTH)?;
+        let mut view = base.clone();
+        if let Some(ret) = &m.retrieval {
+            for c in &ret.candidates {
+                if let Some(t) = cat.tools.get(&c.name) {
+                    view.tools.insert(c.name.clone(), t.clone());
+                }
+            }
+        }
+        let menu = Menu {
+            catalogue: Some(&view),
+            policy: m.policy.as_ref(),
+            controls: &m.controls,
+            retrieval: m.retrieval.as_ref(),
+            exposed: m.exposed.as_deref(),
+            visible: m.visible.as_deref(),
+        };
+        let tools = ladder::explain_tools(menu, m.label.as_ref(), m.selected.as_deref());
+        Ok(tools
+            .into_iter()
+            .find(|t| t.name == self.name)
+            .is_some_and(|t| t.visible == self.visible && t.rule.as_str() == self.rule))
+    }
+
+    /// Up to `n` kept rows from `from` (exclusive unless `inclusive`), in
+    /// decision order when `forward`; plus whether more follow. `n == 0`:
+    /// all of them (to count).
+    fn walk(
+        &self,
+        conn: &Connection,
+        from: Option<i64>,
+        inclusive: bool,
+        forward: bool,
+        n: usize,
+    ) -> Result<Walked> {
+        let mut sql = self.sql.clone();
+        let mut args = self.args.clone();
+        if let Some(k) = from {
+            let op = match (forward, inclusive) {
+                (true, false) => ">",
+                (true, true) => ">=",
+                (false, false) => "<",
+                (false, true) => "<=",
+            };
+            sql.push_str(&format!(" AND l.decision_id {op} ?"));
+            args.push(Sql::Integer(k));
+        }
+        sql.push_str(if forward {
+            " ORDER BY l.decision_id ASC"
+        } else {
+            " ORDER BY l.decision_id DESC"
+        });
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query(params_from_iter(args))?;
+        let mut out = Vec::new();
+        let mut counted = 0u64;
+        while let Some(r) = rows.next()? {
+            if !self.keeps(conn, r)? {
+                continue;
+            }
+            counted += 1;
+            if n == 0 {
+                continue;
+            }
+            if out.len() == n {
+                return Ok((out, true, counted));
+            }
+            let row = decision_row(conn, r, 0)?;
+            let id = row.decision_id;
+            out.push(((Sql::Integer(id), Sql::Integer(id)), row));
+        }
+        Ok((out, false, counted))
+    }
+
+    fn count(&self, conn: &Connection) -> Result<u64> {
+        Ok(self.walk(conn, None, false, true, 0)?.2)
+    }
+
+    fn page(&self, conn: &Connection, anchor: &Anchor, n: usize) -> Result<Page<DecisionRow>> {
+        let id = |k: &Key| match k.1 {
+            Sql::Integer(i) => i,
+            _ => 0,
+        };
+        let page = |rows, before, total, more_before, more_after, focus| Page {
+            rows,
+            before,
+            total,
+            more_before,
+            more_after,
+            focus,
+        };
+        Ok(match anchor {
+            Anchor::First => {
+                let (rows, more, _) = self.walk(conn, None, false, true, n)?;
+                let total = if more {
+                    self.count(conn)?
+                } else {
+                    rows.len() as u64
+                };
+                page(rows, Some(0), Some(total), false, more, None)
+            }
+            Anchor::Last => {
+                let (mut rows, more, _) = self.walk(conn, None, false, false, n)?;
+                rows.reverse();
+                let total = if more {
+                    self.count(conn)?
+                } else {
+                    rows.len() as u64
+                };
+                let before = total - rows.len() as u64;
+                page(rows, Some(before), Some(total), more, false, None)
+            }
+            Anchor::After(k) => {
+                let (rows, more, _) = self.walk(conn, Some(id(k)), false, true, n)?;
+                page(rows, None, None, true, more, None)
+            }
+            Anchor::Before(k) => {
+                let (mut rows, more, _) = self.walk(conn, Some(id(k)), false, false, n)?;
+                rows.reverse();
+                page(rows, None, None, more, true, None)
+            }
+            Anchor::Around(k) => {
+                let half = n / 2;
+                let (mut rows, more_before, _) =
+                    self.walk(conn, Some(id(k)), false, false, half.max(1))?;
+                if half == 0 {
+                    rows.clear();
+                }
+                rows.reverse();
+                let focus = rows.len();
+                let (after, more_after, _) = self.walk(conn, Some(id(k)), true, true, n - half)?;
+                rows.extend(after);
+                // Counted by walking: before = kept rows before the first.
+                let total = self.count(conn)?;
+                let before = match rows.first() {
+                    Some(first) => self.walk(conn, Some(id(&first.0)), false, false, 0)?.2,
+                    None => 0,
+                };
+                page(
+                    rows,
+                    Some(before),
+                    Some(total),
+                    more_before,
+                    more_after,
+                    Some(focus),
+                )
+            }
+        })
+    }
+}
+
+/// A walk's rows, whether more follow, and how many it kept in all.
+type Walked = (Vec<(Key, DecisionRow)>, bool, u64);
+
+/// Columns of [`DECISION_COLUMNS`]: the menu's start after them.
+const DECISION_WIDTH: usize = 17;
