@@ -76,7 +76,7 @@ impl Config {
         }
         // Compiled now, so a bad pattern stops the import before anything
         // is stored (and never reaches a report or the TUI).
-        crate::redact::Redactor::new(&self.redact.patterns, false)?;
+        crate::redact::Redactor::new(&self.redact.patterns, false).map_err(|e| e.to_string())?;
         self.validate_expectation_tables()?;
         self.findings.validate()
     }
@@ -94,8 +94,8 @@ impl Config {
         self.abstain.as_deref().unwrap_or(DEFAULT_ABSTAIN)
     }
 
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("config serialises")
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        serde_json::to_string(self)
     }
 
     /// A configuration as stored; the error says what does not decode or
@@ -304,9 +304,9 @@ mod findings_table {
             c.findings.announce.as_deref(),
             Some(&["on it".to_string(), "let me".to_string()][..])
         );
-        assert_eq!(Config::from_json(&c.to_json()).unwrap(), c);
+        assert_eq!(Config::from_json(&c.to_json().unwrap()).unwrap(), c);
         assert_eq!(
-            c.to_json(),
+            c.to_json().unwrap(),
             r#"{"reasons":{},"redact":{"patterns":[]},"findings":{"announce":["on it","let me"]}}"#
         );
         assert_eq!(
@@ -393,7 +393,7 @@ mod expectation_tables {
             Some(Stage::Precondition)
         );
         // Stored as JSON in the database and read back in the same order.
-        let back = Config::from_json(&c.to_json()).unwrap();
+        let back = Config::from_json(&c.to_json().unwrap()).unwrap();
         assert_eq!(back, c);
         assert_eq!(
             back.error_stages
@@ -405,7 +405,7 @@ mod expectation_tables {
         );
         // A configuration without the tables serialises as before.
         assert_eq!(
-            Config::default().to_json(),
+            Config::default().to_json().unwrap(),
             r#"{"reasons":{},"redact":{"patterns":[]}}"#
         );
     }

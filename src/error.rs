@@ -85,6 +85,12 @@ impl From<Error> for RecordError {
     }
 }
 
+impl From<serde_json::Error> for RecordError {
+    fn from(e: serde_json::Error) -> RecordError {
+        RecordError::Db(Box::new(Error::Json(e)))
+    }
+}
+
 impl From<rusqlite::Error> for RecordError {
     fn from(e: rusqlite::Error) -> RecordError {
         RecordError::Db(Box::new(Error::Db(e)))
@@ -135,6 +141,10 @@ pub enum Error {
     Stored(#[from] StoredError),
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// A value rung could not write as JSON (a map key that is not a
+    /// string, or a serialiser that failed).
+    #[error("cannot write JSON: {0}")]
+    Json(#[from] serde_json::Error),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -142,6 +152,26 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     pub fn usage(msg: impl Into<String>) -> Error {
         Error::Usage(msg.into())
+    }
+}
+
+/// `[redact] patterns[1] "ab(": not a valid regular expression: ...`
+impl fmt::Display for crate::redact::BadPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "[redact] patterns[{}] {}: not a valid regular expression: {}",
+            self.index,
+            crate::text::echo(&self.pattern),
+            self.message
+        )
+    }
+}
+
+/// A configured pattern that does not compile is a usage error.
+impl From<crate::redact::BadPattern> for Error {
+    fn from(e: crate::redact::BadPattern) -> Error {
+        Error::Usage(e.to_string())
     }
 }
 

@@ -6,6 +6,7 @@
 pub const HUGE: usize = 1 << 24;
 
 /// Returns freed memory to the system.
+#[allow(unsafe_code)] // the crate's one unsafe call: mimalloc's collect hook
 pub fn release() {
     // SAFETY: mi_collect only frees what is no longer in use; it is a no-op
     // for memory mimalloc does not manage.

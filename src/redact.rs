@@ -182,22 +182,35 @@ struct Builtin {
     kinds: Vec<(Kind, Regex)>,
 }
 
-fn builtin() -> &'static Builtin {
-    static B: OnceLock<Builtin> = OnceLock::new();
+/// The built-in patterns, compiled once; `None` when one does not compile
+/// (a test proves they all do), and then [`Redactor::spans`] masks
+/// everything rather than show a secret.
+fn builtin() -> Option<&'static Builtin> {
+    static B: OnceLock<Option<Builtin>> = OnceLock::new();
     B.get_or_init(|| {
-        let kinds: Vec<(Kind, Regex)> = kinds()
-            .into_iter()
-            .map(|k| {
-                let re = Regex::new(&k.pattern)
-                    .unwrap_or_else(|e| panic!("built-in pattern {}: {e}", k.name));
-                (k, re)
-            })
-            .collect();
-        debug_assert_eq!(kinds.iter().map(|(k, _)| k.name).collect::<Vec<_>>(), KINDS);
-        let set = RegexSet::new(kinds.iter().map(|(k, _)| k.pattern.as_str()))
-            .expect("built-in patterns");
-        Builtin { set, kinds }
+        let mut compiled: Vec<(Kind, Regex)> = Vec::new();
+        for k in kinds() {
+            match Regex::new(&k.pattern) {
+                Ok(re) => compiled.push((k, re)),
+                Err(e) => {
+                    tracing::error!(kind = k.name, error = %e, "a built-in secret pattern does not compile: masking everything");
+                    return None;
+                }
+            }
+        }
+        debug_assert_eq!(compiled.iter().map(|(k, _)| k.name).collect::<Vec<_>>(), KINDS);
+        match RegexSet::new(compiled.iter().map(|(k, _)| k.pattern.as_str())) {
+            Ok(set) => Some(Builtin {
+                set,
+                kinds: compiled,
+            }),
+            Err(e) => {
+                tracing::error!(error = %e, "the built-in secret patterns do not compile as a set: masking everything");
+                None
+            }
+        }
     })
+    .as_ref()
 }
 
 /// A bearer token has a digit or a token character: "bearer information"
@@ -274,18 +287,29 @@ pub fn compile(pattern: &str) -> Result<Regex, String> {
     })
 }
 
+/// A configured pattern that does not compile: which one and why. It shows
+/// (pattern echoed) through `crate::error`, which words the errors a user
+/// sees, so that this module needs nothing of `text`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BadPattern {
+    /// Its place in `[redact] patterns`.
+    pub index: usize,
+    pub pattern: String,
+    /// What is wrong, in one line (see [`compile`]).
+    pub message: String,
+}
+
 impl Redactor {
     /// Builds a redactor; an invalid extra pattern is an error naming it.
-    pub fn new(extra: &[String], disabled: bool) -> Result<Redactor, String> {
+    pub fn new(extra: &[String], disabled: bool) -> Result<Redactor, BadPattern> {
         let extra = extra
             .iter()
             .enumerate()
-            .map(|(i, p)| {
-                compile(p).map_err(|e| {
-                    format!(
-                        "[redact] patterns[{i}] {}: not a valid regular expression: {e}",
-                        crate::text::echo(p)
-                    )
+            .map(|(index, p)| {
+                compile(p).map_err(|message| BadPattern {
+                    index,
+                    pattern: p.clone(),
+                    message,
                 })
             })
             .collect::<Result<_, _>>()?;
@@ -297,7 +321,10 @@ impl Redactor {
         if self.disabled || s.is_empty() {
             return Vec::new();
         }
-        let b = builtin();
+        let Some(b) = builtin() else {
+            // Fail closed: all of it is a secret.
+            return std::iter::once(0..s.len()).collect();
+        };
         let mut spans: Vec<Range<usize>> = Vec::new();
         for i in b.set.matches(s).iter() {
             let (kind, re) = &b.kinds[i];
@@ -647,7 +674,7 @@ mod tests {
             kinds().iter().map(|k| k.name).collect::<Vec<_>>(),
             KINDS.to_vec()
         );
-        builtin();
+        assert!(builtin().is_some(), "every built-in pattern compiles");
     }
 
     #[test]
@@ -657,7 +684,9 @@ mod tests {
         let off = Redactor::new(&[], true).unwrap();
         assert_eq!(off.apply("sk-test-4f9aQ2xLk81"), "sk-test-4f9aQ2xLk81");
         assert_eq!(
-            Redactor::new(&["ok".into(), "ab(".into()], false).unwrap_err(),
+            Redactor::new(&["ok".into(), "ab(".into()], false)
+                .unwrap_err()
+                .to_string(),
             "[redact] patterns[1] \"ab(\": not a valid regular expression: unclosed group"
         );
     }

@@ -202,6 +202,43 @@ fn corrupt_verdicts_are_errors_in_reports() {
     );
 }
 
+/// The run lists and the run timeline read stored rungs once, as `Rung`s:
+/// a name no rung has is an error naming its row, not a badge of its own.
+#[test]
+fn a_damaged_rung_in_a_list_names_its_row() {
+    let rungs = "coverage, exposure, discovery, selection, representation, schema, semantics, authorization, precondition, unclassified, execution, progress, unlabelled, passed";
+    let d = Db::new(None);
+    d.tamper("UPDATE runs SET first_failed_rung = 'exposur' WHERE run_id = 'r-1'");
+    let r = d.run(&["report", "runs"]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(
+        r.stderr.trim_end(),
+        format!(
+            "rung: {}: table runs, row run_id \"r-1\", column first_failed_rung: \"exposur\" is not one of {rungs}; {DAMAGED}",
+            d.shown()
+        )
+    );
+
+    let d = Db::new(None);
+    d.tamper("UPDATE ladder SET rung = 'selectoin' WHERE step = 4");
+    let store = rung::store::Store::open_ro(&d.db).unwrap();
+    let e = rung::store::browse::timeline_page(
+        &store.conn,
+        &rung::filter::Filter::default(),
+        "r-1",
+        &rung::store::browse::Anchor::First,
+        10,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: table ladder, row decision_id 4, column rung: \"selectoin\" is not one of {rungs}; {DAMAGED}",
+            d.shown()
+        )
+    );
+}
+
 const REDACT: &str = "[redact]\npatterns = [\"cus_[A-Za-z0-9]+\"]\n";
 
 #[test]

@@ -95,7 +95,7 @@ fn a_rung_lists_its_decisions_and_each_opens_the_run_there() {
     assert_eq!(h.app.screen, Screen::Decisions);
     assert_eq!(
         h.app.decisions.set,
-        Some(Drill::Set(DecisionSet::Rung("selection".into())))
+        Some(Drill::Set(DecisionSet::Rung(rung::model::Rung::Selection)))
     );
     let rows: Vec<(String, i64)> = h
         .app

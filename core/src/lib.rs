@@ -4,6 +4,18 @@
 //! command line, so the compiler keeps those out.
 
 #![forbid(unsafe_code)]
+// Library code returns typed errors instead of panicking; tests may unwrap.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 pub mod filter;
 pub mod ladder;

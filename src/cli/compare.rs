@@ -94,7 +94,7 @@ pub fn run(g: &Global, args: &CompareArgs) -> Result<ExitCode> {
     let f = window::filter(&args.filter, false)?;
     let store = open_read(g)?;
     let config = store.config()?;
-    let redactor = Redactor::new(&config.redact.patterns, g.no_redact).map_err(Error::usage)?;
+    let redactor = Redactor::new(&config.redact.patterns, g.no_redact)?;
     let mask = |s: &str| redactor.apply(s).into_owned();
     let ask = CompareAsk {
         base: args.base.clone(),
@@ -104,7 +104,7 @@ pub fn run(g: &Global, args: &CompareArgs) -> Result<ExitCode> {
         max_tokens: args.max_tokens,
     };
     let c = compare::compare_menus(&store.conn, &f, &ask, &mask)?;
-    let text = report::compare::render(&c, args.format, args.gate);
+    let text = report::compare::render(&c, args.format, args.gate)?;
     let passed = c.gate_passed();
     tracing::info!(
         base = %crate::text::escape(&args.base),

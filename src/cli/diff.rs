@@ -5,7 +5,7 @@ use std::time::Instant;
 use clap::Args;
 
 use super::{Global, log, open_read, print};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::redact::Redactor;
 use crate::report::{self, Format};
 use crate::store::compare;
@@ -37,7 +37,7 @@ pub fn run(g: &Global, args: &DiffArgs) -> Result<()> {
     let start = Instant::now();
     let store = open_read(g)?;
     let config = store.config()?;
-    let redactor = Redactor::new(&config.redact.patterns, g.no_redact).map_err(Error::usage)?;
+    let redactor = Redactor::new(&config.redact.patterns, g.no_redact)?;
     let mask = |s: &str| redactor.apply(s).into_owned();
     let d = compare::diff(&store.conn, &args.old, &args.new, &mask)?;
     let built = report::diff::build(&d);

@@ -38,7 +38,7 @@ pub fn run(g: &Global, args: &ExplainArgs) -> Result<()> {
     let start = Instant::now();
     let store = open_read(g)?;
     let config = store.config()?;
-    let redactor = Redactor::new(&config.redact.patterns, g.no_redact).map_err(Error::usage)?;
+    let redactor = Redactor::new(&config.redact.patterns, g.no_redact)?;
     let run = store::explain_run(&store.conn, &config, &args.run, args.step)?;
     let mut explained = run.decisions;
     if let Some(tool) = &args.tool {
@@ -296,10 +296,10 @@ pub fn to_text(e: &Explained, redactor: &Redactor) -> String {
         } else {
             w.rung.as_str()
         };
-        let state = if w.state == "failed" && w.rung == e.rung {
+        let state = if w.state == crate::ladder::WalkState::Failed && w.rung == e.rung {
             "FAILED ←"
         } else {
-            w.state
+            w.state.as_str()
         };
         out.push_str(&format!("  {name:<15} {state:<12} {}\n", esc(&w.note)));
     }

@@ -79,7 +79,7 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
         }
         Kind::Metrics => {
             let f = window::filter(&args.filter, false)?;
-            report::metrics::build(&query::metrics(conn, &f)?)
+            report::metrics::build(&query::metrics(conn, &f)?)?
         }
         Kind::Confusions => {
             let f = window::filter(&args.filter, false)?;

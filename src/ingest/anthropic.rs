@@ -188,12 +188,7 @@ pub fn read_messages(
                     }));
                 } else {
                     // Thinking and other blocks are kept, not mapped.
-                    extra
-                        .entry("blocks")
-                        .or_insert_with(|| json!([]))
-                        .as_array_mut()
-                        .expect("a list")
-                        .push(b.clone());
+                    convo::keep(&mut extra, "blocks", b.clone());
                 }
             }
             items.push(Item::Assistant(Assistant {

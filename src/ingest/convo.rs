@@ -86,6 +86,18 @@ pub fn short_hash(v: &Value) -> String {
     canonical::sha256_hex(v)[..12].to_string()
 }
 
+/// Appends `v` to the list kept under `key` in `extra` (made on first use;
+/// a value already there that is not a list becomes the list's first item).
+pub fn keep(extra: &mut Map<String, Value>, key: &str, v: Value) {
+    match extra.entry(key).or_insert_with(|| Value::Array(Vec::new())) {
+        Value::Array(list) => list.push(v),
+        other => {
+            let first = other.take();
+            *other = Value::Array(vec![first, v]);
+        }
+    }
+}
+
 /// A tool call's arguments as the source wrote them.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Args {

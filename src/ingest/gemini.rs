@@ -118,12 +118,7 @@ fn read_content(
                     ..Default::default()
                 }));
             } else if p.get("thought").and_then(Value::as_bool) == Some(true) {
-                a.extra
-                    .entry("thoughts")
-                    .or_insert_with(|| json!([]))
-                    .as_array_mut()
-                    .expect("a list")
-                    .push(p.clone());
+                convo::keep(&mut a.extra, "thoughts", p.clone());
             } else if let Some(t) = p.get("text").and_then(Value::as_str) {
                 texts.push(t.to_string());
             } else if get(p, "functionResponse", "function_response").is_some() {

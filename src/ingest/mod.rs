@@ -637,12 +637,13 @@ pub fn read_source(
                 ctx.skip,
             );
         }
-        let why = match parsed.expect("a rung line was taken above") {
-            Ok(v) => format!(
+        // (`None` was taken by rung's reader above.)
+        let why = match parsed {
+            Some(Ok(v)) => format!(
                 "line {line} is not a rung record: {}",
                 detect::rung_reason(&v).unwrap_or_default()
             ),
-            Err(_) => {
+            Some(Err(_)) | None => {
                 format!("line {line} is not a whole JSON object (rung traces are JSON Lines)")
             }
         };
@@ -833,7 +834,7 @@ impl<S: RecordSink> Ctx<'_, '_, S> {
                     Format::Gemini => gemini::map(&doc, off, rec, &mut out),
                     Format::Inspect => inspect::map(&doc, off, rec, &mut out),
                     Format::Messages => messages::map(rec, rline, &doc.array_lines(off), &mut out),
-                    Format::Rung => unreachable!("rung's format streams"),
+                    Format::Rung => Err("rung traces stream (read_native)".into()),
                     Format::Bfcl => Err("BFCL files are read together (bfcl::read_all)".into()),
                 };
                 if let Err(why) = mapped {

@@ -240,12 +240,7 @@ fn read_items(
             }
             "reasoning" => {
                 let a = conv.turn(line);
-                a.extra
-                    .entry("reasoning")
-                    .or_insert_with(|| json!([]))
-                    .as_array_mut()
-                    .expect("a list")
-                    .push(it.clone());
+                convo::keep(&mut a.extra, "reasoning", it.clone());
             }
             "mcp_list_tools" => {
                 conv.flush();

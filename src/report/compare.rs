@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::model::{Cell, Column, Groups, Prose, Report, Shape, esc};
 use super::{Format, csv, markdown, table};
+use crate::error::Result;
 use crate::metrics::Rate;
 use crate::metrics::compare::{Change, Metric, Test};
 use crate::model::Rung;
@@ -564,19 +565,21 @@ fn data_rows(c: &CompareReport, gate: bool) -> Report {
 /// `cells` (the base's, most first: `attempts` and per candidate `paired`,
 /// `right` and, with `--cell`, `change`), `verdict` and `gate` (null
 /// unless asked).
-pub fn json(c: &CompareReport, gate: bool) -> Value {
+pub fn json(c: &CompareReport, gate: bool) -> Result<Value> {
     let rungs = |m: &MenuFigures| m.ladder.to_json();
     let base = c.base();
-    json!({
+    let mut menus = Vec::with_capacity(c.menus.len());
+    for m in &c.menus {
+        let mut v = serde_json::to_value(&m.summary)?;
+        v["ladder"] = rungs(m);
+        menus.push(v);
+    }
+    Ok(json!({
         "base": base.summary.catalogue,
         "candidates": c.menus[1..].iter().map(|m| &m.summary.catalogue).collect::<Vec<_>>(),
         "alpha": c.alpha,
         "max_tokens": c.max_tokens,
-        "menus": c.menus.iter().map(|m| {
-            let mut v = serde_json::to_value(&m.summary).expect("figures serialise");
-            v["ladder"] = rungs(m);
-            v
-        }).collect::<Vec<_>>(),
+        "menus": menus,
         "comparisons": c.comparisons.iter().zip(&c.menus[1..]).map(|(cmp, m)| {
             let deltas: serde_json::Map<String, Value> = Rung::ALL.iter().map(|r| {
                 (r.as_str().to_string(), json!(m.ladder.count(*r) as i64 - base.ladder.count(*r) as i64))
@@ -605,17 +608,17 @@ pub fn json(c: &CompareReport, gate: bool) -> Value {
             "passed": c.gate_passed(),
             "candidates": c.gates,
         })),
-    })
+    }))
 }
 
 /// The comparison in one format; `gate`: say the gate too.
-pub fn render(c: &CompareReport, format: Format, gate: bool) -> String {
+pub fn render(c: &CompareReport, format: Format, gate: bool) -> Result<String> {
     let mut sections = vec![metric_rows(c), rung_rows(c), cell_rows(c)];
     if gate {
         sections.push(gate_rows(c));
     }
-    match format {
-        Format::Json => super::json_text(&json(c, gate)),
+    Ok(match format {
+        Format::Json => super::json_text(&json(c, gate)?),
         Format::Csv => csv::render(&data_rows(c, gate)),
         Format::Table => sections
             .iter()
@@ -627,5 +630,5 @@ pub fn render(c: &CompareReport, format: Format, gate: bool) -> String {
             .map(markdown::render)
             .collect::<Vec<_>>()
             .join("\n"),
-    }
+    })
 }

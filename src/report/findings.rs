@@ -233,12 +233,10 @@ impl List {
                 let shown: Vec<String> =
                     self.grid.iter().map(|(i, c)| c.read(&cells[*i])).collect();
                 let mut out = line(&shown, &self.widths, &self.right);
-                let note = self
-                    .columns
-                    .iter()
-                    .position(|c| c.table == Place::Note)
-                    .expect("the detail column");
-                out.push_str(&wrap(&self.columns[note].read(&cells[note]), WIDTH, "    "));
+                // The detail column, wrapped under the row.
+                if let Some(note) = self.columns.iter().position(|c| c.table == Place::Note) {
+                    out.push_str(&wrap(&self.columns[note].read(&cells[note]), WIDTH, "    "));
+                }
                 out
             }
             Format::Markdown => {

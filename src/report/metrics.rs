@@ -3,6 +3,7 @@
 //! [`Metrics`] itself.
 
 use super::model::{Cell, Column, Prose, Report, Shape, count};
+use crate::error::Result;
 use crate::metrics::{Metrics, Rate};
 
 /// (key, rate) rows of the metrics report, nested keys dotted.
@@ -40,7 +41,7 @@ fn counted(n: u64, one: &'static str, many: &'static str) -> Cell {
     Cell::Counted { n, one, many }
 }
 
-pub fn build(m: &Metrics) -> Report {
+pub fn build(m: &Metrics) -> Result<Report> {
     // pass^k puts its task count and definition tokens their decision count
     // where a rate has its denominator; a table reads it in "of".
     let mut r = Report::new(
@@ -55,9 +56,8 @@ pub fn build(m: &Metrics) -> Report {
             Column::new("of", "of").right().reading_only(),
         ],
     );
-    // Numbers and maps keyed by integers (which JSON writes as strings):
-    // serialising cannot fail.
-    r.json = Some(serde_json::to_value(m).expect("metrics serialise"));
+    // Numbers and maps keyed by integers (which JSON writes as strings).
+    r.json = Some(serde_json::to_value(m)?);
     for (k, rate) in rates(m) {
         r.row(vec![
             Cell::text(&k),
@@ -139,7 +139,7 @@ pub fn build(m: &Metrics) -> Report {
             e.runs_as_expected.numerator
         )));
     }
-    r
+    Ok(r)
 }
 
 fn share(v: Option<f64>) -> String {

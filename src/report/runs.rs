@@ -3,6 +3,7 @@
 //! that share them, to fit; markdown has every column.
 
 use super::model::{Cell, Column, Empty, Groups, Place, Prose, Report, Shape, count, opt_or};
+use crate::model::Rung;
 use crate::store::query::RunRow;
 
 pub fn build(list: &[RunRow]) -> Report {
@@ -56,7 +57,7 @@ pub fn build(list: &[RunRow]) -> Report {
             Cell::opt_text(run.model.as_deref()),
             Cell::opt_text(run.catalogue.as_deref()),
             Cell::Count(run.decisions),
-            Cell::opt_text(run.first_failed_rung.as_deref()),
+            Cell::opt_text(run.first_failed_rung.map(Rung::as_str)),
             Cell::opt_bool(run.success),
             Cell::opt_bool(run.harm),
             Cell::opt_bool(run.as_expected),

@@ -21,7 +21,8 @@ pub struct DecisionRow {
     pub turn: i64,
     pub phase: Option<String>,
     pub selected: Option<String>,
-    pub rung: String,
+    /// Checked to be a rung when read (a damaged row is an error).
+    pub rung: Rung,
     pub status: Option<String>,
     pub reason: Option<String>,
     pub boundary: Option<String>,
@@ -60,7 +61,7 @@ pub(super) fn decision_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<
         turn: r.get(at + 3)?,
         phase: r.get(at + 4)?,
         selected: r.get(at + 5)?,
-        rung: rung.as_str().to_string(),
+        rung,
         status: r.get(at + 7)?,
         reason: r.get(at + 8)?,
         boundary: r.get(at + 9)?,
@@ -82,7 +83,7 @@ pub(super) fn decision_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DecisionSet {
     /// Decisions whose first failed rung is this one (`passed` too).
-    Rung(String),
+    Rung(Rung),
     /// A confusion cell: SELECTION failures with this acceptable set (sorted)
     /// that selected this tool (`None`: no call).
     Cell {
@@ -98,13 +99,13 @@ pub enum DecisionSet {
     },
 }
 
-fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Spec<'a> {
+fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Result<Spec<'a>> {
     let (clause, mut args) = f.decision_clause();
     let mut from_where = format!("FROM ladder l JOIN runs r ON r.run_id = l.run_id WHERE {clause}");
     let (key, id) = match set {
         DecisionSet::Rung(rung) => {
             from_where.push_str(" AND l.rung = ?");
-            args.push(Sql::Text(rung.clone()));
+            args.push(Sql::Text(rung.as_str().to_string()));
             ("l.decision_id", None)
         }
         DecisionSet::Cell {
@@ -115,9 +116,7 @@ fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Spec<'a> {
                 " AND l.rung = '{}' AND l.acceptable = ? AND l.selected IS ?",
                 Rung::Selection
             ));
-            args.push(Sql::Text(
-                serde_json::to_string(acceptable).expect("serialises"),
-            ));
+            args.push(Sql::Text(serde_json::to_string(acceptable)?));
             args.push(selected.clone().map(Sql::Text).unwrap_or(Sql::Null));
             ("l.decision_id", None)
         }
@@ -139,14 +138,14 @@ fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Spec<'a> {
             ("l.time_us", Some("l.decision_id"))
         }
     };
-    Spec {
+    Ok(Spec {
         select: DECISION_COLUMNS,
         from_where,
         args,
         key,
         id,
         desc: false,
-    }
+    })
 }
 
 /// One page of a decision list.
@@ -157,7 +156,7 @@ pub fn decisions_page(
     anchor: &Anchor,
     n: usize,
 ) -> Result<Page<DecisionRow>> {
-    decision_spec(f, set).page(conn, anchor, n, &|r| decision_row(conn, r, 2))
+    decision_spec(f, set)?.page(conn, anchor, n, &|r| decision_row(conn, r, 2))
 }
 
 /// The key of a decision row within `set`.

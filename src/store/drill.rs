@@ -16,7 +16,7 @@ use super::filter_sql::FilterSql;
 use super::menu::{MENU_SELECT, menu_row};
 use super::paging::{Anchor, Key, Page, Spec};
 use super::refusals::refused;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::ladder::{self, Menu};
 
@@ -90,7 +90,10 @@ pub fn drill_page(
             anchor,
             n.max(1),
         ),
-        _ => spec(f, drill).page(conn, anchor, n, &|r| decision_row(conn, r, 2)),
+        _ => match spec(f, drill) {
+            Some(spec) => spec.page(conn, anchor, n, &|r| decision_row(conn, r, 2)),
+            None => Err(Error::usage("this decision list has no query")),
+        },
     }
 }
 
@@ -106,7 +109,8 @@ pub fn drill_key(row: &DecisionRow, drill: &Drill) -> Key {
     }
 }
 
-fn spec<'a>(f: &Filter, drill: &Drill) -> Spec<'a> {
+/// The query of a drill read straight from SQL (`None`: paged elsewhere).
+fn spec<'a>(f: &Filter, drill: &Drill) -> Option<Spec<'a>> {
     let (clause, mut args) = match drill {
         Drill::RefusalDay { .. } => f.without_window().decision_clause(),
         _ => f.decision_clause(),
@@ -144,16 +148,16 @@ fn spec<'a>(f: &Filter, drill: &Drill) -> Spec<'a> {
                 }
             });
         }
-        Drill::Set(_) | Drill::Rule { .. } => unreachable!("paged elsewhere"),
+        Drill::Set(_) | Drill::Rule { .. } => return None,
     }
-    Spec {
+    Some(Spec {
         select: DECISION_COLUMNS,
         from_where,
         args,
         key: key.0,
         id: key.1,
         desc: false,
-    }
+    })
 }
 
 /// The walk of a tool's "why visible" audit, keeping the decisions one rule

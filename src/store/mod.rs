@@ -203,7 +203,7 @@ impl Store {
         self.conn.execute(
             "INSERT INTO meta (key, value) VALUES ('config', ?1)
              ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            params![config.to_json()],
+            params![config.to_json()?],
         )?;
         Ok(changed)
     }

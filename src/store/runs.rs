@@ -25,7 +25,7 @@ pub struct RunRow {
     pub model: Option<String>,
     pub catalogue: Option<String>,
     pub decisions: u64,
-    pub first_failed_rung: Option<String>,
+    pub first_failed_rung: Option<Rung>,
     pub success: Option<bool>,
     pub harm: Option<bool>,
     /// rung's verdict against the run's expectations (format v1.1): no
@@ -86,7 +86,7 @@ pub fn runs(conn: &Connection, f: &Filter) -> Result<Vec<RunRow>> {
     rows.retain_mut(|row| match agg.get(&row.run_id) {
         Some((n, first)) => {
             row.decisions = *n;
-            row.first_failed_rung = first.map(|r| r.as_str().to_string());
+            row.first_failed_rung = *first;
             true
         }
         None => false,
@@ -171,15 +171,14 @@ fn run_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<RunRow> {
 }
 
 /// A run's stored first failed rung, checked to be a rung.
-fn first_failed(conn: &Connection, run_id: &str, s: Option<String>) -> Result<Option<String>> {
+fn first_failed(conn: &Connection, run_id: &str, s: Option<String>) -> Result<Option<Rung>> {
     let row = || format!("row run_id {}", echo(run_id));
-    let rung = Stored::new(conn, Table::Runs, &row).spelled_opt(
+    Stored::new(conn, Table::Runs, &row).spelled_opt(
         "first_failed_rung",
         s,
         Rung::parse,
         Rung::spellings,
-    )?;
-    Ok(rung.map(|r| r.as_str().to_string()))
+    )
 }
 
 /// One page of runs in the filter, sorted by `sort`. With decision-level
@@ -215,9 +214,7 @@ pub fn run_key(row: &RunRow, sort: RunSort) -> Key {
         RunSort::Trial => Sql::Integer(row.trial.unwrap_or(-1)),
         RunSort::Model => text(&row.model),
         RunSort::Decisions => Sql::Integer(row.decisions as i64),
-        RunSort::FirstFailed => Sql::Integer(Rung::failed_order(
-            row.first_failed_rung.as_deref().and_then(Rung::parse),
-        )),
+        RunSort::FirstFailed => Sql::Integer(Rung::failed_order(row.first_failed_rung)),
         RunSort::Success => b(row.success),
         RunSort::Harm => b(row.harm),
     };
@@ -269,7 +266,7 @@ pub struct RunHeader {
     pub harm: Option<bool>,
     pub started_at: Option<String>,
     pub decisions: u64,
-    pub first_failed_rung: Option<String>,
+    pub first_failed_rung: Option<Rung>,
     /// The verdict against the run's expectations; `None` without any.
     pub as_expected: Option<bool>,
 }

@@ -17,7 +17,7 @@ use super::theme::Theme;
 use super::update::update;
 use super::worker::{Answerer, Done, Shared, Workers, answer};
 use super::{keymap, views};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::redact::Redactor;
 use crate::store::Store;
 
@@ -52,7 +52,7 @@ impl Harness {
         let store = Store::open_ro(db)?;
         let config = store.config()?;
         drop(store);
-        let redactor = Redactor::new(&config.redact.patterns, no_redact).map_err(Error::usage)?;
+        let redactor = Redactor::new(&config.redact.patterns, no_redact)?;
         let (tx, rx) = channel();
         let shared = Shared {
             db: db.to_path_buf(),
@@ -175,8 +175,15 @@ impl Harness {
     }
 }
 
-/// A key from its word (see [`Harness::keys`]).
+/// A key from its word (see [`Harness::keys`]). A word no key has fails
+/// the test that wrote it.
+#[allow(
+    clippy::panic,
+    reason = "test support: a misspelt key word must fail the test loudly"
+)]
 pub fn key(word: &str) -> KeyEvent {
+    let mut chars = word.chars();
+    let (one, two, three, four) = (chars.next(), chars.next(), chars.next(), chars.next());
     let code = match word {
         "Enter" => KeyCode::Enter,
         "Esc" => KeyCode::Esc,
@@ -190,12 +197,13 @@ pub fn key(word: &str) -> KeyEvent {
         "PgUp" => KeyCode::PageUp,
         "Backspace" => KeyCode::Backspace,
         "Space" => KeyCode::Char(' '),
-        w if w.starts_with("C-") && w.len() == 3 => {
-            let c = w.chars().nth(2).expect("C-x");
-            return KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
-        }
-        w if w.chars().count() == 1 => KeyCode::Char(w.chars().next().expect("one char")),
-        other => panic!("unknown key word {other:?}"),
+        _ => match (one, two, three, four) {
+            (Some(c), None, _, _) => KeyCode::Char(c),
+            (Some('C'), Some('-'), Some(c), None) if c.is_ascii() => {
+                return KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+            }
+            _ => panic!("unknown key word {word:?}"),
+        },
     };
     KeyEvent::new(code, KeyModifiers::NONE)
 }

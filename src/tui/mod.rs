@@ -87,8 +87,7 @@ pub fn prepare(settings: &Settings) -> Result<(Shared, Options)> {
     let store = Store::open_ro(&settings.db)?;
     let config = store.config()?;
     drop(store);
-    let redactor =
-        Redactor::new(&config.redact.patterns, settings.no_redact).map_err(Error::usage)?;
+    let redactor = Redactor::new(&config.redact.patterns, settings.no_redact)?;
     let now = crate::window::now()?;
     Ok((
         Shared {

@@ -33,15 +33,22 @@ impl EffectSource {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NamePattern {
     text: String,
-    /// The literal pieces between the stars (one piece: no star).
-    pieces: Vec<String>,
+    /// The literal piece before the first star (the whole text: no star).
+    first: String,
+    /// The literal pieces after each star.
+    rest: Vec<String>,
 }
 
 impl NamePattern {
     pub fn new(text: &str) -> NamePattern {
+        let (first, rest) = match text.split_once('*') {
+            None => (text, Vec::new()),
+            Some((first, after)) => (first, after.split('*').map(str::to_string).collect()),
+        };
         NamePattern {
             text: text.to_string(),
-            pieces: text.split('*').map(str::to_string).collect(),
+            first: first.to_string(),
+            rest,
         }
     }
 
@@ -50,8 +57,8 @@ impl NamePattern {
     }
 
     pub fn matches(&self, name: &str) -> bool {
-        let (first, rest) = self.pieces.split_first().expect("split yields a piece");
-        let Some((last, middle)) = rest.split_last() else {
+        let first = &self.first;
+        let Some((last, middle)) = self.rest.split_last() else {
             return name == first;
         };
         let Some(mut tail) = name.strip_prefix(first.as_str()) else {

@@ -1,16 +1,47 @@
 //! The explained walk of `rung explain`: each rung of the ladder for one
 //! decision, passed, failed, not reached or skipped, with the reason.
 
+use std::fmt;
+
 use super::errors::ErrorStageSource;
 use super::{Classification, DecisionInput, ToolVisibility};
 use crate::model::{Arguments, Progress, Rung};
+
+/// Where a walk stands at one rung.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WalkState {
+    Passed,
+    Failed,
+    /// A routing rung after the first routing failure.
+    NotReached,
+    /// A rung the decision cannot be judged on (unlabelled routing).
+    Skipped,
+}
+
+impl WalkState {
+    /// `passed`, `failed`, `not reached`, `skipped`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WalkState::Passed => "passed",
+            WalkState::Failed => "failed",
+            WalkState::NotReached => "not reached",
+            WalkState::Skipped => "skipped",
+        }
+    }
+}
+
+/// The state's word, padded like a `&str` (`{:<12}` lines up the walk).
+impl fmt::Display for WalkState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
 
 /// One rung of an explained walk.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WalkStep {
     pub rung: Rung,
-    /// `passed`, `failed`, `not reached`, `skipped`.
-    pub state: &'static str,
+    pub state: WalkState,
     pub note: String,
 }
 
@@ -29,15 +60,15 @@ pub fn walk(c: &Classification, d: &DecisionInput<'_>, tools: &[ToolVisibility])
             Rung::Coverage | Rung::Exposure | Rung::Discovery | Rung::Selection
         );
         let state = match fail {
-            None => "skipped",
-            Some(_) if routing && routing_failed => "not reached",
+            None => WalkState::Skipped,
+            Some(_) if routing && routing_failed => WalkState::NotReached,
             Some(true) => {
                 routing_failed |= routing;
-                "failed"
+                WalkState::Failed
             }
-            Some(false) => "passed",
+            Some(false) => WalkState::Passed,
         };
-        let note = if state == "not reached" {
+        let note = if state == WalkState::NotReached {
             String::new()
         } else {
             note
@@ -175,7 +206,7 @@ mod tests {
 
     fn steps(w: &[WalkStep]) -> Vec<(Rung, &str, &str)> {
         w.iter()
-            .map(|s| (s.rung, s.state, s.note.as_str()))
+            .map(|s| (s.rung, s.state.as_str(), s.note.as_str()))
             .collect()
     }
 
@@ -299,6 +330,25 @@ mod tests {
                 "failed",
                 "error (http_404): fails at semantics with reason error:semantics ([error_stages] pattern \"not found\")"
             )
+        );
+    }
+
+    #[test]
+    fn walk_states_print_their_words_padded() {
+        assert_eq!(
+            [
+                WalkState::Passed,
+                WalkState::Failed,
+                WalkState::NotReached,
+                WalkState::Skipped
+            ]
+            .map(|s| format!("[{s:<12}]")),
+            [
+                "[passed      ]",
+                "[failed      ]",
+                "[not reached ]",
+                "[skipped     ]"
+            ]
         );
     }
 

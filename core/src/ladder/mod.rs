@@ -23,7 +23,7 @@ use crate::model::{
 };
 pub use effects::{EffectRules, EffectSource, Effects, NamePattern, RecordedEffects};
 pub use errors::{ErrorStages, TypedError};
-pub use explain::{WalkStep, walk};
+pub use explain::{WalkState, WalkStep, walk};
 pub use labels::{
     CaseRef, LabelSource, label_text, matching_case, resolve_label, run_expectations,
 };

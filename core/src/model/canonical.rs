@@ -1,13 +1,29 @@
 //! Canonical JSON (RFC 8785, JCS) for definition hashes, token estimates and
 //! record identity: the same content always gives the same bytes.
 
-use std::io::{self, Write};
+use std::convert::Infallible;
+use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value};
 use sha2::{Digest, Sha256};
 
+/// Where canonical bytes go. The buffers and the hasher here cannot fail
+/// (`Error = Infallible`), so their callers need no error path.
+pub trait Sink {
+    type Error;
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), Self::Error>;
+}
+
+impl Sink for Vec<u8> {
+    type Error = Infallible;
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), Infallible> {
+        self.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
 /// Writes `value` as JCS canonical JSON.
-pub fn write<W: Write>(value: &Value, out: &mut W) -> io::Result<()> {
+pub fn write<W: Sink>(value: &Value, out: &mut W) -> Result<(), W::Error> {
     match value {
         Value::Null => out.write_all(b"null"),
         Value::Bool(true) => out.write_all(b"true"),
@@ -28,7 +44,7 @@ pub fn write<W: Write>(value: &Value, out: &mut W) -> io::Result<()> {
     }
 }
 
-fn write_object<W: Write>(map: &Map<String, Value>, out: &mut W) -> io::Result<()> {
+fn write_object<W: Sink>(map: &Map<String, Value>, out: &mut W) -> Result<(), W::Error> {
     let mut keys: Vec<&String> = map.keys().collect();
     // serde_json's map iterates in UTF-8 byte order; JCS orders by UTF-16 code
     // units, which differs only when a key holds characters above U+FFFF.
@@ -48,7 +64,7 @@ fn write_object<W: Write>(map: &Map<String, Value>, out: &mut W) -> io::Result<(
 }
 
 /// JSON string escaping as JCS (ECMAScript `JSON.stringify`) does it.
-pub fn write_string<W: Write>(s: &str, out: &mut W) -> io::Result<()> {
+pub fn write_string<W: Sink>(s: &str, out: &mut W) -> Result<(), W::Error> {
     out.write_all(b"\"")?;
     let bytes = s.as_bytes();
     let mut start = 0;
@@ -67,7 +83,19 @@ pub fn write_string<W: Write>(s: &str, out: &mut W) -> io::Result<()> {
         out.write_all(&bytes[start..i])?;
         match escape {
             Some(e) => out.write_all(e)?,
-            None => write!(out, "\\u{:04x}", b)?,
+            None => {
+                // A control byte: `\u00XX`, the hex digits in lowercase.
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                let e = [
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(b >> 4)],
+                    HEX[usize::from(b & 0xf)],
+                ];
+                out.write_all(&e)?
+            }
         }
         start = i + 1;
     }
@@ -75,7 +103,7 @@ pub fn write_string<W: Write>(s: &str, out: &mut W) -> io::Result<()> {
     out.write_all(b"\"")
 }
 
-fn write_number<W: Write>(n: &Number, out: &mut W) -> io::Result<()> {
+fn write_number<W: Sink>(n: &Number, out: &mut W) -> Result<(), W::Error> {
     if let Some(u) = n.as_u64() {
         return write_u64(u, out);
     }
@@ -91,14 +119,16 @@ fn write_number<W: Write>(n: &Number, out: &mut W) -> io::Result<()> {
     // In this range Rust's shortest round-trip form is the ES form (no
     // exponent); outside it ES switches to exponents.
     if (1e-6..1e21).contains(&a) {
-        return write!(out, "{f}");
+        let mut s = String::new();
+        let _ = write!(s, "{f}"); // formatting into a String cannot fail
+        return out.write_all(s.as_bytes());
     }
     out.write_all(es_number(f).as_bytes())
 }
 
 /// Decimal digits without the formatting machinery (records are full of
 /// small integers).
-fn write_u64<W: Write>(mut u: u64, out: &mut W) -> io::Result<()> {
+fn write_u64<W: Sink>(mut u: u64, out: &mut W) -> Result<(), W::Error> {
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     loop {
@@ -156,30 +186,51 @@ fn es_number(f: f64) -> String {
 /// Canonical JSON as a string.
 pub fn to_string(value: &Value) -> String {
     let mut out = Vec::new();
-    write(value, &mut out).expect("writing to a Vec cannot fail");
-    String::from_utf8(out).expect("canonical JSON is UTF-8")
+    let Ok(()) = write(value, &mut out);
+    // Every piece written is ASCII or a whole `&str`, so this is UTF-8; the
+    // lossy arm only keeps a wrong writer from panicking.
+    match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
 }
 
-/// A `Write` that feeds SHA-256, so large values hash without a copy.
-pub struct HashWriter(pub Sha256);
+/// Feeds SHA-256 through a buffer: the writer emits many tiny pieces, so
+/// large values hash without a copy and without a call per piece.
+struct HashSink {
+    hasher: Sha256,
+    buf: Vec<u8>,
+}
 
-impl Write for HashWriter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.update(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
+impl HashSink {
+    const CAPACITY: usize = 1 << 14;
+}
+
+impl Sink for HashSink {
+    type Error = Infallible;
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), Infallible> {
+        if self.buf.len() + bytes.len() > Self::CAPACITY {
+            self.hasher.update(&self.buf);
+            self.buf.clear();
+        }
+        if bytes.len() >= Self::CAPACITY {
+            self.hasher.update(bytes);
+        } else {
+            self.buf.extend_from_slice(bytes);
+        }
         Ok(())
     }
 }
 
 /// SHA-256 of the canonical JSON of `value`.
 pub fn digest(value: &Value) -> [u8; 32] {
-    // Buffered: the writer emits many tiny pieces.
-    let mut w = io::BufWriter::with_capacity(1 << 14, HashWriter(Sha256::new()));
-    write(value, &mut w).expect("hashing cannot fail");
-    let h = w.into_inner().map_err(|_| ()).expect("hashing cannot fail");
-    h.0.finalize().into()
+    let mut w = HashSink {
+        hasher: Sha256::new(),
+        buf: Vec::with_capacity(HashSink::CAPACITY),
+    };
+    let Ok(()) = write(value, &mut w);
+    w.hasher.update(&w.buf);
+    w.hasher.finalize().into()
 }
 
 /// SHA-256 of the canonical JSON of `value`, in lowercase hex.

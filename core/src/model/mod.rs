@@ -274,6 +274,13 @@ impl Routing {
     }
 }
 
+/// A rung serialises as its spelling (`selection`, `passed`).
+impl serde::Serialize for Rung {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 impl Rung {
     /// How many rungs there are (the length of [`Rung::ALL`]).
     pub const COUNT: usize = Rung::Passed as usize + 1;

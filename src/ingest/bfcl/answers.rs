@@ -50,8 +50,11 @@ pub fn expected_value(acceptable: &OJson, prop: Option<&Value>, newer: bool) -> 
             push_unique(&mut alts, a);
         }
     }
-    if !absent && alts.len() == 1 {
-        return alts.pop().expect("one");
+    if !absent
+        && alts.len() == 1
+        && let Some(only) = alts.pop()
+    {
+        return only;
     }
     json!({"@one_of": alts})
 }
@@ -138,9 +141,13 @@ fn expand_dict(pairs: &[(String, OJson)], newer: bool, per_key_form: bool) -> Ve
     if per_key_form || count.is_none_or(|n| n > MAX_DICT_ALTERNATIVES) {
         let mut m = Map::new();
         for (k, mut opts) in per_key {
-            let v = match (opts.len(), opts.first()) {
-                (1, Some(Some(_))) => opts.pop().flatten().expect("one value"),
-                _ => {
+            let single = match opts.as_mut_slice() {
+                [Some(v)] => Some(v.take()),
+                _ => None,
+            };
+            let v = match single {
+                Some(v) => v,
+                None => {
                     let list: Vec<Value> = opts
                         .into_iter()
                         .map(|o| o.unwrap_or_else(|| json!("@absent")))

@@ -284,7 +284,9 @@ impl Parser {
     }
 
     fn string(&mut self) -> Result<String, String> {
-        let quote = self.peek().expect("a quote");
+        let Some(quote) = self.peek() else {
+            return Err("not Python calls (a string expected at the end)".into());
+        };
         let triple = self.chars.get(self.pos + 1) == Some(&quote)
             && self.chars.get(self.pos + 2) == Some(&quote);
         self.pos += if triple { 3 } else { 1 };

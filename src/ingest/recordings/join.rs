@@ -165,7 +165,9 @@ pub fn map(
             if req_model.is_none() {
                 req_model = model(api, &b.value);
             }
-            let o = b.value.as_object().expect("a body is an object");
+            let Some(o) = b.value.as_object() else {
+                return Err("a recorded body is not a JSON object".into());
+            };
             entry.insert("request".into(), json!(body::rest(api, Side::Request, o)));
             menu = Some(body::menu(api, &b.value));
             menus.insert(src, menu.clone().flatten());
@@ -173,7 +175,9 @@ pub fn map(
         if let Some(s) = st.response {
             let (b, src) = (&loaded[&s], pool[s].src);
             record_line.get_or_insert(enc(src, b.line));
-            let o = b.value.as_object().expect("a body is an object");
+            let Some(o) = b.value.as_object() else {
+                return Err("a recorded body is not a JSON object".into());
+            };
             for (i, m) in response_turn(api, o).into_iter().enumerate() {
                 msgs.push(m);
                 let line = b.items.get(i).or(b.items.first()).copied();

@@ -267,7 +267,10 @@ impl<S: RecordSink> Reader<'_, S> {
     /// feeds each record (and each dropped part) under the file it came
     /// from.
     fn conversation(&mut self, steps: &[Step], pool: &[Pooled]) -> Result<()> {
-        let first = bodies(steps).next().expect("a conversation has bodies");
+        // A conversation without bodies has nothing to map.
+        let Some(first) = bodies(steps).next() else {
+            return Ok(());
+        };
         let first_src = pool[first].src;
         let mut loaded = HashMap::new();
         for b in bodies(steps) {

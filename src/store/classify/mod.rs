@@ -164,7 +164,7 @@ pub(crate) fn classify_loaded(
         }
         let label = v.label.as_ref();
         let label_json = |f: fn(&Label) -> &Vec<String>| {
-            label.map(|(l, _)| serde_json::to_string(f(l)).expect("serialises"))
+            label.map(|(l, _)| serde_json::to_string(f(l))).transpose()
         };
         let reason = match &c.error {
             Some(e) => Some(e.reason()),
@@ -210,8 +210,8 @@ pub(crate) fn classify_loaded(
             c.progress.map(|p| p.as_str()),
             c.violated,
             label.map(|(_, s)| s.as_str()),
-            label_json(|l| &l.acceptable),
-            label_json(|l| &l.forbidden),
+            label_json(|l| &l.acceptable)?,
+            label_json(|l| &l.forbidden)?,
             c.in_registry,
             c.in_exposed,
             c.in_retrieved,
@@ -222,8 +222,8 @@ pub(crate) fn classify_loaded(
             c.abstain_expected,
             c.abstained,
             c.no_call_expected,
-            serde_json::to_string(eff.controls).expect("serialises"),
-            serde_json::to_string(&c.retrieved).expect("serialises"),
+            serde_json::to_string(eff.controls)?,
+            serde_json::to_string(&c.retrieved)?,
             c.definition_tokens.map(|t| t as i64),
             c.arguments.map(|a| a.as_str()),
             error_source,

@@ -209,9 +209,11 @@ impl<'a> Batch<'a> {
             Prepared::Decision(d) => self.add_decision(source, *d),
             Prepared::Other(Record::Catalogue(c)) => self.add_catalogue(source, c),
             Prepared::Other(Record::Run(r)) => self.add_run(source, *r),
-            Prepared::Other(Record::Decision(d)) => {
-                self.add_decision(source, PreparedDecision::new(*d, 0))
-            }
+            Prepared::Other(Record::Decision(d)) => match PreparedDecision::new(*d, 0) {
+                Ok(p) => self.add_decision(source, p),
+                Err(e) => Err(e.into()),
+            },
+            Prepared::Unwritable(_, e) => Err(e.into()),
             Prepared::Other(Record::Case(c)) => self.add_case(source, *c),
         };
         r.map_err(|e| match e {

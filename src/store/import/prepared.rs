@@ -12,6 +12,9 @@ use crate::store::classify::StoredDecision;
 pub enum Prepared {
     Decision(Box<PreparedDecision>),
     Other(Record),
+    /// A decision (described) whose columns could not be written as JSON:
+    /// the import stops at it.
+    Unwritable(String, serde_json::Error),
 }
 
 impl Prepared {
@@ -20,7 +23,11 @@ impl Prepared {
     pub fn with_size_hint(record: Record, line_len: usize) -> Prepared {
         match record {
             Record::Decision(d) => {
-                Prepared::Decision(Box::new(PreparedDecision::new(*d, line_len)))
+                let describe = format!("decision {} step {}", d.run_id, d.step);
+                match PreparedDecision::new(*d, line_len) {
+                    Ok(p) => Prepared::Decision(Box::new(p)),
+                    Err(e) => Prepared::Unwritable(describe, e),
+                }
             }
             other => Prepared::Other(other),
         }
@@ -30,6 +37,7 @@ impl Prepared {
         match self {
             Prepared::Decision(d) => format!("decision {} step {}", d.run_id, d.step),
             Prepared::Other(r) => r.describe(),
+            Prepared::Unwritable(describe, _) => describe.clone(),
         }
     }
 }
@@ -68,8 +76,8 @@ pub struct PreparedDecision {
 }
 
 impl PreparedDecision {
-    pub fn new(mut d: Decision, line_len: usize) -> PreparedDecision {
-        let [policy, controls, retrieval, visible] = menu_columns(&d.menu);
+    pub fn new(mut d: Decision, line_len: usize) -> serde_json::Result<PreparedDecision> {
+        let [policy, controls, retrieval, visible] = menu_columns(&d.menu)?;
         let outcome = d.outcome.as_ref();
         let arguments = d.arguments.take().map(|v| text(&v));
         let raw = d.raw.take().map(|v| text(&v));
@@ -77,16 +85,20 @@ impl PreparedDecision {
         d.extra = Value::Null;
         // Serialise the result last and drop the parsed value at once, so a
         // huge result is held at most twice.
-        let result = d.result.take().map(|v| {
-            if line_len > crate::memory::HUGE {
-                let t = text_sized(&v, line_len);
-                drop(v);
-                crate::memory::release();
-                t
-            } else {
-                text(&v)
-            }
-        });
+        let result = d
+            .result
+            .take()
+            .map(|v| {
+                if line_len > crate::memory::HUGE {
+                    let t = text_sized(&v, line_len);
+                    drop(v);
+                    crate::memory::release();
+                    t
+                } else {
+                    Ok(text(&v))
+                }
+            })
+            .transpose()?;
         let mut p = PreparedDecision {
             run_id: d.run_id.clone(),
             step: d.step,
@@ -98,17 +110,17 @@ impl PreparedDecision {
             policy,
             controls,
             retrieval,
-            exposed: json_opt(&d.exposed),
+            exposed: json_opt(&d.exposed)?,
             visible,
             selected: d.selected.clone(),
             call_id: d.call_id.take(),
             status: outcome.map(|o| o.status.as_str()),
             stage: outcome.and_then(|o| o.stage).map(|s| s.as_str()),
             reason: outcome.and_then(|o| o.reason.clone()),
-            outcome: outcome.map(|o| serde_json::to_string(o).expect("serialises")),
+            outcome: outcome.map(serde_json::to_string).transpose()?,
             latency_ms: d.latency_ms,
             progress: d.progress.map(|p| p.as_str()),
-            expected: json_opt(&d.expected),
+            expected: json_opt(&d.expected)?,
             extra,
             arguments,
             result,
@@ -117,24 +129,27 @@ impl PreparedDecision {
             hash: [0; 32],
         };
         p.hash = identity::decision(&p);
-        p
+        Ok(p)
     }
 }
 
-pub(super) fn json_opt<T: serde::Serialize>(v: &Option<T>) -> Option<String> {
-    v.as_ref()
-        .map(|v| serde_json::to_string(v).expect("serialises"))
+pub(super) fn json_opt<T: serde::Serialize>(v: &Option<T>) -> serde_json::Result<Option<String>> {
+    v.as_ref().map(serde_json::to_string).transpose()
 }
 
+/// A JSON value's compact text (`Value`'s `Display`, which cannot fail).
 pub(super) fn text(v: &Value) -> String {
-    serde_json::to_string(v).expect("serialises")
+    v.to_string()
 }
 
 /// Serialises a value into a buffer sized up front (no doubling copies).
-fn text_sized(v: &Value, size_hint: usize) -> String {
-    let mut out = Vec::with_capacity(size_hint);
-    serde_json::to_writer(&mut out, v).expect("serialises");
-    String::from_utf8(out).expect("JSON is UTF-8")
+fn text_sized(v: &Value, size_hint: usize) -> serde_json::Result<String> {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(size_hint);
+    write!(out, "{v}").map_err(|_| {
+        <serde_json::Error as serde::ser::Error>::custom("a JSON value did not format")
+    })?;
+    Ok(out)
 }
 
 pub(super) fn extra_text(v: &Value) -> Option<String> {
@@ -146,11 +161,11 @@ pub(super) fn extra_text(v: &Value) -> Option<String> {
 
 /// A run's or decision's menu fields as stored: policy, trusted controls,
 /// retrieval, visible.
-pub(super) fn menu_columns(m: &MenuFields) -> [Option<String>; 4] {
-    [
-        json_opt(&m.policy),
-        json_opt(&m.trusted_controls),
-        json_opt(&m.retrieval),
-        json_opt(&m.visible),
-    ]
+pub(super) fn menu_columns(m: &MenuFields) -> serde_json::Result<[Option<String>; 4]> {
+    Ok([
+        json_opt(&m.policy)?,
+        json_opt(&m.trusted_controls)?,
+        json_opt(&m.retrieval)?,
+        json_opt(&m.visible)?,
+    ])
 }

@@ -128,7 +128,7 @@ impl Batch<'_> {
     }
 
     pub(super) fn add_run(&mut self, source: &str, r: Run) -> std::result::Result<(), RecordError> {
-        let [policy, controls, retrieval, visible] = menu_columns(&r.menu);
+        let [policy, controls, retrieval, visible] = menu_columns(&r.menu)?;
         let tags = if r.tags.is_empty() {
             None
         } else {

@@ -89,3 +89,77 @@ pub(crate) fn take_reclassify_due(conn: &Connection) -> Result<bool> {
     let n = conn.execute("DELETE FROM meta WHERE key = 'reclassify'", [])?;
     Ok(n > 0)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::store::Store;
+
+    const TEMP: [&str; 5] = [
+        "touched_runs",
+        "touched_tasks",
+        "touched_catalogues",
+        "finding_catalogues",
+        "classified_runs",
+    ];
+
+    /// The table each kind of touch changes, and by how many rows (the
+    /// match is exhaustive: a new kind must say where it goes).
+    fn effect(t: Touch) -> (&'static str, i64) {
+        match t {
+            Touch::Run => ("touched_runs", 1),
+            Touch::Task => ("touched_tasks", 1),
+            Touch::Catalogue => ("touched_catalogues", 1),
+            Touch::Findings => ("finding_catalogues", 1),
+            Touch::UnclassifyRun | Touch::UnclassifyTask | Touch::UnclassifyCatalogue => {
+                ("classified_runs", -1)
+            }
+        }
+    }
+
+    fn counts(conn: &Connection) -> Vec<i64> {
+        TEMP.iter()
+            .map(|t| {
+                conn.query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0))
+                    .unwrap()
+            })
+            .collect()
+    }
+
+    /// A touch names its table by kind, so a misspelt table cannot reach
+    /// another one (as a string's catch-all arm once sent it to
+    /// `finding_catalogues`): each kind changes its own table and no other.
+    #[test]
+    fn each_touch_changes_its_own_table_and_no_other() {
+        for t in [
+            Touch::Run,
+            Touch::Task,
+            Touch::Catalogue,
+            Touch::Findings,
+            Touch::UnclassifyRun,
+            Touch::UnclassifyTask,
+            Touch::UnclassifyCatalogue,
+        ] {
+            let store = Store::open_rw(Path::new(":memory:")).unwrap();
+            let conn = &store.conn;
+            begin_touched(conn).unwrap();
+            // Run, task and catalogue "x", classified earlier in the batch.
+            conn.execute_batch(
+                "INSERT INTO runs (run_id, task_id, catalogue) VALUES ('x', 'x', 'x');
+                 INSERT INTO classified_runs VALUES ('x');",
+            )
+            .unwrap();
+            let before = counts(conn);
+            assert_eq!(conn.execute(t.sql(), ["x"]).unwrap(), 1, "{t:?}");
+            let (table, by) = effect(t);
+            let expected: Vec<i64> = TEMP
+                .iter()
+                .zip(&before)
+                .map(|(name, n)| if *name == table { n + by } else { *n })
+                .collect();
+            assert_eq!(counts(conn), expected, "{t:?}");
+        }
+    }
+}

@@ -355,7 +355,7 @@ fn check_all(runs: &[GenRun]) -> Result<(), TestCaseError> {
     let mut sets: Vec<(DecisionSet, String, Vec<Sql>)> = Vec::new();
     for rung in Rung::ALL {
         sets.push((
-            DecisionSet::Rung(rung.as_str().to_string()),
+            DecisionSet::Rung(*rung),
             format!("{from} l.rung = ? ORDER BY l.decision_id"),
             vec![Sql::Text(rung.as_str().into())],
         ));

@@ -99,7 +99,7 @@ fn runs_sort_by_first_failed_rung_in_walking_order_none_last() {
     let rungs: Vec<Option<&str>> = page
         .rows
         .iter()
-        .map(|(_, r)| r.first_failed_rung.as_deref())
+        .map(|(_, r)| r.first_failed_rung.map(Rung::as_str))
         .collect();
     assert_eq!(
         rungs,

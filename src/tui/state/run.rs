@@ -5,17 +5,15 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::Load;
-use crate::model::Rung;
 use crate::store::browse::{DecisionRow, PayloadColumn, RunHeader};
 use crate::tui::paged::Paged;
 use crate::tui::payload::Indent;
 use crate::tui::worker::{Chunk, DetailView};
 
-/// Whether a timeline row failed a rung: its stored rung is neither
-/// `passed` nor `unlabelled` (a name no rung has counts as failing, so that
-/// `n` stops at it). The store's `next_failing` skips the same rows.
+/// Whether a timeline row failed a rung: its rung is neither `passed` nor
+/// `unlabelled`. The store's `next_failing` skips the same rows.
 pub fn failing(row: &DecisionRow) -> bool {
-    Rung::parse(&row.rung).is_none_or(Rung::is_failure)
+    row.rung.is_failure()
 }
 
 /// Decision details kept in memory.

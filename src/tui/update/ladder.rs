@@ -73,11 +73,6 @@ pub(super) fn act(app: &mut App, action: Action) {
                 rung.as_str().to_uppercase()
             ),
         };
-        decisions::open(
-            app,
-            Drill::Set(DecisionSet::Rung(rung.as_str().to_string())),
-            count,
-            title,
-        );
+        decisions::open(app, Drill::Set(DecisionSet::Rung(rung)), count, title);
     }
 }

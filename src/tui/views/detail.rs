@@ -7,8 +7,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::{badge, esc, hang, opt};
-use crate::ladder::label_text;
 use crate::ladder::schema::SchemaFinding;
+use crate::ladder::{WalkState, label_text};
 use crate::model::{FindingKind, Rung};
 use crate::store::browse::MenuItem;
 use crate::store::{MatchRow, RunExpectations};
@@ -19,13 +19,13 @@ use crate::tui::state::App;
 use crate::tui::theme::Theme;
 use crate::tui::worker::DetailView;
 
-fn state_span<'a>(state: &str, failed_here: bool, t: &Theme) -> Span<'a> {
+fn state_span<'a>(state: WalkState, failed_here: bool, t: &Theme) -> Span<'a> {
     match state {
-        "passed" => Span::styled("✓ passed      ", t.good()),
-        "failed" if failed_here => Span::styled("✗ FAILED ←    ", t.bad()),
-        "failed" => Span::styled("✗ failed      ", t.warn()),
-        "not reached" => Span::styled("· not reached ", t.dim()),
-        _ => Span::styled("– skipped     ", t.dim()),
+        WalkState::Passed => Span::styled("✓ passed      ", t.good()),
+        WalkState::Failed if failed_here => Span::styled("✗ FAILED ←    ", t.bad()),
+        WalkState::Failed => Span::styled("✗ failed      ", t.warn()),
+        WalkState::NotReached => Span::styled("· not reached ", t.dim()),
+        WalkState::Skipped => Span::styled("– skipped     ", t.dim()),
     }
 }
 
@@ -185,7 +185,7 @@ pub fn detail_lines<'a>(
         };
         let lead = vec![
             Span::raw(format!("  {name:<15}")),
-            state_span(w.state, w.state == "failed" && w.rung == e.rung, t),
+            state_span(w.state, w.state == WalkState::Failed && w.rung == e.rung, t),
         ];
         lines.extend(hang(lead, 31, &esc(&w.note), Style::new(), width));
     }

@@ -170,17 +170,6 @@ pub fn short_badge<'a>(rung: Rung, theme: &Theme) -> Span<'a> {
     Span::styled(text.to_string(), theme.rung(rung))
 }
 
-/// The badge (`short`: at most 9 columns) of a rung as a row stores it; a
-/// name no rung has (a damaged database) shows as itself, escaped, marked
-/// with `?` in the error style.
-pub fn stored_badge<'a>(name: &str, short: bool, theme: &Theme) -> Span<'a> {
-    match Rung::parse(name) {
-        Some(r) if short => short_badge(r, theme),
-        Some(r) => badge(r, theme),
-        None => Span::styled(format!("?{}", esc(name)), theme.bad()),
-    }
-}
-
 /// Words of `text` in lines of at most `width` columns (long words cut).
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(8);
@@ -295,18 +284,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_stored_rung_shows_as_its_badge_and_a_damaged_one_as_itself() {
+    fn a_rung_shows_as_its_badge() {
+        // (A stored name no rung has is the store's error, naming the row.)
         let t = Theme { color: true };
-        let b = stored_badge("passed", false, &t);
+        let b = badge(Rung::Passed, &t);
         assert_eq!((b.content.as_ref(), b.style), ("passed", t.good()));
-        let b = stored_badge("authorization", false, &t);
+        let b = badge(Rung::Authorization, &t);
         assert_eq!(b.content, "AUTHORIZATION");
-        assert_eq!(stored_badge("authorization", true, &t).content, "AUTHORIZE");
-        // A name no rung has: escaped, marked, in the error style.
-        let b = stored_badge("Selection\u{1b}[2J", true, &t);
-        assert_eq!(
-            (b.content.as_ref(), b.style),
-            ("?Selection\\x1b[2J", t.bad())
-        );
+        assert_eq!(short_badge(Rung::Authorization, &t).content, "AUTHORIZE");
     }
 }

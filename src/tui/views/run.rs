@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::detail::detail_lines;
-use super::{block, esc, loading, n, opt, pending, stored_badge, waiting, yes_no};
+use super::{block, esc, loading, n, opt, pending, short_badge, waiting, yes_no};
 use crate::store::browse::{DecisionRow, PayloadColumn};
 use crate::tui::layout::{self, List};
 use crate::tui::payload::human_bytes;
@@ -165,7 +165,7 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
                 cells.push(Cell::from(opt(&d.phase, "-").into_owned()));
             }
             cells.push(Cell::from(opt(&d.selected, "(no call)").into_owned()));
-            cells.push(Cell::from(Line::from(stored_badge(&d.rung, true, t))));
+            cells.push(Cell::from(Line::from(short_badge(d.rung, t))));
             cells.push(Cell::from(super::runs::short_outcome(d)));
             if matched {
                 cells.push(Cell::from(matching_cell(d, t)));

@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
-use super::{block, esc, minute, n, opt, pending, stored_badge, yes_no};
+use super::{badge, block, esc, minute, n, opt, pending, short_badge, yes_no};
 use crate::store::browse::{DecisionRow, RunSort};
 use crate::store::query::RunRow;
 use crate::tui::layout::{self, List};
@@ -31,7 +31,6 @@ fn sort_name(s: RunSort) -> &'static str {
 /// The run cells; `as_expected`: with the verdict against the run's
 /// expectations (shown when some listed run has expectations).
 fn run_cells<'a>(r: &'a RunRow, as_expected: bool, t: &Theme) -> Vec<Cell<'a>> {
-    let rung = r.first_failed_rung.as_deref().unwrap_or("");
     let mut cells = vec![
         Cell::from(esc(&r.run_id).into_owned()),
         Cell::from(opt(&r.task_id, "-").into_owned()),
@@ -41,10 +40,9 @@ fn run_cells<'a>(r: &'a RunRow, as_expected: bool, t: &Theme) -> Vec<Cell<'a>> {
         ),
         Cell::from(opt(&r.model, "-").into_owned()),
         Cell::from(Line::from(n(r.decisions)).right_aligned()),
-        Cell::from(if rung.is_empty() {
-            Line::styled("-", t.dim())
-        } else {
-            Line::from(stored_badge(rung, false, t))
+        Cell::from(match r.first_failed_rung {
+            None => Line::styled("-", t.dim()),
+            Some(rung) => Line::from(badge(rung, t)),
         }),
         Cell::from(Span::styled(
             yes_no(r.success),
@@ -254,7 +252,7 @@ fn decision_cells<'a>(d: &'a DecisionRow, narrow: bool, t: &Theme) -> Vec<Cell<'
             Cell::from(Line::from(d.step.to_string()).right_aligned()),
             Cell::from(opt(&d.phase, "-").into_owned()),
             Cell::from(opt(&d.selected, "(no call)").into_owned()),
-            Cell::from(Line::from(stored_badge(&d.rung, true, t))),
+            Cell::from(Line::from(short_badge(d.rung, t))),
             Cell::from(short_outcome(d)),
             Cell::from(
                 d.time_us
@@ -268,7 +266,7 @@ fn decision_cells<'a>(d: &'a DecisionRow, narrow: bool, t: &Theme) -> Vec<Cell<'
         Cell::from(Line::from(d.step.to_string()).right_aligned()),
         Cell::from(opt(&d.phase, "-").into_owned()),
         Cell::from(opt(&d.selected, "(no call)").into_owned()),
-        Cell::from(Line::from(stored_badge(&d.rung, false, t))),
+        Cell::from(Line::from(badge(d.rung, t))),
         Cell::from(outcome(d)),
         Cell::from(if d.labelled {
             esc(&d.acceptable.join(", ")).into_owned()

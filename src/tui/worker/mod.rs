@@ -172,7 +172,13 @@ impl Source {
     fn recv(&self) -> Option<Job> {
         match self {
             Source::One(rx) => rx.recv().ok(),
-            Source::Shared(rx) => rx.lock().ok()?.recv().ok(),
+            // A worker that panicked holding the lock poisoned it; the
+            // receiver inside is still good, so the others go on.
+            Source::Shared(rx) => rx
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .recv()
+                .ok(),
         }
     }
 }
