@@ -383,21 +383,20 @@ fn child(db: &Path) {
     // The Ladder's largest rung, drilled into.
     b.key("1 (Ladder)", "1");
     b.settle("Ladder");
-    let largest = b
-        .h
-        .app
-        .ladder
-        .counts
-        .value
-        .as_ref()
-        .and_then(|(c, _)| {
-            rung::model::Rung::ALL
-                .iter()
-                .enumerate()
-                .max_by_key(|(_, r)| c.count(**r))
-                .map(|(i, _)| i)
-        })
-        .unwrap_or(0);
+    let largest =
+        b.h.app
+            .ladder
+            .counts
+            .value
+            .as_ref()
+            .and_then(|(c, _)| {
+                rung::model::Rung::ALL
+                    .iter()
+                    .enumerate()
+                    .max_by_key(|(_, r)| c.count(**r))
+                    .map(|(i, _)| i)
+            })
+            .unwrap_or(0);
     b.key("g (top rung)", "g");
     for _ in 0..largest {
         b.key("j (next rung)", "j");

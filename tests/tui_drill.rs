@@ -219,3 +219,39 @@ fn every_count_opens_exactly_its_decisions() {
         }
     }
 }
+
+/// The README's why-visible job on `sample-traces/ladder-tour`, in 8 keys
+/// from the first screen: `6`, `/sco`, `Enter` (keep the find), `Enter`
+/// (why visible?), `Enter` (the decisions behind the top rule).
+#[test]
+fn why_visible_takes_eight_keys_from_the_first_screen() {
+    let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/ladder-tour");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let cli = rung::cli::Cli::try_parse_from(["rung", "-q", "--db", db.to_str().unwrap()])
+        .expect("arguments parse");
+    let args = rung::cli::import::ImportArgs {
+        paths: vec![set],
+        format: "auto".into(),
+        ..Default::default()
+    };
+    rung::cli::import::run(&cli.global, &args).expect("imports");
+    let now = rung::model::Timestamp::parse("2026-10-16T00:00:00Z")
+        .unwrap()
+        .micros();
+    let mut t = Harness::open(&db, now, false, 120, 40).expect("opens");
+    let keys = "6 / s c o Enter Enter Enter";
+    assert_eq!(keys.split_whitespace().count(), 8);
+    walk(&mut t, keys);
+    assert_eq!(t.app.screen, Screen::Decisions);
+    assert_eq!(t.app.tool.name, "search_code");
+    let top = t.app.tool.audit.value.as_ref().expect("audit").rules[0].clone();
+    assert_eq!(t.app.decisions.count, Some(top.decisions));
+    assert_eq!(t.app.decisions.page.total, Some(top.decisions));
+    assert_eq!(
+        t.app.decisions.page.rows.len() as u64,
+        top.decisions,
+        "{}",
+        t.text()
+    );
+}
