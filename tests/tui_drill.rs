@@ -255,3 +255,159 @@ fn why_visible_takes_eight_keys_from_the_first_screen() {
         t.text()
     );
 }
+
+/// The (run, step) rows of the Decisions list, in order.
+fn listed(t: &Harness) -> Vec<(String, i64)> {
+    t.app
+        .decisions
+        .page
+        .rows
+        .iter()
+        .map(|(_, d)| (d.run_id.clone(), d.step))
+        .collect()
+}
+
+fn rs(v: &[(&str, i64)]) -> Vec<(String, i64)> {
+    v.iter().map(|(r, s)| (r.to_string(), *s)).collect()
+}
+
+#[test]
+fn a_drilled_list_searches_and_sorts() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = import(dir.path());
+    for (w, h) in [(120u16, 40u16), (80, 24)] {
+        let mut t = Harness::open(&db, now(), false, w, h).expect("opens");
+        // The 4 SELECTION failures (see every_count_opens_exactly_its_decisions).
+        walk(&mut t, "j j j Enter");
+        let natural = rs(&[("r-102", 2), ("r-102", 4), ("r-103", 2), ("r-104", 1)]);
+        assert_eq!(listed(&t), natural);
+        // `/refused`: the three of them that were refused (r-103 step 2
+        // timed out), counted from the fixture.
+        walk_more(&mut t, "/ r e f u s e d Enter");
+        let refused_selection = [("r-102", 2), ("r-102", 4), ("r-104", 1)];
+        assert_eq!(
+            count(|d| refused(d)
+                && refused_selection
+                    .iter()
+                    .any(|(r, s)| d["run_id"] == *r && d["step"] == *s)),
+            3
+        );
+        assert_eq!(listed(&t), rs(&refused_selection));
+        assert_eq!(t.app.decisions.page.total, Some(3));
+        let text = t.text();
+        assert!(text.contains("/ refused · Esc clears"), "{text}");
+        insta::assert_snapshot!(format!("search_refused_{w}x{h}"), t.terminal.backend());
+        // A field the list does not show: r-102 step 4 stopped at the
+        // authorization boundary; the row says that is where it matched.
+        walk_more(&mut t, "Esc / a u t h o r Enter");
+        assert_eq!(listed(&t), rs(&[("r-102", 4)]));
+        assert!(t.text().contains("[boundary]"), "{}", t.text());
+        insta::assert_snapshot!(format!("search_hidden_field_{w}x{h}"), t.terminal.backend());
+        // Esc clears the search: all four again.
+        walk_more(&mut t, "Esc");
+        assert_eq!(listed(&t), natural);
+        // `s`: by run, `S`: reversed, `s`: by time (reversed: latest first).
+        walk_more(&mut t, "s");
+        assert_eq!(listed(&t), natural);
+        assert!(t.text().contains("run ↑"), "{}", t.text());
+        walk_more(&mut t, "S");
+        assert_eq!(
+            listed(&t),
+            rs(&[("r-104", 1), ("r-103", 2), ("r-102", 4), ("r-102", 2)])
+        );
+        assert!(t.text().contains("run ↓"), "{}", t.text());
+        walk_more(&mut t, "s");
+        assert_eq!(
+            listed(&t),
+            rs(&[("r-103", 2), ("r-102", 4), ("r-102", 2), ("r-104", 1)])
+        );
+        insta::assert_snapshot!(format!("sort_time_desc_{w}x{h}"), t.terminal.backend());
+    }
+}
+
+fn walk_more(t: &mut Harness, keys: &str) {
+    for word in keys.split_whitespace() {
+        t.keys(word);
+        t.settle_draw();
+    }
+}
+
+#[test]
+fn y_copies_ids_and_records_masked_and_e_writes_the_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = import(dir.path());
+    let mut t = Harness::open(&db, now(), false, 120, 40).expect("opens");
+    t.app.export_dir = dir.path().to_path_buf();
+    walk(&mut t, "j j j Enter");
+    walk_more(&mut t, "y");
+    assert_eq!(t.app.clip.as_deref(), Some("r-102 2"));
+    let status = t.app.status.clone().unwrap_or_default();
+    assert!(
+        status.starts_with("copied r-102 2 · through OSC 52"),
+        "{status}"
+    );
+    // The record as JSON.
+    t.app.clip = None;
+    walk_more(&mut t, "Y");
+    let clip = t.app.clip.take().expect("a record");
+    let v: serde_json::Value = serde_json::from_str(&clip).expect("JSON");
+    assert_eq!(v["run_id"], "r-102");
+    assert_eq!(v["step"], 2);
+    assert_eq!(v["rung"], "selection");
+    assert_eq!(v["reason"], "subscription_still_active");
+    assert_eq!(v["arguments"]["invoice_id"], "in_3101");
+    // `e`: the four decisions as CSV, header first.
+    walk_more(&mut t, "e");
+    let status = t.app.status.clone().unwrap_or_default();
+    assert!(status.starts_with("wrote 4 decisions to "), "{status}");
+    let path = dir.path().join(format!(
+        "rung-decisions-{}-1.csv",
+        now().div_euclid(1_000_000)
+    ));
+    let csv = std::fs::read_to_string(&path).expect("the file it names");
+    let lines: Vec<&str> = csv.split("\r\n").filter(|l| !l.is_empty()).collect();
+    assert_eq!(lines.len(), 5, "{csv}");
+    assert!(lines[0].starts_with("run_id,step,phase,selected,rung,status,reason"));
+    assert!(
+        lines[1].starts_with(
+            "r-102,2,modify,refund_invoice,selection,refused,subscription_still_active"
+        ),
+        "{csv}"
+    );
+    // On Runs, y copies the run id; on Tools, the tool's name.
+    walk_more(&mut t, "2 j y");
+    assert_eq!(t.app.clip.take().as_deref(), Some("r-102"));
+    walk_more(&mut t, "6 y");
+    assert_eq!(t.app.clip.take().as_deref(), Some("ask_user"));
+}
+
+/// r-103 step 1's arguments carry an API key: masked in the copied record
+/// unless --no-redact.
+#[test]
+fn a_copied_record_masks_secrets_unless_no_redact() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = import(dir.path());
+    for no_redact in [false, true] {
+        let mut t = Harness::open(&db, now(), no_redact, 120, 40).expect("opens");
+        walk(&mut t, "2 j j Enter");
+        assert_eq!(
+            t.app
+                .run
+                .timeline
+                .selected()
+                .map(|r| (r.run_id.as_str(), r.step)),
+            Some(("r-103", 1))
+        );
+        walk_more(&mut t, "Y");
+        let clip = t.app.clip.take().expect("a record");
+        assert_eq!(clip.contains("sk-test-4f9aQ2xLk81abc"), no_redact, "{clip}");
+        assert!(clip.contains("\"name_or_email\": \"Lumen\""), "{clip}");
+    }
+}
+
+#[test]
+fn osc52_is_base64_in_the_clipboard_sequence() {
+    assert_eq!(rung::tui::osc52("hi"), "\x1b]52;c;aGk=\x07");
+    assert_eq!(rung::tui::base64(b"r-102 2"), "ci0xMDIgMg==");
+    assert_eq!(rung::tui::base64(b"abc"), "YWJj");
+}

@@ -99,7 +99,7 @@ pub enum DecisionSet {
     },
 }
 
-fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Result<Spec<'a>> {
+pub(super) fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Result<Spec<'a>> {
     let (clause, mut args) = f.decision_clause();
     let mut from_where = format!("FROM ladder l JOIN runs r ON r.run_id = l.run_id WHERE {clause}");
     let (key, id) = match set {

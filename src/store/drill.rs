@@ -385,3 +385,153 @@ type Walked = (Vec<(Key, DecisionRow)>, bool, u64);
 
 /// Columns of [`DECISION_COLUMNS`]: the menu's start after them.
 const DECISION_WIDTH: usize = 17;
+
+/// The column a decision list is sorted by (`s` cycles, `S` reverses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum DecisionSort {
+    /// The list's own order: decision order, time order for refusals.
+    #[default]
+    Natural,
+    /// Run id, then step.
+    Run,
+    /// Time (undated first).
+    Time,
+    Rung,
+    Selected,
+}
+
+impl DecisionSort {
+    pub const ALL: [DecisionSort; 5] = [
+        DecisionSort::Natural,
+        DecisionSort::Run,
+        DecisionSort::Time,
+        DecisionSort::Rung,
+        DecisionSort::Selected,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecisionSort::Natural => "list order",
+            DecisionSort::Run => "run",
+            DecisionSort::Time => "time",
+            DecisionSort::Rung => "rung",
+            DecisionSort::Selected => "selected",
+        }
+    }
+
+    pub fn next(self) -> DecisionSort {
+        let i = DecisionSort::ALL
+            .iter()
+            .position(|s| *s == self)
+            .unwrap_or(0);
+        DecisionSort::ALL[(i + 1) % DecisionSort::ALL.len()]
+    }
+
+    /// The SQL key (`None`: the list's own).
+    fn key(self) -> Option<&'static str> {
+        Some(match self {
+            DecisionSort::Natural => return None,
+            DecisionSort::Run => "l.run_id || printf(':%012d', l.step)",
+            DecisionSort::Time => "COALESCE(l.time_us, -1)",
+            DecisionSort::Rung => "l.rung",
+            DecisionSort::Selected => "COALESCE(l.selected, '')",
+        })
+    }
+}
+
+/// How a decision list is shown: its sort and the text `/` searched for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct ListView {
+    pub sort: DecisionSort,
+    pub desc: bool,
+    /// Decisions whose run, phase, selected tool, rung, status, reason,
+    /// boundary or acceptable tools contain this text (any case).
+    pub find: String,
+}
+
+/// The fields `/` searches in a decision list, as SQL over `ladder l`.
+pub const FOUND_IN: [(&str, &str); 8] = [
+    ("run", "l.run_id"),
+    ("phase", "l.phase"),
+    ("selected", "l.selected"),
+    ("rung", "l.rung"),
+    ("status", "l.status"),
+    ("reason", "l.reason"),
+    ("boundary", "l.boundary"),
+    ("acceptable", "l.acceptable"),
+];
+
+/// One page of `drill` sorted and searched as `view` says. The rule sets
+/// are walked, not queried: they keep decision order (a search still
+/// narrows them).
+pub fn drill_page_view(
+    conn: &Connection,
+    f: &Filter,
+    drill: &Drill,
+    view: &ListView,
+    anchor: &Anchor,
+    n: usize,
+) -> Result<Page<DecisionRow>> {
+    if *view == ListView::default() {
+        return drill_page(conn, f, drill, anchor, n);
+    }
+    let mut spec = match drill {
+        Drill::Set(set) => super::decisions::decision_spec(f, set)?,
+        Drill::Rule { .. } => {
+            // Computed sets: decision order; the search narrows the page.
+            let mut page = drill_page(conn, f, drill, anchor, n)?;
+            let pat = view.find.to_lowercase();
+            if !pat.is_empty() {
+                page.rows.retain(|(_, d)| !found_in(d, &pat).is_empty());
+                page.total = None;
+            }
+            return Ok(page);
+        }
+        _ => match spec(f, drill) {
+            Some(s) => s,
+            None => return Err(Error::usage("this decision list has no query")),
+        },
+    };
+    if let Some(key) = view.sort.key() {
+        spec.key = key;
+        spec.id = Some("l.decision_id");
+    }
+    spec.desc = view.desc;
+    let pat = view.find.trim().to_lowercase();
+    if !pat.is_empty() {
+        let any = FOUND_IN
+            .iter()
+            .map(|(_, col)| format!("instr(lower(COALESCE({col}, '')), ?) > 0"))
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        spec.from_where.push_str(&format!(" AND ({any})"));
+        for _ in FOUND_IN {
+            spec.args.push(Sql::Text(pat.clone()));
+        }
+    }
+    spec.page(conn, anchor, n, &|r| decision_row(conn, r, 2))
+}
+
+/// Which of `FOUND_IN`'s fields of `d` contain `pat` (lower case).
+pub fn found_in(d: &DecisionRow, pat: &str) -> Vec<&'static str> {
+    if pat.is_empty() {
+        return Vec::new();
+    }
+    let has = |s: Option<&str>| s.is_some_and(|s| s.to_lowercase().contains(pat));
+    let acceptable = serde_json::to_string(&d.acceptable).unwrap_or_default();
+    let fields: [(&'static str, Option<&str>); 8] = [
+        ("run", Some(&d.run_id)),
+        ("phase", d.phase.as_deref()),
+        ("selected", d.selected.as_deref()),
+        ("rung", Some(d.rung.as_str())),
+        ("status", d.status.as_deref()),
+        ("reason", d.reason.as_deref()),
+        ("boundary", d.boundary.as_deref()),
+        ("acceptable", d.labelled.then_some(acceptable.as_str())),
+    ];
+    fields
+        .into_iter()
+        .filter(|(_, v)| has(*v))
+        .map(|(k, _)| k)
+        .collect()
+}

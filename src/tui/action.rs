@@ -51,6 +51,12 @@ pub enum Action {
     ToggleCandidate,
     /// Tools: the selected tool between two catalogue versions.
     Diff,
+    /// `y`: the selected row's id to the clipboard.
+    Copy,
+    /// `Y`: the selected decision's record as JSON to the clipboard.
+    CopyRecord,
+    /// `e`: the current list to a file.
+    Export,
     /// Typing: a character, a deletion, the end of typing.
     Type(char),
     Backspace,

@@ -67,6 +67,9 @@ const GLOBAL: &[Binding] = &[
     b("", "", &[C('8')], Action::Go(Screen::Compare)),
     b("Tab", "next screen", &[Code(KeyCode::Tab)], Action::NextTab),
     b("", "", &[Code(KeyCode::BackTab)], Action::PrevTab),
+    b("y/Y", "copy id/record", &[C('y')], Action::Copy),
+    b("", "", &[C('Y')], Action::CopyRecord),
+    b("e", "export list", &[C('e')], Action::Export),
     b("f", "filter", &[C('f')], Action::EditFilter),
     b("F", "clear filter", &[C('F')], Action::ClearFilter),
     b("Esc", "back", &[Code(KeyCode::Esc)], Action::Back),
@@ -230,12 +233,17 @@ const TOOL: &[Binding] = &[
     b("g", "top", &[C('g'), Code(KeyCode::Home)], Action::Top),
 ];
 
-const DECISIONS: &[Binding] = &[b(
-    "Enter",
-    "open at decision",
-    &[Code(KeyCode::Enter)],
-    Action::Enter,
-)];
+const DECISIONS: &[Binding] = &[
+    b(
+        "Enter",
+        "open at decision",
+        &[Code(KeyCode::Enter)],
+        Action::Enter,
+    ),
+    b("/", "search", &[C('/')], Action::Find),
+    b("s", "sort column", &[C('s')], Action::Sort),
+    b("S", "reverse sort", &[C('S')], Action::Reverse),
+];
 
 const FINDINGS: &[Binding] = &[
     b(

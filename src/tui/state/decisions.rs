@@ -1,7 +1,7 @@
 //! The Decisions screen's state: the decisions behind a rung, a refusal
 //! reason or a confusion cell, read a page at a time.
 
-use crate::store::browse::{DecisionRow, Drill};
+use crate::store::browse::{DecisionRow, Drill, ListView};
 use crate::tui::paged::Paged;
 
 #[derive(Debug, Default)]
@@ -13,6 +13,10 @@ pub struct DecisionsState {
     /// The number that was drilled into, as the screen showed it.
     pub count: Option<u64>,
     pub page: Paged<DecisionRow>,
+    /// The sort (`s`/`S`) and the search (`/`) in force.
+    pub view: ListView,
+    /// `/` is being typed.
+    pub typing: bool,
 }
 
 impl DecisionsState {

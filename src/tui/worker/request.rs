@@ -8,8 +8,8 @@ use super::Slot;
 use crate::filter::Filter;
 use crate::metrics::{Confusions, LadderCounts, Metrics, RefusalReport, ToolUsage};
 use crate::store::browse::{
-    Anchor, DecisionRow, Detail, Drill, FilterHints, FindingCounts, FindingItem, FindingSet, Page,
-    PayloadColumn, RunHeader, RunSort, ToolAudit, ToolDef, ToolFlags,
+    Anchor, DecisionRow, Detail, Drill, FilterHints, FindingCounts, FindingItem, FindingSet,
+    ListView, Page, PayloadColumn, RunHeader, RunSort, ToolAudit, ToolDef, ToolFlags,
 };
 use crate::store::compare::{
     CatalogueInfo, CellAttempts, CellSpec, CompareAsk, CompareReport, ToolDiffView,
@@ -91,6 +91,7 @@ pub enum Request {
     Decisions {
         filter: Filter,
         set: Drill,
+        view: ListView,
         anchor: Anchor,
     },
     /// Findings per kind in `[since, until)` and the window before.
@@ -124,6 +125,16 @@ pub enum Request {
         catalogue: String,
         name: String,
     },
+    /// `Y`: a decision's record as JSON, secrets masked (unless
+    /// --no-redact), for the clipboard.
+    Record(Box<DecisionRow>),
+    /// `e`: every decision of a list, as CSV, into `path`.
+    Export {
+        filter: Filter,
+        set: Drill,
+        view: ListView,
+        path: std::path::PathBuf,
+    },
 }
 
 impl Request {
@@ -147,6 +158,7 @@ impl Request {
                     set: Drill::Rule { .. },
                     ..
                 }
+                | Request::Export { .. }
         )
     }
 }
@@ -222,6 +234,10 @@ pub enum Response {
     Compare(Arc<CompareReport>),
     CellAttempts(Box<Option<CellAttempts>>),
     ToolDiff(Box<ToolDiffView>),
+    /// Text for the clipboard, and what it is.
+    Clip(String, String),
+    /// A list written: the file and its rows.
+    Exported(std::path::PathBuf, u64),
     Error(String),
 }
 
