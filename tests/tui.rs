@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use rung::store::browse::DecisionSet;
+use rung::store::browse::{DecisionSet, Drill};
 use rung::tui::Screen;
 use rung::tui::harness::Harness;
 
@@ -95,7 +95,7 @@ fn a_rung_lists_its_decisions_and_each_opens_the_run_there() {
     assert_eq!(h.app.screen, Screen::Decisions);
     assert_eq!(
         h.app.decisions.set,
-        Some(DecisionSet::Rung(rung::model::Rung::Selection))
+        Some(Drill::Set(DecisionSet::Rung(rung::model::Rung::Selection)))
     );
     let rows: Vec<(String, i64)> = h
         .app
@@ -344,10 +344,10 @@ fn a_confusion_cell_lists_its_decisions() {
     h.settle_draw();
     assert_eq!(
         h.app.decisions.set,
-        Some(DecisionSet::Cell {
+        Some(Drill::Set(DecisionSet::Cell {
             acceptable: vec!["cancel_subscription".into()],
             selected: Some("refund_invoice".into()),
-        })
+        }))
     );
     assert_eq!(h.app.decisions.page.rows[0].1.run_id, "r-102");
     h.keys("Esc m");

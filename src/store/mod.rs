@@ -12,6 +12,7 @@ pub mod consistency;
 pub mod decisions;
 mod decode;
 pub mod detail;
+pub mod drill;
 pub mod filter_sql;
 pub mod findings;
 pub mod hints;
@@ -33,6 +34,10 @@ pub mod browse {
         next_failing, step_key, timeline_page,
     };
     pub use super::detail::{Detail, MenuItem, decision_detail};
+    pub use super::drill::{
+        DecisionSort, Drill, FOUND_IN, ListView, ToolCount, drill_key, drill_page, drill_page_view,
+        found_in,
+    };
     pub use super::findings::{
         FindingCounts, FindingItem, FindingSet, KindCount, finding_counts, finding_key,
         findings_page,

@@ -91,6 +91,15 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     t.bad(),
                 ));
             }
+            // The count Enter opens (h/l) is marked on the selected row.
+            let num_at = |v: u64, col: usize| {
+                let c = Cell::from(Line::from(n(v)).right_aligned());
+                if i == ts.cursor.sel && ts.col == col {
+                    c.style(t.focus())
+                } else {
+                    c
+                }
+            };
             let num = |v: u64| Cell::from(Line::from(n(v)).right_aligned());
             let mut cells = Vec::new();
             if show_cat {
@@ -105,10 +114,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 cells.push(Cell::from(if x.flags.open_world { "yes" } else { "" }));
             }
             cells.extend([
-                num(u.visible),
-                num(u.selected),
+                num_at(u.visible, 1),
+                num_at(u.selected, 2),
                 num(u.selected_wrongly),
-                num(u.refused),
+                num_at(u.refused, 3),
                 Cell::from(Line::from(marks)),
             ]);
             let row = Row::new(cells);
@@ -212,19 +221,32 @@ fn audit_lines<'a>(app: &'a App, width: usize) -> Vec<Line<'a>> {
                     t.header(),
                 ));
             }
-            for rc in &a.rules {
+            for (i, rc) in a.rules.iter().enumerate() {
                 let share = (a.examined > 0).then(|| rc.decisions as f64 / a.examined as f64);
+                // The rule Enter opens: marked, its count underlined.
+                let on = i == app.tool.rule;
                 let lead = vec![
                     Span::styled(
-                        format!("  {:<8}", if rc.visible { "visible" } else { "hidden" }),
+                        format!(
+                            "{} {:<8}",
+                            if on { "›" } else { " " },
+                            if rc.visible { "visible" } else { "hidden" }
+                        ),
                         if rc.visible { t.good() } else { t.warn() },
                     ),
-                    Span::raw(format!(
-                        " {:<16} {:>9} {:>7}  ",
-                        rc.rule,
-                        n(rc.decisions),
-                        percent(share)
-                    )),
+                    Span::styled(
+                        format!(
+                            " {:<16} {:>9} {:>7}  ",
+                            rc.rule,
+                            n(rc.decisions),
+                            percent(share)
+                        ),
+                        if on {
+                            t.focus()
+                        } else {
+                            ratatui::style::Style::new()
+                        },
+                    ),
                 ];
                 lines.extend(super::hang(lead, 47, &esc(&rc.example), t.dim(), width));
             }
@@ -237,7 +259,7 @@ pub fn draw_tool(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
     let ts = &app.tool;
     let title = format!(
-        " {} · catalogue {} · j/k scroll · Esc back ",
+        " {} · catalogue {} · j/k rule · Enter its decisions · Esc back ",
         esc(&ts.name),
         esc(&ts.catalogue)
     );
