@@ -273,16 +273,38 @@ fn main() {
     );
     println!("rung import peak RSS:           {import_mb:.0} MB");
 
-    // 3. re-import of the same file: a no-op
-    let (again_s, _) = run_measured(
-        Command::new(rung)
-            .arg("--db")
-            .arg(&db)
-            .arg("-q")
-            .arg("import")
-            .arg(&trace),
+    let db_bytes: u64 = ["", "-wal"]
+        .iter()
+        .filter_map(|ext| std::fs::metadata(format!("{}{ext}", db.display())).ok())
+        .map(|m| m.len())
+        .sum();
+    println!(
+        "database size:                  {:.1} MB ({:.2}x the input)",
+        db_bytes as f64 / 1e6,
+        db_bytes as f64 / bytes as f64
     );
-    println!("re-import (no-op):              {again_s:.2} s");
+
+    // 3. re-import of the same file: skipped (unchanged), and read again
+    // with --force (every record found unchanged).
+    let reimport = |force: bool| {
+        let mut times = Vec::new();
+        for _ in 0..RUNS {
+            let mut cmd = Command::new(rung);
+            cmd.arg("--db").arg(&db).arg("-q").arg("import");
+            if force {
+                cmd.arg("--force");
+            }
+            times.push(run_measured(cmd.arg(&trace)).0);
+        }
+        best(&mut times)
+    };
+    let (skip_s, skip_med) = reimport(false);
+    println!("re-import, unchanged (skipped): {skip_s:.3} s [{skip_med:.3}]");
+    let (force_s, force_med) = reimport(true);
+    println!(
+        "re-import --force (no-op):      {force_s:.2} s [{force_med:.2}]  ({:.2}x the bare parse)",
+        force_s / parse_s
+    );
 
     // 4. every report
     println!("== reports on that database");

@@ -365,6 +365,47 @@ fn child(db: &Path) {
     b.key("Enter (keep find)", "Enter");
     b.key("Enter (tool: why visible?)", "Enter");
     b.settle("tool audit (rule by rule)");
+    // Drill-downs (issue 16): a rule row of the audit, a tool's count.
+    b.key("Enter (decisions behind a rule)", "Enter");
+    b.settle("drill: rule decisions");
+    for _ in 0..100 {
+        b.key("j (next decision in list)", "j");
+    }
+    b.key("G (last decision)", "G");
+    b.settle("drill: rule decisions, G");
+    b.key("Esc (back to the tool)", "Esc");
+    b.key("Esc (back to Tools)", "Esc");
+    b.key("l (visible count)", "l");
+    b.key("Enter (decisions a tool was visible to)", "Enter");
+    b.settle("drill: visible decisions");
+    b.key("G (last decision)", "G");
+    b.settle("drill: visible decisions, G");
+    // The Ladder's largest rung, drilled into.
+    b.key("1 (Ladder)", "1");
+    b.settle("Ladder");
+    let largest =
+        b.h.app
+            .ladder
+            .counts
+            .value
+            .as_ref()
+            .and_then(|(c, _)| {
+                rung::model::Rung::ALL
+                    .iter()
+                    .enumerate()
+                    .max_by_key(|(_, r)| c.count(**r))
+                    .map(|(i, _)| i)
+            })
+            .unwrap_or(0);
+    b.key("g (top rung)", "g");
+    for _ in 0..largest {
+        b.key("j (next rung)", "j");
+    }
+    b.key("Enter (largest rung's decisions)", "Enter");
+    b.settle("drill: largest rung's decisions");
+    b.key("G (last decision)", "G");
+    b.settle("drill: largest rung, G");
+    b.key("Esc (back to the Ladder)", "Esc");
     b.key("1 (Ladder)", "1");
     b.key("Enter (rung decisions)", "j j j Enter");
     b.settle("rung decisions");

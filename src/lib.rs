@@ -19,6 +19,7 @@
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod export;
 pub mod ingest;
 mod memory;
 pub mod redact;

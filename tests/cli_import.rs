@@ -274,7 +274,12 @@ fn reimport_is_a_no_op_and_changes_are_errors_unless_replaced() {
     );
     let r = rung(
         &db,
-        &["import", a.to_str().unwrap(), same.to_str().unwrap()],
+        &[
+            "import",
+            "--force",
+            a.to_str().unwrap(),
+            same.to_str().unwrap(),
+        ],
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
@@ -454,7 +459,7 @@ fn newer_database_is_refused() {
     assert_eq!(
         r.stderr.trim_end(),
         format!(
-            "rung: {}: this database was written by a newer rung (schema version 99; this rung understands up to 2). Upgrade rung, or use another --db",
+            "rung: {}: this database was written by a newer rung (schema version 99; this rung understands up to 3). Upgrade rung, or use another --db",
             db.display()
         )
     );

@@ -98,7 +98,7 @@ fn openai_transcripts() {
     assert_eq!(f["findings"][1]["kind"], "hidden_proposal");
     assert_eq!(f["findings"][1]["step"], 5);
 
-    let again = import(&db, &[&fixture("openai-transcripts.jsonl")]);
+    let again = import(&db, &["--force", &fixture("openai-transcripts.jsonl")]);
     assert!(again.contains("0 runs, 0 decisions"), "{again}");
     assert!(
         again.contains("10 records were already stored unchanged"),

@@ -11,7 +11,8 @@
 //! 4. `config`;
 //! 5. `ingest` (readers; they hand records to a sink);
 //! 6. `store` (the sink, the classification pass, the queries);
-//! 7. `report` (row models over the store's answers);
+//! 7. `report` (row models over the store's answers), `export` (Parquet
+//!    files from the store);
 //! 8. `serve`, `tui` (front ends);
 //! 9. `cli` (starts everything).
 //!
@@ -36,6 +37,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("ingest", 5),
     ("store", 6),
     ("report", 7),
+    ("export", 7),
     ("serve", 8),
     ("tui", 8),
     ("cli", 9),

@@ -86,7 +86,7 @@ fn the_log_has_the_import_and_the_screen_is_unchanged() {
     let again = rung(
         &dir.path().join("b.db"),
         &[("RUNG_LOG", log.to_str().unwrap())],
-        &["import", fx],
+        &["import", "--force", fx],
     );
     assert_eq!(again.code, 0, "{}", again.stderr);
     let text = read(&log);

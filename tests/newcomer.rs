@@ -39,7 +39,7 @@ fn a_misspelt_command_is_not_taken_for_a_path() {
     assert_eq!(
         r.stderr,
         "rung: \"reprot\": no such command or file; did you mean `rung report`? \
-         (commands: import, report, explain, check, compare, diff, reclassify, serve)\n"
+         (commands: import, report, explain, check, compare, diff, reclassify, export, serve)\n"
     );
     assert!(!db.exists(), "a database was created");
     // A path that reads like no command is still a path.
@@ -264,8 +264,16 @@ fn a_first_import_replaces_nothing() {
          2 tool definitions changed under an existing catalogue version: kept apart, see `rung report findings`\n\
          classified 6 runs\n"
     );
-    // Importing again changes nothing, and says so.
+    // Importing again skips the unchanged files; read again (--force), they
+    // change nothing and replace nothing, and it says so.
     let r = rung(&db, &["import", sample("ladder-tour").to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stderr.matches(": imported before, unchanged").count(), 4);
+    assert!(!r.stderr.contains("replaced"), "{}", r.stderr);
+    let r = rung(
+        &db,
+        &["import", "--force", sample("ladder-tour").to_str().unwrap()],
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
         r.stderr
@@ -273,6 +281,7 @@ fn a_first_import_replaces_nothing() {
         "{}",
         r.stderr
     );
+    assert!(!r.stderr.contains("replaced"), "{}", r.stderr);
     // A catalogue version seen again with a new tool gains it.
     let more = write(
         dir.path(),

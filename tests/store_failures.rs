@@ -118,7 +118,7 @@ fn corrupt_run_policy_names_the_run() {
 fn corrupt_decision_policy_names_the_decision() {
     // An effect the ladder does not know must not read as "no ceiling".
     reclassify_fails(
-        r#"UPDATE decisions SET policy = '{"max_effect":"huge"}' WHERE step = 2"#,
+        r#"UPDATE decision_rows SET policy = '{"max_effect":"huge"}' WHERE step = 2"#,
         "table decisions, row id 2 (run \"r-1\" step 2), column policy: max_effect \"huge\" is not one of none, read_only, mutating, destructive",
     );
 }
@@ -126,7 +126,7 @@ fn corrupt_decision_policy_names_the_decision() {
 #[test]
 fn corrupt_decision_retrieval_names_the_decision() {
     reclassify_fails(
-        "UPDATE decisions SET retrieval = '[1,2' WHERE step = 3",
+        "UPDATE decision_rows SET retrieval = '[1,2' WHERE step = 3",
         "table decisions, row id 3 (run \"r-1\" step 3), column retrieval: the stored JSON does not decode (invalid type: integer `2`, expected a sequence at line 1 column 4)",
     );
 }
@@ -134,7 +134,7 @@ fn corrupt_decision_retrieval_names_the_decision() {
 #[test]
 fn corrupt_inline_label_names_the_decision() {
     reclassify_fails(
-        r#"UPDATE decisions SET expected = '{"acceptable":7}' WHERE step = 4"#,
+        r#"UPDATE decision_rows SET expected = '{"acceptable":7}' WHERE step = 4"#,
         "table decisions, row id 4 (run \"r-1\" step 4), column expected: the stored JSON does not decode (invalid type: integer `7`, expected a sequence at line 1 column 15)",
     );
 }
@@ -142,7 +142,7 @@ fn corrupt_inline_label_names_the_decision() {
 #[test]
 fn corrupt_decision_status_names_the_decision() {
     reclassify_fails(
-        "UPDATE decisions SET status = 'refuzed' WHERE step = 5",
+        "UPDATE decision_rows SET status = 'refuzed' WHERE step = 5",
         "table decisions, row id 5 (run \"r-1\" step 5), column status: \"refuzed\" is not one of ok, refused, error, unknown, not_run",
     );
 }
@@ -333,7 +333,7 @@ fn failing_database(dir: &Path, message: &str) -> PathBuf {
     assert_eq!(rung(&db, &["import", cat.to_str().unwrap()]).code, 0);
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.execute_batch(&format!(
-        "CREATE TRIGGER fail BEFORE INSERT ON decisions WHEN NEW.step = 2
+        "CREATE TRIGGER fail BEFORE INSERT ON decision_rows WHEN NEW.step = 2
          BEGIN SELECT RAISE(ABORT, '{message}'); END;"
     ))
     .unwrap();

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use rung::store::browse::DecisionSet;
+use rung::store::browse::{DecisionSet, Drill};
 use rung::tui::Screen;
 use rung::tui::harness::Harness;
 
@@ -95,7 +95,7 @@ fn a_rung_lists_its_decisions_and_each_opens_the_run_there() {
     assert_eq!(h.app.screen, Screen::Decisions);
     assert_eq!(
         h.app.decisions.set,
-        Some(DecisionSet::Rung(rung::model::Rung::Selection))
+        Some(Drill::Set(DecisionSet::Rung(rung::model::Rung::Selection)))
     );
     let rows: Vec<(String, i64)> = h
         .app
@@ -343,10 +343,10 @@ fn a_confusion_cell_lists_its_decisions() {
     h.settle_draw();
     assert_eq!(
         h.app.decisions.set,
-        Some(DecisionSet::Cell {
+        Some(Drill::Set(DecisionSet::Cell {
             acceptable: vec!["cancel_subscription".into()],
             selected: Some("refund_invoice".into()),
-        })
+        }))
     );
     assert_eq!(h.app.decisions.page.rows[0].1.run_id, "r-102");
     h.keys("Esc m");
@@ -365,7 +365,7 @@ fn a_tool_explains_why_it_was_visible() {
     h.type_text("cancel");
     h.keys("Enter");
     h.settle_draw();
-    assert!(h.text().contains("1 found"));
+    assert!(h.text().contains("1 found"), "{}", h.text());
     h.keys("Enter");
     h.settle_draw();
     assert_eq!(h.app.screen, Screen::Tool);

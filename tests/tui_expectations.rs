@@ -94,7 +94,7 @@ fn the_ladder_shows_unlabelled_and_passed_and_drills_into_unlabelled() {
     let text = h.text();
     assert!(
         text.contains(
-            "unlabelled decisions: no label, and nothing failed at the boundary or progress · 7"
+            "7 unlabelled decisions: no label, and nothing failed at the boundary or progress"
         ),
         "{text}"
     );
@@ -102,7 +102,7 @@ fn the_ladder_shows_unlabelled_and_passed_and_drills_into_unlabelled() {
     walk(&mut h, "Esc j Enter");
     assert!(
         h.text()
-            .contains("labelled decisions that passed every rung · 6"),
+            .contains("┌ 6 labelled decisions that passed every rung "),
         "{}",
         h.text()
     );

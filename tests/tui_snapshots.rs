@@ -90,7 +90,7 @@ const TOUR: &[Walk] = &[
     ("confusions_matrix", "5 m"),
     ("tools", "6"),
     ("tool_find", "6 / =search_code"),
-    ("tool_why_visible", "6 / =search_code Enter Enter"),
+    ("tool_why_visible", "6 / =search_code Enter"),
     ("findings", "7"),
     ("findings_week_back", "7 ["),
     ("findings_kind", "7 Enter"),

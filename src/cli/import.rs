@@ -47,6 +47,11 @@ pub struct ImportArgs {
     /// memory one record may take once parsed. Sizes: 65536, 64KB, 1GB.
     #[arg(long, value_name = "SIZE", value_parser = ingest::read::parse_size)]
     pub max_line: Option<usize>,
+    /// Read files again that this database has imported before with the
+    /// same size, modification time and content (.jsonl, .jsonl.gz, .traj
+    /// and .eval files are skipped otherwise).
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
@@ -83,6 +88,19 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
             return Err(crate::store::explain_busy(e, &g.db));
         }
     };
+    // Files imported before, unchanged, are not read again.
+    let (sources, fingerprints, unchanged) = unchanged_left_out(args, format, &store, sources)?;
+    if created {
+        // Nobody can be reading a database this import creates: write it
+        // with a rollback journal, so that its pages are written once (not
+        // to the WAL and then again into the file); WAL mode is back at
+        // the end. When another rung opened it meanwhile, WAL mode stays.
+        let _ = store
+            .conn
+            .query_row("PRAGMA journal_mode = DELETE", [], |r| {
+                r.get::<_, String>(0)
+            });
+    }
     let progress = Arc::new(Progress::default());
     let total: u64 = sources
         .iter()
@@ -136,6 +154,17 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
     let result = (|| -> Result<(ImportSummary, Vec<String>)> {
         let (mut batch, changed) =
             Batch::begin_with(&store, opts, &described.join("\n"), config.as_ref())?;
+        // Said once the import holds the database: a locked one is the
+        // only thing said then.
+        for file in &unchanged {
+            let file = escape_multiline(file);
+            tracing::info!(source = %file, "unchanged since imported: skipped");
+            if !quiet {
+                eprintln!(
+                    "skipped {file}: imported before, unchanged (same size, modification time and content); --force reads it again"
+                );
+            }
+        }
         if changed {
             tracing::info!("the configuration changed: everything stored is classified again");
         }
@@ -164,6 +193,9 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
             &mut skip,
             &mut drop_part,
         )?;
+        for (path, fp) in &fingerprints {
+            batch.record_source(path, fp)?;
+        }
         Ok((batch.finish(&mut skip)?, notes))
     })();
     stop.store(true, Ordering::Relaxed);
@@ -200,6 +232,11 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
         elapsed_ms = log::elapsed_ms(start),
         "import end"
     );
+    if created {
+        let _ = store
+            .conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0));
+    }
     let _ = store.conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)");
     if !g.quiet {
         report(&summary, sources.len());
@@ -219,6 +256,65 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
         }
     }
     Ok(summary)
+}
+
+/// Leaves out the files this database imported before and that have not
+/// changed since (same size, modification time and content), saying so,
+/// unless `--force`; returns the sources to read, the fingerprints of the
+/// files among them to record, and the files left out. BFCL's files are
+/// read together, and recorded request and response bodies (`.json`,
+/// `.txt`, ...) may join a conversation: only files read on their own
+/// (`.jsonl`, `.jsonl.gz`, `.traj`, `.eval`) are skipped.
+type Fingerprinted = Vec<(String, ingest::fingerprint::Fingerprint)>;
+
+fn unchanged_left_out(
+    args: &ImportArgs,
+    format: Option<ingest::Format>,
+    store: &Store,
+    sources: Vec<ingest::Source>,
+) -> Result<(Vec<ingest::Source>, Fingerprinted, Vec<String>)> {
+    let mut fingerprints = Vec::new();
+    let mut unchanged = Vec::new();
+    if format == Some(ingest::Format::Bfcl) {
+        return Ok((sources, fingerprints, unchanged));
+    }
+    let mut kept = Vec::with_capacity(sources.len());
+    for s in sources {
+        let fp = s
+            .path
+            .as_deref()
+            .filter(|p| read_alone(p))
+            .and_then(ingest::fingerprint::Fingerprint::of);
+        let Some(fp) = fp else {
+            kept.push(s);
+            continue;
+        };
+        if !args.force && crate::store::imported_before(store, &fp)?.is_some() {
+            unchanged.push(s.display);
+            continue;
+        }
+        let path = s.path.as_deref().map(|p| {
+            std::path::absolute(p)
+                .unwrap_or_else(|_| p.to_path_buf())
+                .display()
+                .to_string()
+        });
+        if let Some(path) = path {
+            fingerprints.push((path, fp));
+        }
+        kept.push(s);
+    }
+    Ok((kept, fingerprints, unchanged))
+}
+
+/// Whether a file is read on its own (never joined with others).
+fn read_alone(p: &std::path::Path) -> bool {
+    let name = p.file_name().map(|n| n.to_string_lossy().to_lowercase());
+    name.is_some_and(|n| {
+        [".jsonl", ".jsonl.gz", ".traj", ".eval"]
+            .iter()
+            .any(|ext| n.ends_with(ext))
+    })
 }
 
 fn report(s: &ImportSummary, files: usize) {

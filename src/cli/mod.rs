@@ -6,6 +6,7 @@ pub mod check;
 pub mod compare;
 pub mod diff;
 pub mod explain;
+pub mod export;
 pub mod import;
 pub mod log;
 pub mod report;
@@ -93,6 +94,10 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Classify everything stored again (after a new --config).
     Reclassify,
+    /// Runs, decisions with their verdicts, refusals, findings and tools as
+    /// Parquet files partitioned by day (for DuckDB, ClickHouse, BigQuery, Spark).
+    #[command(long_about = export::LONG_ABOUT)]
+    Export(export::ExportArgs),
     /// Receive OTLP/HTTP traces (POST /v1/traces, JSON or protobuf) into the
     /// database; each trace is imported once its root span arrives.
     Serve(serve::ServeArgs),
@@ -188,6 +193,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Check(args)) => ("check", check::run(g, &args)),
         Some(Command::Compare(args)) => ("compare", compare::run(g, &args)),
         Some(Command::Diff(args)) => ("diff", diff::run(g, &args).map(|_| ExitCode::SUCCESS)),
+        Some(Command::Export(args)) => ("export", export::run(g, &args).map(|_| ExitCode::SUCCESS)),
         Some(Command::Reclassify) => ("reclassify", reclassify(g).map(|_| ExitCode::SUCCESS)),
         Some(Command::Serve(args)) => ("serve", serve::run(g, &args).map(|_| ExitCode::SUCCESS)),
         None => (
@@ -345,7 +351,7 @@ mod tests {
         assert_eq!(
             err("reprot").as_deref(),
             Some(
-                "\"reprot\": no such command or file; did you mean `rung report`? (commands: import, report, explain, check, compare, diff, reclassify, serve)"
+                "\"reprot\": no such command or file; did you mean `rung report`? (commands: import, report, explain, check, compare, diff, reclassify, export, serve)"
             )
         );
         assert!(err("imprt").unwrap().contains("`rung import`"));

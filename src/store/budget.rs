@@ -24,6 +24,7 @@ pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
         "SELECT l.run_id, l.catalogue, l.turn, l.retrieved, l.definition_tokens, l.decision_id
          {from} WHERE {clause} AND l.catalogue IS NOT NULL ORDER BY l.run_id, l.step"
     ))?;
+    let names = super::names::Names::load(conn)?;
     let mut rows = stmt.query(params_from_iter(args))?;
     let mut accs: BTreeMap<String, BudgetAcc> = BTreeMap::new();
     // The current run's turns, per catalogue.
@@ -54,6 +55,7 @@ pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
                 let id: i64 = r.get(5)?;
                 let row = || format!("row decision_id {id}");
                 let n = Stored::new(conn, Table::Ladder, &row)
+                    .with_names(&names)
                     .list("retrieved", Some(menu.clone()))?
                     .unwrap_or_default()
                     .len() as u64;

@@ -42,13 +42,13 @@ pub struct DecisionRow {
     pub matching: Option<(String, Option<u32>)>,
 }
 
-const DECISION_COLUMNS: &str = "l.decision_id, l.run_id, l.step, l.turn, l.phase, l.selected, \
+pub(super) const DECISION_COLUMNS: &str = "l.decision_id, l.run_id, l.step, l.turn, l.phase, l.selected, \
 l.rung, l.status, l.reason, l.boundary, l.progress, l.acceptable, l.time_us, l.violated, \
 l.label_source, (SELECT m.status || ':' || COALESCE(m.expected, '') FROM matching m \
 WHERE m.run_id = l.run_id AND m.step = l.step ORDER BY m.seq LIMIT 1), \
 (SELECT count(*) FROM findings f WHERE f.run_id = l.run_id AND f.step = l.step)";
 
-fn decision_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<DecisionRow> {
+pub(super) fn decision_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<DecisionRow> {
     let decision_id: i64 = r.get(at)?;
     let row = || format!("row decision_id {decision_id}");
     let ladder = Stored::new(conn, Table::Ladder, &row);
@@ -99,7 +99,7 @@ pub enum DecisionSet {
     },
 }
 
-fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Result<Spec<'a>> {
+pub(super) fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Result<Spec<'a>> {
     let (clause, mut args) = f.decision_clause();
     let mut from_where = format!("FROM ladder l JOIN runs r ON r.run_id = l.run_id WHERE {clause}");
     let (key, id) = match set {
@@ -234,7 +234,7 @@ pub fn next_failing(
 /// The decision id of (run, step).
 pub fn decision_id(conn: &Connection, run_id: &str, step: i64) -> Result<Option<i64>> {
     Ok(conn
-        .prepare_cached("SELECT id FROM decisions WHERE run_id = ?1 AND step = ?2")?
+        .prepare_cached("SELECT id FROM decision_rows WHERE run_id = ?1 AND step = ?2")?
         .query_row(params![run_id, step], |r| r.get(0))
         .optional()?)
 }
@@ -242,7 +242,7 @@ pub fn decision_id(conn: &Connection, run_id: &str, step: i64) -> Result<Option<
 /// Steps of a run in order (an error naming the run when it has none).
 pub fn run_steps(conn: &Connection, run_id: &str) -> Result<Vec<i64>> {
     let steps: Vec<i64> = conn
-        .prepare_cached("SELECT step FROM decisions WHERE run_id = ?1 ORDER BY step")?
+        .prepare_cached("SELECT step FROM decision_rows WHERE run_id = ?1 ORDER BY step")?
         .query_map([run_id], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     if steps.is_empty() {

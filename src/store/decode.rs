@@ -7,6 +7,7 @@
 use rusqlite::Connection;
 use serde::de::DeserializeOwned;
 
+use super::names::{Names, is_packed_list};
 use crate::error::{Error, Result, StoredError};
 use crate::model::{Candidate, Effect, Label, Policy, Retrieval};
 use crate::text::echo;
@@ -47,11 +48,31 @@ pub(crate) struct Stored<'a> {
     conn: &'a Connection,
     table: Table,
     row: &'a dyn Fn() -> String,
+    /// The interned tool names, for packed lists and menus.
+    names: Option<&'a Names>,
 }
 
 impl<'a> Stored<'a> {
     pub(crate) fn new(conn: &'a Connection, table: Table, row: &'a dyn Fn() -> String) -> Self {
-        Stored { conn, table, row }
+        Stored {
+            conn,
+            table,
+            row,
+            names: None,
+        }
+    }
+
+    /// Reads packed lists and menus (ids) with these names.
+    pub(crate) fn with_names(mut self, names: &'a Names) -> Self {
+        self.names = Some(names);
+        self
+    }
+
+    fn ids_to_names(&self, column: &'static str, ids: &[u64]) -> Result<Vec<String>> {
+        let Some(names) = self.names else {
+            return Err(self.damaged(column, "a packed list was not expected here".into()));
+        };
+        names.ids_to_names(ids).map_err(|m| self.damaged(column, m))
     }
 
     /// The error for a value of `column` in this row.
@@ -82,13 +103,19 @@ impl<'a> Stored<'a> {
         .transpose()
     }
 
-    /// A list of names stored as JSON.
+    /// A list of names stored as JSON: names, or packed as ids.
     pub(crate) fn list(
         &self,
         column: &'static str,
         s: Option<String>,
     ) -> Result<Option<Vec<String>>> {
-        self.json(column, s)
+        match s {
+            Some(t) if is_packed_list(&t) => match self.json::<Vec<u64>>(column, Some(t))? {
+                Some(ids) => self.ids_to_names(column, &ids).map(Some),
+                None => Ok(None),
+            },
+            s => self.json(column, s),
+        }
     }
 
     /// A column holding one spelling of an enum (a rung, a status, ...).
@@ -151,19 +178,44 @@ impl<'a> Stored<'a> {
         column: &'static str,
         s: Option<String>,
     ) -> Result<Option<Retrieval>> {
-        Ok(self.json::<RetrievalRow>(column, s)?.map(|r| Retrieval {
+        let Some(r) = self.json::<RetrievalRow>(column, s)? else {
+            return Ok(None);
+        };
+        let mut candidates: Vec<Candidate> = r
+            .candidates
+            .into_iter()
+            .map(|c| Candidate {
+                name: c.name,
+                score: c.score,
+                extra: serde_json::Value::Null,
+            })
+            .collect();
+        if let Some(flat) = r.c {
+            // Packed: id, score pairs.
+            if flat.len() % 2 != 0 {
+                return Err(self.damaged(column, "the packed candidates are not pairs".into()));
+            }
+            let ids: Vec<u64> = flat
+                .chunks(2)
+                .map(|p| p[0].and_then(|v| (v >= 0.0 && v.fract() == 0.0).then_some(v as u64)))
+                .collect::<Option<_>>()
+                .ok_or_else(|| self.damaged(column, "a packed candidate has no id".into()))?;
+            let names = self.ids_to_names(column, &ids)?;
+            candidates = names
+                .into_iter()
+                .zip(flat.chunks(2))
+                .map(|(name, p)| Candidate {
+                    name,
+                    score: p[1],
+                    extra: serde_json::Value::Null,
+                })
+                .collect();
+        }
+        Ok(Some(Retrieval {
             k: r.k,
             selector: None,
             query: None,
-            candidates: r
-                .candidates
-                .into_iter()
-                .map(|c| Candidate {
-                    name: c.name,
-                    score: c.score,
-                    extra: serde_json::Value::Null,
-                })
-                .collect(),
+            candidates,
             extra: serde_json::Value::Null,
         }))
     }
@@ -210,6 +262,8 @@ struct RetrievalRow {
     k: u32,
     #[serde(default)]
     candidates: Vec<CandidateRow>,
+    /// Packed (schema 3): tool name id, score, id, score, ...
+    c: Option<Vec<Option<f64>>>,
 }
 
 #[derive(serde::Deserialize)]

@@ -56,7 +56,7 @@ pub struct Detail {
 pub fn decision_detail(conn: &Connection, config: &Config, decision_id: i64) -> Result<Detail> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT l.run_id, l.step, d.at, d.latency_ms, l.boundary, {MENU_SELECT}
-         FROM ladder l JOIN decisions d ON d.id = l.decision_id
+         FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
          LEFT JOIN runs r ON r.run_id = l.run_id WHERE l.decision_id = ?1"
     ))?;
     let mut rows = stmt.query([decision_id])?;
@@ -66,7 +66,8 @@ pub fn decision_detail(conn: &Connection, config: &Config, decision_id: i64) -> 
     let at: Option<String> = r.get(2)?;
     let latency_ms: Option<f64> = r.get(3)?;
     let stage: Option<String> = r.get(4)?;
-    let m = menu_row(conn, r, 5)?;
+    let names = super::names::Names::load(conn)?;
+    let m = menu_row(conn, &names, r, 5)?;
     drop(rows);
     drop(stmt);
     let mut run = explain_run(conn, config, &run_id, Some(step))?;

@@ -4,6 +4,7 @@
 use rusqlite::{Connection, Row};
 
 use super::decode::{Stored, Table};
+use super::names::Names;
 use crate::error::Result;
 use crate::model::{Label, Policy, Retrieval};
 use crate::text::echo;
@@ -21,18 +22,28 @@ pub(super) struct MenuRow {
     pub selected: Option<String>,
 }
 
-/// Columns over `ladder l JOIN decisions d LEFT JOIN runs r`, read by
+/// Columns over `ladder l JOIN decision_rows d LEFT JOIN runs r`, read by
 /// [`menu_row`]. The bit mask says which menu fields the run supplied, so
 /// that a value that does not decode is blamed on the right row.
 pub(super) const MENU_SELECT: &str = "l.decision_id, l.run_id, l.step, \
 (d.policy IS NULL) + 2 * (d.trusted_controls IS NULL) + 4 * (d.retrieval IS NULL) \
 + 8 * (d.visible IS NULL), \
-COALESCE(d.catalogue, r.catalogue), COALESCE(d.policy, r.policy), \
-COALESCE(d.trusted_controls, r.trusted_controls), COALESCE(d.retrieval, r.retrieval), d.exposed, \
-COALESCE(d.visible, r.visible), l.retrieved, l.acceptable, l.forbidden, d.selected";
+COALESCE(d.catalogue, r.catalogue), \
+COALESCE((SELECT body FROM menus WHERE id = d.policy), d.policy, r.policy), \
+COALESCE((SELECT body FROM menus WHERE id = d.trusted_controls), d.trusted_controls, \
+r.trusted_controls), \
+COALESCE((SELECT body FROM menus WHERE id = d.retrieval), d.retrieval, r.retrieval), \
+COALESCE((SELECT body FROM menus WHERE id = d.exposed), d.exposed), \
+COALESCE((SELECT body FROM menus WHERE id = d.visible), d.visible, r.visible), \
+l.retrieved, l.acceptable, l.forbidden, d.selected";
 
 /// Reads [`MENU_SELECT`] from column `at` on.
-pub(super) fn menu_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<MenuRow> {
+pub(super) fn menu_row(
+    conn: &Connection,
+    names: &Names,
+    r: &Row<'_>,
+    at: usize,
+) -> Result<MenuRow> {
     let id: i64 = r.get(at)?;
     let run_id: String = r.get(at + 1)?;
     let step: i64 = r.get(at + 2)?;
@@ -40,9 +51,9 @@ pub(super) fn menu_row(conn: &Connection, r: &Row<'_>, at: usize) -> Result<Menu
     let decision = || format!("row id {id} (run {} step {step})", echo(&run_id));
     let run = || format!("row run_id {}", echo(&run_id));
     let verdict = || format!("row decision_id {id}");
-    let own = Stored::new(conn, Table::Decisions, &decision);
-    let of_run = Stored::new(conn, Table::Runs, &run);
-    let ladder = Stored::new(conn, Table::Ladder, &verdict);
+    let own = Stored::new(conn, Table::Decisions, &decision).with_names(names);
+    let of_run = Stored::new(conn, Table::Runs, &run).with_names(names);
+    let ladder = Stored::new(conn, Table::Ladder, &verdict).with_names(names);
     let from = |bit: i64| if inherited & bit != 0 { &of_run } else { &own };
     let c = at + 4;
     Ok(MenuRow {

@@ -12,11 +12,13 @@ pub mod consistency;
 pub mod decisions;
 mod decode;
 pub mod detail;
+pub mod drill;
 pub mod filter_sql;
 pub mod findings;
 pub mod hints;
 mod import;
 mod menu;
+mod names;
 pub mod paging;
 pub mod payload;
 pub mod refusals;
@@ -32,6 +34,10 @@ pub mod browse {
         next_failing, step_key, timeline_page,
     };
     pub use super::detail::{Detail, MenuItem, decision_detail};
+    pub use super::drill::{
+        DecisionSort, Drill, FOUND_IN, ListView, ToolCount, drill_key, drill_page, drill_page_view,
+        found_in,
+    };
     pub use super::findings::{
         FindingCounts, FindingItem, FindingSet, KindCount, finding_counts, finding_key,
         findings_page,
@@ -75,7 +81,11 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 
 /// Schema migrations; index + 1 is the `user_version` each one produces.
-const MIGRATIONS: &[&str] = &[include_str!("schema_v1.sql"), include_str!("schema_v2.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("schema_v1.sql"),
+    include_str!("schema_v2.sql"),
+    include_str!("schema_v3.sql"),
+];
 
 /// The schema version this rung writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -236,6 +246,24 @@ pub fn remove_if_unused(path: &Path) -> bool {
     unused
 }
 
+/// The path under which a file with this fingerprint was imported, if one
+/// was.
+pub fn imported_before(
+    store: &Store,
+    fp: &crate::ingest::fingerprint::Fingerprint,
+) -> Result<Option<String>> {
+    Ok(store
+        .conn
+        .prepare_cached(
+            "SELECT path FROM source_files WHERE size = ?1 AND mtime_ns = ?2 AND hash = ?3
+             ORDER BY id DESC LIMIT 1",
+        )?
+        .query_row(params![fp.size as i64, fp.mtime_ns, &fp.hash[..]], |r| {
+            r.get(0)
+        })
+        .optional()?)
+}
+
 /// Classifies everything stored again, in one transaction.
 pub fn reclassify_all(store: &Store) -> Result<u64> {
     let conn = &store.conn;
@@ -390,6 +418,10 @@ fn migrate(conn: &Connection) -> Result<()> {
     let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
         tx.execute_batch(sql)?;
+        if i + 1 == 3 {
+            // Schema 3 packs the menus a schema-2 database holds as text.
+            names::pack_existing(&tx)?;
+        }
         tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
     }
     tx.commit()?;

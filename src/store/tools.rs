@@ -12,6 +12,7 @@ use super::decode::{Stored, Table};
 use super::filter_sql::{FilterSql, push_in};
 use super::findings::FindingRow;
 use super::menu::{MENU_SELECT, menu_row};
+use super::names::Names;
 use super::refusals::refused;
 use crate::error::Result;
 use crate::filter::Filter;
@@ -60,6 +61,7 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
         Rung::Selection,
         refused()
     ))?;
+    let interned = Names::load(conn)?;
     let mut rows = stmt.query(params_from_iter(args))?;
     // Pinned menus repeat the same text: parse each distinct one once.
     let mut parsed: HashMap<String, Vec<String>> = HashMap::new();
@@ -83,6 +85,7 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
                 let id: i64 = r.get(6)?;
                 let row = || format!("row decision_id {id}");
                 let list = Stored::new(conn, Table::Ladder, &row)
+                    .with_names(&interned)
                     .list("retrieved", Some(e.key().clone()))?
                     .unwrap_or_default();
                 e.insert(list)
@@ -100,6 +103,7 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
             let id: i64 = r.get(6)?;
             let row = || format!("row decision_id {id}");
             let names = Stored::new(conn, Table::Ladder, &row)
+                .with_names(&interned)
                 .list("controls", Some(c.clone()))?
                 .unwrap_or_default();
             for n in names {
@@ -272,10 +276,11 @@ pub fn tool_audit(
         ))?
         .query_row(params_from_iter(args.clone()), |r| r.get(0))?;
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {MENU_SELECT} FROM ladder l JOIN decisions d ON d.id = l.decision_id
+        "SELECT {MENU_SELECT} FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
          JOIN runs r ON r.run_id = l.run_id
          WHERE l.catalogue = ? AND {clause} ORDER BY l.decision_id LIMIT {cap}"
     ))?;
+    let names = Names::load(conn)?;
     let mut rows = stmt.query(params_from_iter(args))?;
     let mut counts: BTreeMap<(bool, String), (u64, String)> = BTreeMap::new();
     let mut examined = 0u64;
@@ -283,7 +288,7 @@ pub fn tool_audit(
         if examined.is_multiple_of(1024) && cancelled() {
             break;
         }
-        let m = menu_row(conn, r, 0)?;
+        let m = menu_row(conn, &names, r, 0)?;
         // Rules 1-6 for one tool look at no other tool except through the
         // ranks, which depend only on the recorded candidates: a view of the
         // catalogue with the tool and the candidates gives the same answer

@@ -33,6 +33,12 @@ pub enum Action {
     ShowResult,
     ShowRaw,
     ToggleMatrix,
+    /// Tool: scroll the pane a line (j/k move the rule cursor).
+    ScrollDown,
+    ScrollUp,
+    /// Refusals: the next (previous) day of the per-day sparkline.
+    NextDay,
+    PrevDay,
     WeekBack,
     WeekForward,
     ThisWeek,
@@ -45,6 +51,12 @@ pub enum Action {
     ToggleCandidate,
     /// Tools: the selected tool between two catalogue versions.
     Diff,
+    /// `y`: the selected row's id to the clipboard.
+    Copy,
+    /// `Y`: the selected decision's record as JSON to the clipboard.
+    CopyRecord,
+    /// `e`: the current list to a file.
+    Export,
     /// Typing: a character, a deletion, the end of typing.
     Type(char),
     Backspace,

@@ -67,6 +67,9 @@ const GLOBAL: &[Binding] = &[
     b("", "", &[C('8')], Action::Go(Screen::Compare)),
     b("Tab", "next screen", &[Code(KeyCode::Tab)], Action::NextTab),
     b("", "", &[Code(KeyCode::BackTab)], Action::PrevTab),
+    b("y/Y", "copy id/record", &[C('y')], Action::Copy),
+    b("", "", &[C('Y')], Action::CopyRecord),
+    b("e", "export list", &[C('e')], Action::Export),
     b("f", "filter", &[C('f')], Action::EditFilter),
     b("F", "clear filter", &[C('F')], Action::ClearFilter),
     b("Esc", "back", &[Code(KeyCode::Esc)], Action::Back),
@@ -74,12 +77,21 @@ const GLOBAL: &[Binding] = &[
     b("q", "quit", &[C('q'), Ctrl('c')], Action::Quit),
 ];
 
-const LADDER: &[Binding] = &[b(
-    "Enter",
-    "decisions at this rung",
-    &[Code(KeyCode::Enter)],
-    Action::Enter,
-)];
+const LADDER: &[Binding] = &[
+    b(
+        "Enter",
+        "decisions behind count",
+        &[Code(KeyCode::Enter)],
+        Action::Enter,
+    ),
+    b(
+        "h/l",
+        "rung/boundary count",
+        &[C('h'), Code(KeyCode::Left)],
+        Action::Left,
+    ),
+    b("", "", &[C('l'), Code(KeyCode::Right)], Action::Right),
+];
 
 const RUNS: &[Binding] = &[
     b("Enter", "open run", &[Code(KeyCode::Enter)], Action::Enter),
@@ -130,6 +142,13 @@ const REFUSALS: &[Binding] = &[
     ),
     b("t", "this week", &[C('t')], Action::ThisWeek),
     b("L", "latest refusals", &[C('L')], Action::LatestWeek),
+    b(
+        "d/D",
+        "day (Enter: its refusals)",
+        &[C('d')],
+        Action::NextDay,
+    ),
+    b("", "", &[C('D')], Action::PrevDay),
 ];
 
 const CONFUSIONS: &[Binding] = &[
@@ -157,6 +176,13 @@ const TOOLS: &[Binding] = &[
         Action::Enter,
     ),
     b("/", "find", &[C('/')], Action::Find),
+    b(
+        "h/l",
+        "tool/count column",
+        &[C('h'), Code(KeyCode::Left)],
+        Action::Left,
+    ),
+    b("", "", &[C('l'), Code(KeyCode::Right)], Action::Right),
     b("d", "diff versions", &[C('d')], Action::Diff),
 ];
 
@@ -188,20 +214,37 @@ const TOOL_DIFF: &[Binding] = &[b(
 
 const TOOL: &[Binding] = &[
     b(
-        "j/k",
-        "scroll",
-        &[C('j'), Code(KeyCode::Down)],
-        Action::Down,
+        "Enter",
+        "decisions behind rule",
+        &[Code(KeyCode::Enter)],
+        Action::Enter,
     ),
+    b("j/k", "rule", &[C('j'), Code(KeyCode::Down)], Action::Down),
+    b("", "", &[C('k'), Code(KeyCode::Up)], Action::Up),
+    b("J/K", "scroll", &[C('J')], Action::ScrollDown),
+    b("", "", &[C('K')], Action::ScrollUp),
+    b(
+        "C-d/C-u",
+        "page down/up",
+        &[Ctrl('d'), Code(KeyCode::PageDown)],
+        Action::PageDown,
+    ),
+    b("", "", &[Ctrl('u'), Code(KeyCode::PageUp)], Action::PageUp),
+    b("g", "top", &[C('g'), Code(KeyCode::Home)], Action::Top),
     b("d", "diff versions", &[C('d')], Action::Diff),
 ];
 
-const DECISIONS: &[Binding] = &[b(
-    "Enter",
-    "open at decision",
-    &[Code(KeyCode::Enter)],
-    Action::Enter,
-)];
+const DECISIONS: &[Binding] = &[
+    b(
+        "Enter",
+        "open at decision",
+        &[Code(KeyCode::Enter)],
+        Action::Enter,
+    ),
+    b("/", "search", &[C('/')], Action::Find),
+    b("s", "sort column", &[C('s')], Action::Sort),
+    b("S", "reverse sort", &[C('S')], Action::Reverse),
+];
 
 const FINDINGS: &[Binding] = &[
     b(

@@ -127,6 +127,38 @@ fn flush(app: &mut App, workers: &Workers) {
     for (slot, seq, request) in app.outbox.drain(..) {
         workers.send(slot, seq, request);
     }
+    if let Some(text) = app.clip.take() {
+        use std::io::Write;
+        let mut out = std::io::stdout();
+        // A failed write only loses the copy; the key bar already said
+        // that OSC 52 may not reach a clipboard.
+        let _ = out.write_all(osc52(&text).as_bytes());
+        let _ = out.flush();
+    }
+}
+
+/// The OSC 52 sequence that puts `text` on the terminal's clipboard.
+pub fn osc52(text: &str) -> String {
+    format!("\x1b]52;c;{}\x07", base64(text.as_bytes()))
+}
+
+/// Standard base64 with padding (RFC 4648).
+pub fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for c in bytes.chunks(3) {
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 fn event_loop(

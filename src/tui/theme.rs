@@ -66,6 +66,17 @@ impl Theme {
         self.fg(Color::Blue)
     }
 
+    /// The count `Enter` drills into, within a selected row.
+    pub fn focus(&self) -> Style {
+        Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+    }
+
+    /// Text a search matched.
+    pub fn matched(&self) -> Style {
+        self.fg(Color::Magenta)
+            .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+    }
+
     pub fn focus_border(&self) -> Style {
         self.fg(Color::Cyan)
     }

@@ -8,7 +8,7 @@ use crate::common::{Run, bin};
 
 /// A temporary database with traces imported into it.
 pub struct Db {
-    _dir: tempfile::TempDir,
+    _dir: Option<tempfile::TempDir>,
     pub path: PathBuf,
 }
 
@@ -21,7 +21,15 @@ impl Db {
         c.arg("--db").arg(&path).arg("import").arg("-q").args(paths);
         let r: Run = c.output().expect("rung runs").into();
         assert_eq!(r.code, 0, "import failed: {}", r.stderr);
-        Db { _dir: dir, path }
+        Db {
+            _dir: Some(dir),
+            path,
+        }
+    }
+
+    /// A database the caller made (and keeps).
+    pub fn at(path: PathBuf) -> Db {
+        Db { _dir: None, path }
     }
 
     /// Runs `RUNG_NOW=now rung --db DB ARGS...`.

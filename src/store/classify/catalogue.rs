@@ -101,6 +101,7 @@ pub(super) fn catalogue_findings(conn: &Connection, version: &str) -> Result<()>
     // Controls: what decisions on this catalogue trust.
     let mut trusted: BTreeSet<String> = BTreeSet::new();
     {
+        let names = crate::store::names::Names::load(conn)?;
         let mut stmt = conn.prepare(
             "SELECT controls, min(decision_id) FROM ladder WHERE catalogue = ?1 GROUP BY controls",
         )?;
@@ -108,7 +109,9 @@ pub(super) fn catalogue_findings(conn: &Connection, version: &str) -> Result<()>
         while let Some(r) = rows.next()? {
             let id: i64 = r.get(1)?;
             let row = || format!("row decision_id {id}");
-            let list = Stored::new(conn, Table::Ladder, &row).list("controls", r.get(0)?)?;
+            let list = Stored::new(conn, Table::Ladder, &row)
+                .with_names(&names)
+                .list("controls", r.get(0)?)?;
             trusted.extend(list.unwrap_or_default());
         }
     }

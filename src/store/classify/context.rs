@@ -13,6 +13,7 @@ use crate::ladder::schema::{SchemaChecker, ToolSchemas};
 use crate::ladder::{CatalogueView, EffectRules, ErrorStages, Menu, ReasonTable};
 use crate::model::{Policy, Retrieval};
 use crate::redact::Redactor;
+use crate::store::names::{Names, Packer};
 
 /// Caches of what classification reads besides the run itself.
 pub(crate) struct Context<'c> {
@@ -34,6 +35,8 @@ pub(crate) struct Context<'c> {
     /// Catalogues whose decisions were classified (before or after): their
     /// catalogue-level findings must be recomputed.
     pub(crate) finding_catalogues: BTreeSet<String>,
+    /// Interned tool names and shared menus (schema 3).
+    pub(super) packer: Packer,
     /// What the audit findings keep across runs.
     pub(super) audit: super::audit::AuditCache,
 }
@@ -54,8 +57,19 @@ impl<'c> Context<'c> {
             catalogue_schemas: HashMap::new(),
             cases: HashMap::new(),
             finding_catalogues: BTreeSet::new(),
+            packer: Packer::default(),
             audit: super::audit::AuditCache::new(config),
         }
+    }
+
+    /// The interner of tool names and menus for this batch.
+    pub(crate) fn packer(&mut self) -> &mut Packer {
+        &mut self.packer
+    }
+
+    /// The interned tool names.
+    pub(crate) fn names(&mut self) -> Result<&Names> {
+        self.packer.names(self.conn)
     }
 
     /// Forgets a cached catalogue (it changed).

@@ -84,7 +84,8 @@ pub fn explain_run(
 ) -> Result<RunExplained> {
     let mut ctx = Context::new(conn, config);
     let run = load_run(conn, run_id)?.unwrap_or_else(StoredRun::bare);
-    let mut decisions = load_decisions(conn, run_id)?;
+    let names = crate::store::names::Names::load(conn)?;
+    let mut decisions = load_decisions(conn, &names, run_id)?;
     let steps: Vec<i64> = decisions.iter().map(|d| d.step).collect();
     if decisions.is_empty() {
         return Err(Error::usage(format!(
@@ -140,7 +141,7 @@ pub fn explain_run(
         let (call_id, message, arguments): (Option<String>, Option<String>, Option<String>) = conn
             .query_row(
                 "SELECT d.call_id, json_extract(d.outcome, '$.message'), p.arguments
-                 FROM decisions d LEFT JOIN payloads p ON p.decision_id = d.id WHERE d.id = ?1",
+                 FROM decision_rows d LEFT JOIN payloads p ON p.decision_id = d.id WHERE d.id = ?1",
                 [d.id],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )?;

@@ -42,7 +42,7 @@ pub(crate) fn reclassify_touched(ctx: &mut Context<'_>) -> Result<u64> {
          INSERT OR IGNORE INTO touched_runs
             SELECT run_id FROM runs WHERE catalogue IN (SELECT version FROM touched_catalogues);
          INSERT OR IGNORE INTO touched_runs
-            SELECT DISTINCT run_id FROM decisions
+            SELECT DISTINCT run_id FROM decision_rows
             WHERE catalogue IN (SELECT version FROM touched_catalogues);",
     )?;
     let mut n = 0;
@@ -74,7 +74,8 @@ pub(crate) fn reclassify_touched(ctx: &mut Context<'_>) -> Result<u64> {
 
 fn classify_run(ctx: &mut Context<'_>, run_id: &str) -> Result<()> {
     let run = load_run(ctx.conn, run_id)?.unwrap_or_else(StoredRun::bare);
-    let mut decisions = load_decisions(ctx.conn, run_id)?;
+    let conn = ctx.conn;
+    let mut decisions = load_decisions(conn, ctx.names()?, run_id)?;
     classify_loaded(ctx, run_id, &run, &mut decisions, false)
 }
 
@@ -182,6 +183,8 @@ pub(crate) fn classify_loaded(
             ),
             None => (None, None),
         };
+        let controls = ctx.packer.list_text(conn, eff.controls)?;
+        let retrieved = ctx.packer.list_text(conn, &c.retrieved)?;
         conn.prepare_cached(
             "INSERT INTO ladder (decision_id, run_id, step, turn, catalogue, phase, time_us,
                 selected, status, reason, rung, routing, boundary, progress, violated,
@@ -222,8 +225,8 @@ pub(crate) fn classify_loaded(
             c.abstain_expected,
             c.abstained,
             c.no_call_expected,
-            serde_json::to_string(eff.controls)?,
-            serde_json::to_string(&c.retrieved)?,
+            controls,
+            retrieved,
             c.definition_tokens.map(|t| t as i64),
             c.arguments.map(|a| a.as_str()),
             error_source,

@@ -14,6 +14,7 @@ use crate::model::{
     Status,
 };
 use crate::store::decode::{Stored, Table};
+use crate::store::names::Names;
 use crate::text::echo;
 
 /// The menu fields of a run or decision as stored.
@@ -37,6 +38,15 @@ impl From<MenuFields> for StoredMenu {
         }
     }
 }
+
+/// A decision's own menu parts: trusted controls, retrieval, exposed,
+/// visible.
+pub(crate) type MenuParts<'a> = (
+    Option<&'a [String]>,
+    Option<&'a Retrieval>,
+    Option<&'a [String]>,
+    Option<&'a [String]>,
+);
 
 pub(crate) struct StoredDecision {
     pub(super) id: i64,
@@ -71,6 +81,17 @@ impl StoredDecision {
 
     pub(crate) fn set_id(&mut self, id: i64) {
         self.id = id;
+    }
+
+    /// Its own menu parts as the writer packs them: trusted controls,
+    /// retrieval, exposed, visible.
+    pub(crate) fn menu_parts(&self) -> MenuParts<'_> {
+        (
+            self.menu.controls.as_deref(),
+            self.menu.retrieval.as_ref(),
+            self.exposed.as_deref(),
+            self.menu.visible.as_deref(),
+        )
     }
 
     /// A decision just written with row id `id`, kept for classification
@@ -203,27 +224,32 @@ pub(crate) fn load_run(conn: &Connection, run_id: &str) -> Result<Option<StoredR
     }))
 }
 
-pub(super) const DECISION_COLUMNS: &str = "SELECT id, step, turn, at_us, phase, catalogue, policy,
-    trusted_controls, retrieval, exposed, visible, selected, status, stage, reason, progress,
-    expected,
+pub(super) const DECISION_COLUMNS: &str = "SELECT id, step, turn, at_us, phase, catalogue,
+    COALESCE((SELECT body FROM menus WHERE id = policy), policy),
+    COALESCE((SELECT body FROM menus WHERE id = trusted_controls), trusted_controls),
+    COALESCE((SELECT body FROM menus WHERE id = retrieval), retrieval),
+    COALESCE((SELECT body FROM menus WHERE id = exposed), exposed),
+    COALESCE((SELECT body FROM menus WHERE id = visible), visible),
+    selected, status, stage, reason, progress, expected,
     CASE WHEN json_valid(outcome) THEN
         CASE WHEN json_type(outcome, '$.message') = 'text' THEN json_extract(outcome, '$.message') END
     END,
     CASE WHEN json_valid(extra) THEN
         CASE WHEN json_type(extra, '$.text') = 'text' THEN json_extract(extra, '$.text') END
     END
-    FROM decisions";
+    FROM decision_rows";
 
 /// A row of [`DECISION_COLUMNS`] of run `run_id`.
 pub(super) fn decision_row(
     conn: &Connection,
+    names: &Names,
     run_id: &str,
     r: &rusqlite::Row<'_>,
 ) -> Result<StoredDecision> {
     let id: i64 = r.get(0)?;
     let step: i64 = r.get(1)?;
     let row = || format!("row id {id} (run {} step {step})", echo(run_id));
-    let at = Stored::new(conn, Table::Decisions, &row);
+    let at = Stored::new(conn, Table::Decisions, &row).with_names(names);
     Ok(StoredDecision {
         id,
         step,
@@ -313,14 +339,18 @@ pub(super) fn load_parts(
 }
 
 /// A run's decisions in step order.
-pub(crate) fn load_decisions(conn: &Connection, run_id: &str) -> Result<Vec<StoredDecision>> {
+pub(crate) fn load_decisions(
+    conn: &Connection,
+    names: &Names,
+    run_id: &str,
+) -> Result<Vec<StoredDecision>> {
     let mut stmt = conn.prepare_cached(&format!(
         "{DECISION_COLUMNS} WHERE run_id = ?1 ORDER BY step"
     ))?;
     let mut rows = stmt.query([run_id])?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
-        out.push(decision_row(conn, run_id, r)?);
+        out.push(decision_row(conn, names, run_id, r)?);
     }
     Ok(out)
 }

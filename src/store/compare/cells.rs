@@ -122,12 +122,13 @@ fn decisions_on(
          {JOINED} WHERE {clause} AND r.task_id IS NOT NULL {extra}
          ORDER BY r.task_id, r.trial, l.run_id, l.step"
     ))?;
+    let names = crate::store::names::Names::load(conn)?;
     let mut rows = stmt.query(params_from_iter(args))?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
         let id: i64 = r.get(0)?;
         let row = || format!("row decision_id {id}");
-        let stored = Stored::new(conn, Table::Ladder, &row);
+        let stored = Stored::new(conn, Table::Ladder, &row).with_names(&names);
         let key = DecisionKey {
             task_id: r.get(3)?,
             trial: r.get(4)?,

@@ -1,7 +1,7 @@
 //! Writing decision records as they stream in, run by run: a run's
 //! decisions are classified as soon as the stream moves on to another run.
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 
 use super::prepared::PreparedDecision;
 use super::touched::Touch;
@@ -9,7 +9,57 @@ use super::{Batch, Pending, differs};
 use crate::error::{RecordError, Result};
 use crate::store::classify::{self, StoredRun};
 
+/// [`Batch::stored_decision`]'s answer for a stored decision with the same
+/// identity (a row id is never negative).
+const UNCHANGED: i64 = -1;
+
 impl Batch<'_> {
+    /// The stored decision at (`run_id`, `step`): `None` when there is none,
+    /// [`UNCHANGED`] when it is this one (counted), its row id when it
+    /// differs and `--replace` lets it be overwritten; otherwise the error.
+    fn stored_decision(
+        &mut self,
+        run_id: &str,
+        step: i64,
+        hash: &[u8],
+    ) -> std::result::Result<Option<i64>, RecordError> {
+        let row: Option<(i64, Vec<u8>, Option<String>)> = self
+            .conn
+            .prepare_cached(
+                "SELECT id, record_hash, source FROM decision_rows WHERE run_id = ?1 AND step = ?2",
+            )
+            .and_then(|mut s| {
+                s.query_row(params![run_id, step], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                })
+                .optional()
+            })?;
+        match row {
+            None => Ok(None),
+            Some((_, stored, _)) if stored == hash => {
+                self.summary.decisions.unchanged += 1;
+                Ok(Some(UNCHANGED))
+            }
+            Some((_, _, stored_source)) if !self.opts.replace => {
+                Err(differs("decision", stored_source))
+            }
+            Some((id, _, _)) => Ok(Some(id)),
+        }
+    }
+
+    /// Writes a decision that met a stored one of its key in a run taken
+    /// for fresh (a repeat within the batch), as for any other run.
+    fn add_decision_again(
+        &mut self,
+        source: &str,
+        d: PreparedDecision,
+    ) -> std::result::Result<(), RecordError> {
+        if let Some(p) = &mut self.pending {
+            p.fresh = false;
+        }
+        self.add_decision(source, d)
+    }
+
     /// Classifies the pending run now, when everything it needs is known;
     /// otherwise the end of the batch does it.
     pub(super) fn flush_pending(&mut self) -> Result<()> {
@@ -35,12 +85,12 @@ impl Batch<'_> {
         let stored: i64 = if fresh {
             decisions.len() as i64
         } else {
-            conn.prepare_cached("SELECT count(*) FROM decisions WHERE run_id = ?1")?
+            conn.prepare_cached("SELECT count(*) FROM decision_rows WHERE run_id = ?1")?
                 .query_row([&run_id], |r| r.get(0))?
         };
         if stored as usize != decisions.len() {
             // The run has decisions from elsewhere: classify it whole.
-            decisions = classify::load_decisions(conn, &run_id)?;
+            decisions = classify::load_decisions(conn, self.ctx.names()?, &run_id)?;
         } else {
             decisions.sort_by_key(|d| d.step());
         }
@@ -85,6 +135,44 @@ impl Batch<'_> {
             });
             self.run_touched = false;
         }
+        // A decision already stored is looked up first, so that re-reading
+        // it writes nothing (not even its menus). A run none of whose rows
+        // existed before needs no look-up: a repeat within the batch meets
+        // the unique key instead.
+        let fresh = self
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.fresh && p.run_id == d.run_id);
+        let existing: Option<i64> = if fresh {
+            None
+        } else {
+            self.stored_decision(&d.run_id, d.step, hash)?
+        };
+        if existing == Some(UNCHANGED) {
+            return Ok(());
+        }
+        // The menus, packed (ids of names, shared menus stored once).
+        let conn = self.conn;
+        let packer = self.ctx.packer();
+        let (controls, retrieval, exposed, visible) = d.stored.menu_parts();
+        let [k_policy, k_controls, k_retrieval, k_exposed, k_visible] = d.menu_keys;
+        let policy_id = match (&d.policy, k_policy) {
+            (Some(p), Some(k)) => Some(packer.menu_keyed(conn, k, |_, _| Ok(p.clone()))?),
+            _ => None,
+        };
+        let mut list = |k: Option<_>, names: Option<&[String]>| match (k, names) {
+            (Some(k), Some(n)) => packer.list_menu_keyed(conn, k, n).map(Some),
+            _ => Ok(None),
+        };
+        let controls_id = list(k_controls, controls)?;
+        let exposed_id = list(k_exposed, exposed)?;
+        let visible_id = list(k_visible, visible)?;
+        let retrieval_id = match (retrieval, &d.retrieval, k_retrieval) {
+            (Some(r), Some(text), Some(k)) => {
+                Some(packer.retrieval_menu_keyed(conn, k, r, d.retrieval_head.as_deref(), text)?)
+            }
+            _ => None,
+        };
         let values = params![
             d.run_id,
             d.step,
@@ -93,11 +181,11 @@ impl Batch<'_> {
             d.at_us,
             d.phase,
             d.catalogue,
-            d.policy,
-            d.controls,
-            d.retrieval,
-            d.exposed,
-            d.visible,
+            policy_id,
+            controls_id,
+            retrieval_id,
+            exposed_id,
+            visible_id,
             d.selected,
             d.call_id,
             d.status,
@@ -115,52 +203,48 @@ impl Batch<'_> {
         const COLUMNS: &str = "run_id, step, turn, at, at_us, phase, catalogue, policy,
             trusted_controls, retrieval, exposed, visible, selected, call_id, status, stage, reason,
             outcome, latency_ms, progress, expected, extra, record_hash, source, import_id";
-        let inserted = self
-            .conn
-            .prepare_cached(once!(format!(
-                "INSERT INTO decisions ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
-                 ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
-                 ON CONFLICT(run_id, step) DO NOTHING"
-            )))
-            .and_then(|mut s| s.execute(values))?
-            == 1;
-        let id = if inserted {
-            self.summary.decisions.new += 1;
-            self.conn.last_insert_rowid()
-        } else {
-            let (id, stored, stored_source): (i64, Vec<u8>, Option<String>) = self
-                .conn
-                .prepare_cached(
-                    "SELECT id, record_hash, source FROM decisions WHERE run_id = ?1 AND step = ?2",
-                )
-                .and_then(|mut s| {
-                    s.query_row(params![d.run_id, d.step], |row| {
-                        Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-                    })
-                })?;
-            if stored == hash {
-                self.summary.decisions.unchanged += 1;
-                return Ok(());
+        let id = match existing {
+            Some(id) => {
+                self.summary.decisions.replaced += 1;
+                self.conn
+                    .prepare_cached(once!(format!(
+                        "UPDATE decision_rows SET ({COLUMNS}) = (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,
+                         ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,
+                         ?25) WHERE id = ?26"
+                    )))
+                    .and_then(|mut s| {
+                        let mut v: Vec<&dyn rusqlite::ToSql> = values.to_vec();
+                        v.push(&id);
+                        s.execute(v.as_slice())
+                    })?;
+                self.conn
+                    .prepare_cached("DELETE FROM payloads WHERE decision_id = ?1")
+                    .and_then(|mut s| s.execute([id]))?;
+                id
             }
-            if !self.opts.replace {
-                return Err(differs("decision", stored_source));
+            None => {
+                let inserted = self
+                    .conn
+                    .prepare_cached(once!(format!(
+                        "INSERT INTO decision_rows ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,
+                         ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,
+                         ?23, ?24, ?25)
+                         ON CONFLICT(run_id, step) DO NOTHING"
+                    )))
+                    .and_then(|mut s| s.execute(values))?
+                    == 1;
+                if !inserted {
+                    // A repeat within a fresh run: judged like any stored one.
+                    let again = self.stored_decision(&d.run_id, d.step, hash)?;
+                    debug_assert!(again.is_some());
+                    if again == Some(UNCHANGED) {
+                        return Ok(());
+                    }
+                    return self.add_decision_again(source, d);
+                }
+                self.summary.decisions.new += 1;
+                self.conn.last_insert_rowid()
             }
-            self.summary.decisions.replaced += 1;
-            self.conn
-                .prepare_cached(once!(format!(
-                    "UPDATE decisions SET ({COLUMNS}) = (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
-                     ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
-                     WHERE id = ?26"
-                )))
-                .and_then(|mut s| {
-                    let mut v: Vec<&dyn rusqlite::ToSql> = values.to_vec();
-                    v.push(&id);
-                    s.execute(v.as_slice())
-                })?;
-            self.conn
-                .prepare_cached("DELETE FROM payloads WHERE decision_id = ?1")
-                .and_then(|mut s| s.execute([id]))?;
-            id
         };
         let PreparedDecision {
             run_id,

@@ -11,6 +11,7 @@ use super::classify::{self, Context, StoredDecision, StoredRun};
 use crate::config::Config;
 use crate::error::{InputError, InvalidRecord, RecordError, Result};
 use crate::ingest::RecordSink;
+use crate::ingest::fingerprint::Fingerprint;
 use crate::model::Record;
 
 /// A SQL text built once per call site (the statement cache keys on it).
@@ -229,6 +230,27 @@ impl<'a> Batch<'a> {
         })
     }
 
+    /// Notes a source file read whole by this batch, so that a later import
+    /// skips it while it stays the same.
+    pub fn record_source(&self, path: &str, fp: &Fingerprint) -> Result<()> {
+        self.conn
+            .prepare_cached("DELETE FROM source_files WHERE path = ?1")?
+            .execute([path])?;
+        self.conn
+            .prepare_cached(
+                "INSERT INTO source_files (path, size, mtime_ns, hash, import_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![
+                path,
+                fp.size as i64,
+                fp.mtime_ns,
+                &fp.hash[..],
+                self.import_id
+            ])?;
+        Ok(())
+    }
+
     /// Checks references, reclassifies what the batch touched and commits.
     /// With `keep_going`, records whose references resolve nowhere are
     /// reported through `skip` and left out; otherwise the first one fails
@@ -280,7 +302,7 @@ impl<'a> Batch<'a> {
         };
         let decisions: Vec<(i64, String, i64, String, Option<String>)> = {
             let mut s = self.conn.prepare(
-                "SELECT d.id, d.run_id, d.step, d.catalogue, d.source FROM decisions d
+                "SELECT d.id, d.run_id, d.step, d.catalogue, d.source FROM decision_rows d
                  WHERE d.run_id IN (SELECT run_id FROM touched_runs) AND d.import_id = ?1
                    AND d.catalogue IS NOT NULL
                    AND NOT EXISTS (SELECT 1 FROM catalogues c WHERE c.version = d.catalogue)
@@ -318,7 +340,7 @@ impl<'a> Batch<'a> {
             skip(&e);
             self.summary.skipped += 1;
             self.conn
-                .execute("DELETE FROM decisions WHERE id = ?1", [id])?;
+                .execute("DELETE FROM decision_rows WHERE id = ?1", [id])?;
             self.conn
                 .execute("DELETE FROM payloads WHERE decision_id = ?1", [id])?;
             self.conn

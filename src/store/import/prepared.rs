@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::identity;
 use crate::model::{Decision, MenuFields, Record, Timestamp};
 use crate::store::classify::StoredDecision;
+use crate::store::names::{MenuKey, menu_key};
 
 /// A record ready to be written: decisions (the bulk of any trace) have
 /// every column serialised already.
@@ -71,6 +72,11 @@ pub struct PreparedDecision {
     pub(super) result: Option<String>,
     pub(super) raw: Option<String>,
     pub(super) stored: StoredDecision,
+    /// The retrieval's text up to its candidates, when it packs.
+    pub(super) retrieval_head: Option<String>,
+    /// The sharing keys of the menus: policy, trusted controls, retrieval,
+    /// exposed, visible (hashed here, off the writing thread).
+    pub(super) menu_keys: [Option<MenuKey>; 5],
     /// The record's identity: SHA-256 over every stored column.
     pub(super) hash: [u8; 32],
 }
@@ -99,7 +105,13 @@ impl PreparedDecision {
                 }
             })
             .transpose()?;
+        let retrieval_head = d
+            .menu
+            .retrieval
+            .as_ref()
+            .and_then(crate::store::names::retrieval_head);
         let mut p = PreparedDecision {
+            retrieval_head,
             run_id: d.run_id.clone(),
             step: d.step,
             turn: d.turn,
@@ -126,9 +138,16 @@ impl PreparedDecision {
             result,
             raw,
             stored: StoredDecision::from_model(0, d),
+            menu_keys: [None; 5],
             hash: [0; 32],
         };
         p.hash = identity::decision(&p);
+        for (i, t) in [&p.policy, &p.controls, &p.retrieval, &p.exposed, &p.visible]
+            .into_iter()
+            .enumerate()
+        {
+            p.menu_keys[i] = t.as_deref().map(|t| menu_key(i as u8 + 1, t));
+        }
         Ok(p)
     }
 }

@@ -40,7 +40,7 @@ impl Touch {
             Touch::UnclassifyCatalogue => {
                 "DELETE FROM classified_runs WHERE run_id IN
                     (SELECT run_id FROM runs WHERE catalogue = ?1
-                     UNION SELECT run_id FROM decisions WHERE catalogue = ?1)"
+                     UNION SELECT run_id FROM decision_rows WHERE catalogue = ?1)"
             }
         }
     }

@@ -11,6 +11,9 @@ pub const TREND_DAYS: u32 = 28;
 #[derive(Debug, Default)]
 pub struct LadderState {
     pub cursor: Cursor,
+    /// The funnel's count column under the cursor: the rung's count
+    /// (false) or the boundary count (true); `h`/`l` move between them.
+    pub boundary: bool,
     pub counts: Load<(LadderCounts, Vec<(String, u64)>)>,
     pub metrics: Load<Box<Metrics>>,
     pub trend: Load<Vec<u64>>,

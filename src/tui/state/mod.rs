@@ -160,6 +160,12 @@ pub struct App {
     pub status: Option<String>,
     /// Requests `update` made, for the runner to send.
     pub outbox: Vec<(Slot, u64, Request)>,
+    /// Text for the terminal's clipboard (OSC 52), for the runner to write.
+    pub clip: Option<String>,
+    /// Where `e` writes a list (the working directory unless set).
+    pub export_dir: std::path::PathBuf,
+    /// Lists written so far (numbers the next file).
+    pub exports: u32,
     pub inflight: Inflight,
 }
 
@@ -201,6 +207,9 @@ impl App {
             details: DetailCache::default(),
             status: None,
             outbox: Vec::new(),
+            clip: None,
+            export_dir: std::path::PathBuf::from("."),
+            exports: 0,
             inflight: Inflight::default(),
             opts,
         }
@@ -216,6 +225,7 @@ impl App {
             || (self.screen == Screen::Runs && self.runs.fuzzy.typing)
             || (self.screen == Screen::Tools && self.tools.typing)
             || (self.screen == Screen::Compare && self.compare.typing)
+            || (self.screen == Screen::Decisions && self.decisions.typing)
     }
 
     /// Rows a list shows at the current terminal size.

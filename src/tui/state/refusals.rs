@@ -10,4 +10,8 @@ pub struct RefusalsState {
     pub until: i64,
     pub data: Load<Box<RefusalData>>,
     pub cursor: Cursor,
+    /// A day of the per-day sparkline picked with `d`/`D` (an index into
+    /// `RefusalData::days`: the previous window's days, then this one's);
+    /// Enter then lists that day's refusals instead of a reason's.
+    pub day: Option<usize>,
 }

@@ -10,6 +10,10 @@ use crate::tui::worker::ToolRow;
 pub struct ToolsState {
     pub data: Load<Vec<ToolRow>>,
     pub cursor: Cursor,
+    /// The column under the cursor (`h`/`l`): 0 the tool (Enter: why
+    /// visible?), then its visible, selected and refused counts (Enter:
+    /// the decisions behind the count).
+    pub col: usize,
     pub find: String,
     pub typing: bool,
     /// Indices into `data` that match `find`, best first (None: all).
@@ -47,4 +51,6 @@ pub struct ToolState {
     pub def: Load<Option<Box<ToolDef>>>,
     pub audit: Load<ToolAudit>,
     pub scroll: u16,
+    /// The audit's rule row under the cursor (Enter: its decisions).
+    pub rule: usize,
 }

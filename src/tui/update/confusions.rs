@@ -3,7 +3,7 @@
 
 use super::decisions;
 use crate::metrics::{Confusions, Matrix};
-use crate::store::browse::DecisionSet;
+use crate::store::browse::{DecisionSet, Drill};
 use crate::tui::action::Action;
 use crate::tui::layout;
 use crate::tui::state::{App, MATRIX};
@@ -46,7 +46,8 @@ pub(super) fn act(app: &mut App, action: Action) {
         && let Some(cell) = c.cells.get(app.confusion.cursor.sel)
     {
         let (acc, sel) = (cell.acceptable.clone(), cell.selected.clone());
-        open_cell(app, acc, sel);
+        let count = cell.count;
+        open_cell(app, acc, sel, count);
     }
 }
 
@@ -65,9 +66,10 @@ fn act_matrix(app: &mut App, action: Action) {
         Action::Bottom => *r = rows.len().saturating_sub(1),
         Action::Enter => {
             if let (Some(acc), Some(sel)) = (rows.get(*r), cols.get(*k)) {
-                if grid.counts[*r][*k] > 0 {
+                let count = grid.counts[*r][*k];
+                if count > 0 {
                     let (acc, sel) = (acc.clone(), sel.clone());
-                    open_cell(app, acc, sel);
+                    open_cell(app, acc, sel, count);
                 } else {
                     app.status = Some("no decision in this cell".into());
                 }
@@ -77,18 +79,19 @@ fn act_matrix(app: &mut App, action: Action) {
     }
 }
 
-fn open_cell(app: &mut App, acceptable: Vec<String>, selected: Option<String>) {
+fn open_cell(app: &mut App, acceptable: Vec<String>, selected: Option<String>, count: u64) {
     let title = format!(
-        "confusion: [{}] → {}",
+        "decision{{s}} in confusion cell [{}] → {}",
         acceptable.join(", "),
         selected.as_deref().unwrap_or("(no call)")
     );
     decisions::open(
         app,
-        DecisionSet::Cell {
+        Drill::Set(DecisionSet::Cell {
             acceptable,
             selected,
-        },
+        }),
+        Some(count),
         title,
     );
 }

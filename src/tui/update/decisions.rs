@@ -2,19 +2,23 @@
 //! confusion cell, paged from SQLite; Enter opens the run at the decision.
 
 use super::run;
-use crate::store::browse::{Anchor, DecisionRow, DecisionSet, Page};
+use crate::store::browse::{Anchor, DecisionRow, Drill, Page};
 use crate::tui::action::Action;
 use crate::tui::layout;
 use crate::tui::paged::Paged;
 use crate::tui::state::{App, DecisionsState, Screen};
 use crate::tui::worker::{Request, Slot};
 
-/// Shows the decisions of `set` under `title`.
-pub(super) fn open(app: &mut App, set: DecisionSet, title: String) {
+/// Shows the decisions of `set` under `title`; `count` is the number the
+/// screen showed for them (the title says it).
+pub(super) fn open(app: &mut App, set: Drill, count: Option<u64>, title: String) {
     app.decisions = DecisionsState {
         set: Some(set),
         title,
+        count,
         page: Paged::default(),
+        view: Default::default(),
+        typing: false,
     };
     app.go(Screen::Decisions);
 }
@@ -33,6 +37,7 @@ fn request_page(app: &mut App, anchor: Anchor) {
     let request = Request::Decisions {
         filter: app.filter.clone(),
         set,
+        view: app.decisions.view.clone(),
         anchor: anchor.clone(),
     };
     app.request_page(Slot::Decisions, anchor, request);
@@ -47,8 +52,39 @@ pub(super) fn take_page(app: &mut App, anchor: Option<Anchor>, page: Page<Decisi
     }
 }
 
+/// Reads the list again from its first row (the sort or search changed).
+pub(super) fn reload(app: &mut App) {
+    let a = app.decisions.page.reset(Anchor::First);
+    request_page(app, a);
+}
+
+/// Esc with a search in force clears it.
+pub(super) fn back(app: &mut App) -> bool {
+    if app.decisions.view.find.is_empty() {
+        return false;
+    }
+    app.decisions.view.find.clear();
+    reload(app);
+    true
+}
+
 pub(super) fn act(app: &mut App, action: Action) {
     let h = app.height(layout::List::Decisions);
+    match action {
+        Action::Find => {
+            app.decisions.typing = true;
+            return;
+        }
+        Action::Sort => {
+            app.decisions.view.sort = app.decisions.view.sort.next();
+            return reload(app);
+        }
+        Action::Reverse => {
+            app.decisions.view.desc = !app.decisions.view.desc;
+            return reload(app);
+        }
+        _ => {}
+    }
     if matches!(action, Action::Top | Action::Bottom) {
         let a = if action == Action::Top {
             Anchor::First

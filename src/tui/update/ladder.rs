@@ -3,7 +3,7 @@
 
 use super::decisions;
 use crate::model::Rung;
-use crate::store::browse::DecisionSet;
+use crate::store::browse::{DecisionSet, Drill};
 use crate::tui::action::Action;
 use crate::tui::state::{App, TREND_DAYS};
 use crate::tui::worker::{Request, Slot};
@@ -38,18 +38,41 @@ pub(super) fn ensure(app: &mut App) {
 
 pub(super) fn act(app: &mut App, action: Action) {
     let h = Rung::ALL.len();
+    let rung = Rung::ALL[app.ladder.cursor.sel.min(Rung::ALL.len() - 1)];
+    let counts = app.ladder.counts.value.as_ref();
     if let Some(d) = action.delta(h) {
         app.ladder.cursor.move_by(d, Rung::ALL.len(), h);
+    } else if matches!(action, Action::Left | Action::Right) {
+        app.ladder.boundary = action == Action::Right;
+    } else if action == Action::Enter && app.ladder.boundary {
+        let count = counts
+            .and_then(|(_, b)| b.iter().find(|(s, _)| s == rung.as_str()))
+            .map(|(_, n)| *n)
+            .unwrap_or(0);
+        if count == 0 {
+            app.status = Some(format!("no decision has the boundary {}", rung.as_str()));
+            return;
+        }
+        let title = format!("decision{{s}} whose boundary is {}", rung.as_str());
+        decisions::open(
+            app,
+            Drill::Boundary(rung.as_str().to_string()),
+            Some(count),
+            title,
+        );
     } else if action == Action::Enter {
-        let rung = Rung::ALL[app.ladder.cursor.sel.min(Rung::ALL.len() - 1)];
+        let count = counts.map(|(c, _)| c.count(rung));
         let title = match rung {
-            Rung::Passed => "labelled decisions that passed every rung".to_string(),
+            Rung::Passed => "labelled decision{s} that passed every rung".to_string(),
             Rung::Unlabelled => {
-                "unlabelled decisions: no label, and nothing failed at the boundary or progress"
+                "unlabelled decision{s}: no label, and nothing failed at the boundary or progress"
                     .to_string()
             }
-            _ => format!("decisions that failed at {}", rung.as_str().to_uppercase()),
+            _ => format!(
+                "decision{{s}} that failed at {}",
+                rung.as_str().to_uppercase()
+            ),
         };
-        decisions::open(app, DecisionSet::Rung(rung), title);
+        decisions::open(app, Drill::Set(DecisionSet::Rung(rung)), count, title);
     }
 }

@@ -12,6 +12,7 @@
 
 mod compare;
 mod confusions;
+mod copy;
 mod decisions;
 mod findings;
 mod form;
@@ -159,6 +160,9 @@ pub fn update(app: &mut App, action: Action) {
         Action::EditFilter => form::open(app),
         Action::ClearFilter => form::clear(app),
         Action::Back => back(app),
+        Action::Copy => copy::id(app),
+        Action::CopyRecord => copy::record(app),
+        Action::Export => copy::export(app),
         _ => screen_action(app, action),
     }
 }
@@ -171,6 +175,8 @@ fn back(app: &mut App) {
         Screen::Runs => runs::back(app),
         Screen::Tools => tools::back(app),
         Screen::Compare => compare::back(app),
+        Screen::Decisions => decisions::back(app),
+        Screen::Refusals => app.refusals.day.take().is_some(),
         _ => false,
     };
     if closed {
@@ -189,6 +195,7 @@ fn typing(app: &mut App, action: Action) {
     let (input, typing) = match screen {
         Screen::Runs => (&mut app.runs.fuzzy.input, &mut app.runs.fuzzy.typing),
         Screen::Compare => (&mut app.compare.find, &mut app.compare.typing),
+        Screen::Decisions => (&mut app.decisions.view.find, &mut app.decisions.typing),
         _ => (&mut app.tools.find, &mut app.tools.typing),
     };
     let changed = match action {
@@ -232,6 +239,7 @@ fn typing(app: &mut App, action: Action) {
         match screen {
             Screen::Runs => runs::run_fuzzy(app),
             Screen::Compare => compare::find(app),
+            Screen::Decisions => decisions::reload(app),
             _ => tools::find(app),
         }
     }

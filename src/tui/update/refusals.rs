@@ -2,13 +2,14 @@
 //! time; Enter lists the decisions behind a reason.
 
 use super::decisions;
-use crate::store::browse::DecisionSet;
+use crate::store::browse::{DecisionSet, Drill};
 use crate::tui::action::Action;
 use crate::tui::layout;
 use crate::tui::paged::Cursor;
 use crate::tui::state::{App, Load};
+use crate::tui::views::day as day_text;
 use crate::tui::worker::{RefusalData, Request, Slot};
-use crate::window::{WEEK, last_week, week_holding};
+use crate::window::{DAY, WEEK, last_week, week_holding};
 
 pub(super) fn ensure(app: &mut App) {
     if app.refusals.data.wants() {
@@ -37,6 +38,7 @@ fn shift(app: &mut App, since: i64, until: i64) {
     app.refusals.until = until;
     app.refusals.data = Load::default();
     app.refusals.cursor = Cursor::default();
+    app.refusals.day = None;
     app.ensure();
 }
 
@@ -64,6 +66,42 @@ pub(super) fn act(app: &mut App, action: Action) {
                 shift(app, since, until);
             }
         }
+        Action::NextDay | Action::PrevDay => {
+            let days = app
+                .refusals
+                .data
+                .value
+                .as_ref()
+                .map(|d| d.days.len())
+                .unwrap_or(0);
+            if days == 0 {
+                return;
+            }
+            let half = days / 2;
+            app.refusals.day = Some(match (app.refusals.day, action == Action::NextDay) {
+                (None, true) => half,
+                (None, false) => days - 1,
+                (Some(i), true) => (i + 1) % days,
+                (Some(i), false) => (i + days - 1) % days,
+            });
+        }
+        Action::Enter if app.refusals.day.is_some() => {
+            let (Some(d), Some(i)) = (&app.refusals.data.value, app.refusals.day) else {
+                return;
+            };
+            let count = d.days.get(i).copied().unwrap_or(0);
+            let start = s - (u - s) + i as i64 * DAY;
+            if count == 0 {
+                app.status = Some(format!("no refusals on {}", day_text(start)));
+                return;
+            }
+            let title = format!("refusal{{s}} on {}", day_text(start));
+            let set = Drill::RefusalDay {
+                since: start,
+                until: start + DAY,
+            };
+            decisions::open(app, set, Some(count), title);
+        }
         Action::Enter => {
             let Some(d) = &app.refusals.data.value else {
                 return;
@@ -76,11 +114,12 @@ pub(super) fn act(app: &mut App, action: Action) {
                     until: u,
                 };
                 let title = format!(
-                    "refusals: {} ({})",
+                    "refusal{{s}} with reason {} ({})",
                     row.reason.as_deref().unwrap_or("no reason"),
                     row.stage
                 );
-                decisions::open(app, set, title);
+                let count = row.count;
+                decisions::open(app, Drill::Set(set), Some(count), title);
             }
         }
         a => {

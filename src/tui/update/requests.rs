@@ -65,6 +65,14 @@ impl App {
             Response::Compare(r) => compare::take_compare(self, r),
             Response::CellAttempts(a) => compare::take_cell(self, *a),
             Response::ToolDiff(d) => compare::take_tool_diff(self, d),
+            Response::Clip(text, what) => super::copy::take_clip(self, text, &what, true),
+            Response::Exported(path, n) => {
+                self.status = Some(format!(
+                    "wrote {n} decision{} to {}",
+                    if n == 1 { "" } else { "s" },
+                    path.display()
+                ));
+            }
         }
     }
 
@@ -107,7 +115,7 @@ impl App {
             }
             Slot::Detail => self.details.failed = self.details.wanted.map(|id| (id, e)),
             // Only the key bar says it.
-            Slot::NextFailing => {}
+            Slot::NextFailing | Slot::Record | Slot::Export => {}
         }
     }
 }

@@ -5,11 +5,16 @@
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
+use super::decisions;
+use crate::store::browse::{Drill, ToolCount};
 use crate::tui::action::Action;
 use crate::tui::layout;
 use crate::tui::paged::Cursor;
 use crate::tui::state::{App, Screen, ToolState};
-use crate::tui::worker::{Request, Slot, ToolRow};
+use crate::tui::worker::{AUDIT_CAP, Request, Slot, ToolRow};
+
+/// The count columns `h`/`l` move over, after the tool's own (0).
+const COUNTS: [ToolCount; 3] = [ToolCount::Visible, ToolCount::Selected, ToolCount::Refused];
 
 pub(super) fn ensure(app: &mut App) {
     if app.tools.data.wants() {
@@ -67,6 +72,32 @@ pub(super) fn act(app: &mut App, action: Action) {
     let len = app.tools.len();
     if let Some(d) = action.delta(h) {
         app.tools.cursor.move_by(d, len, h);
+    } else if action == Action::Left {
+        app.tools.col = app.tools.col.saturating_sub(1);
+    } else if action == Action::Right {
+        app.tools.col = (app.tools.col + 1).min(COUNTS.len());
+    } else if action == Action::Enter && app.tools.col > 0 {
+        let rows = app.tool_rows();
+        if let (Some(&i), Some(data)) = (rows.get(app.tools.cursor.sel), &app.tools.data.value) {
+            let u = &data[i].usage;
+            let which = COUNTS[app.tools.col - 1];
+            let count = match which {
+                ToolCount::Visible => u.visible,
+                ToolCount::Selected => u.selected,
+                ToolCount::Refused => u.refused,
+            };
+            let title = match which {
+                ToolCount::Visible => format!("decision{{s}} {} was visible to", u.name),
+                ToolCount::Selected => format!("decision{{s}} that selected {}", u.name),
+                ToolCount::Refused => format!("refused call{{s}} of {}", u.name),
+            };
+            let set = Drill::Tool {
+                catalogue: u.catalogue.clone(),
+                name: u.name.clone(),
+                count: which,
+            };
+            decisions::open(app, set, Some(count), title);
+        }
     } else if action == Action::Find {
         app.tools.typing = true;
     } else if action == Action::Diff {
@@ -117,8 +148,42 @@ pub(super) fn ensure_tool(app: &mut App) {
 
 pub(super) fn act_tool(app: &mut App, action: Action) {
     let page = app.height(layout::List::Detail) as u16;
+    let rules = app
+        .tool
+        .audit
+        .value
+        .as_ref()
+        .map(|a| a.rules.len())
+        .unwrap_or(0);
+    if action == Action::Enter {
+        let Some(a) = &app.tool.audit.value else {
+            return;
+        };
+        if let Some(rc) = a.rules.get(app.tool.rule) {
+            let title = format!(
+                "decision{{s}} where {} was {} by the {} rule",
+                app.tool.name,
+                if rc.visible { "visible" } else { "hidden" },
+                rc.rule
+            );
+            let set = Drill::Rule {
+                catalogue: app.tool.catalogue.clone(),
+                name: app.tool.name.clone(),
+                visible: rc.visible,
+                rule: rc.rule.clone(),
+                cap: AUDIT_CAP,
+            };
+            let count = rc.decisions;
+            decisions::open(app, set, Some(count), title);
+        }
+        return;
+    }
     let s = &mut app.tool.scroll;
     match action {
+        Action::Down if rules > 0 => app.tool.rule = (app.tool.rule + 1).min(rules - 1),
+        Action::Up if rules > 0 => app.tool.rule = app.tool.rule.saturating_sub(1),
+        Action::ScrollDown => *s = s.saturating_add(1),
+        Action::ScrollUp => *s = s.saturating_sub(1),
         Action::Down => *s = s.saturating_add(1),
         Action::Up => *s = s.saturating_sub(1),
         Action::PageDown => *s = s.saturating_add(page),

@@ -112,14 +112,24 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
             .unwrap_or_default();
         let sel = i == app.ladder.cursor.sel;
         let row_style = if sel { t.selected() } else { Style::new() };
+        // The count Enter opens is marked on the selected row.
+        let on_count = sel && !(show_b && app.ladder.boundary);
+        let on_b = sel && show_b && app.ladder.boundary;
         let mut spans = vec![
             Span::styled(format!("{:<15}", r.as_str()), t.rung(*r)),
-            Span::raw(format!("{:>9} ", n(count))),
+            Span::styled(
+                format!("{:>9} ", n(count)),
+                if on_count { t.focus() } else { Style::new() },
+            ),
             Span::styled(bar, if r.is_failure() { t.rung(*r) } else { t.dim() }),
             Span::raw(format!(" {:>6}", percent(share))),
         ];
         if show_b {
-            spans.push(Span::styled(format!("  {b:>6}"), t.dim()));
+            spans.push(Span::raw("  "));
+            spans.push(Span::styled(
+                format!("{b:>6}"),
+                if on_b { t.focus() } else { t.dim() },
+            ));
         }
         lines.push(Line::from(spans).style(row_style));
     }

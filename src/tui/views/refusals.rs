@@ -90,27 +90,61 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let wide = |v: &[u64]| -> String { spark(v).chars().flat_map(|c| [c, c]).collect() };
     let (prev_days, this_days) = d.days.split_at(half);
     let prev_start = rs.since - (rs.until - rs.since);
+    // The picked day (d/D) is marked in its half of the sparkline.
+    let marked = |v: &[u64], from: usize| -> Vec<Span<'static>> {
+        let s = wide(v);
+        match rs
+            .day
+            .and_then(|i| i.checked_sub(from))
+            .filter(|i| *i < v.len())
+        {
+            Some(i) => {
+                let cs: Vec<char> = s.chars().collect();
+                let (a, rest) = cs.split_at(i * 2);
+                let (m, z) = rest.split_at(2);
+                vec![
+                    Span::styled(a.iter().collect::<String>(), t.bar()),
+                    Span::styled(m.iter().collect::<String>(), t.selected()),
+                    Span::styled(z.iter().collect::<String>(), t.bar()),
+                ]
+            }
+            None => vec![Span::styled(s, t.bar())],
+        }
+    };
+    let picked = rs.day.map(|i| {
+        let start = prev_start + i as i64 * DAY;
+        format!(
+            " · {}: {} refused, Enter lists them",
+            day(start),
+            n(d.days.get(i).copied().unwrap_or(0))
+        )
+    });
+    let mut first = vec![Span::styled("per day   previous ", t.dim())];
+    first.extend(marked(prev_days, 0));
+    first.push(Span::styled("   this ", t.dim()));
+    first.extend(marked(this_days, half));
     f.render_widget(
         Paragraph::new(vec![
-            Line::from(vec![
-                Span::styled("per day   previous ", t.dim()),
-                Span::styled(wide(prev_days), t.bar()),
-                Span::styled("   this ", t.dim()),
-                Span::styled(wide(this_days), t.bar()),
-                Span::styled(
+            Line::from({
+                let mut v = first;
+                v.extend([Span::styled(
                     format!("   peak {}", n(d.days.iter().copied().max().unwrap_or(0))),
                     t.dim(),
+                )]);
+                v
+            }),
+            Line::from(vec![
+                Span::styled(
+                    format!(
+                        "          from {}{}from {}",
+                        day(prev_start),
+                        " ".repeat((half * 2 + 8).saturating_sub(15)),
+                        day(rs.since)
+                    ),
+                    t.dim(),
                 ),
+                Span::styled(picked.unwrap_or_default(), t.header()),
             ]),
-            Line::styled(
-                format!(
-                    "          from {}{}from {}",
-                    day(prev_start),
-                    " ".repeat((half * 2 + 8).saturating_sub(15)),
-                    day(rs.since)
-                ),
-                t.dim(),
-            ),
         ]),
         sparkline,
     );

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
 use super::{badge, block, column_widths, esc, fit, minute, n, opt, pending, short_badge, yes_no};
-use crate::store::browse::{DecisionRow, RunSort};
+use crate::store::browse::{DecisionRow, DecisionSort, RunSort, found_in};
 use crate::store::query::RunRow;
 use crate::tui::layout::{self, List};
 use crate::tui::paged::{Cursor, Paged};
@@ -352,21 +352,52 @@ pub fn draw_decisions(f: &mut Frame, app: &App, area: Rect) {
     let h = layout::list_height(List::Decisions, app.size);
     let ds = &app.decisions;
     let p = &ds.page;
-    let title = format!(
-        " {}{} ",
-        esc(&ds.title),
-        p.total.map(|x| format!(" · {}", n(x))).unwrap_or_default()
-    );
-    let b = block(title, t, true).title_bottom(Line::from(position(p)).right_aligned());
+    // The count drilled into, then what the decisions are; a list that no
+    // longer holds that many (the data changed) says how many it holds.
+    let searching = !ds.view.find.trim().is_empty();
+    let title = match (ds.count, p.total) {
+        (Some(_), Some(t)) if searching => format!(
+            " {} · {} match{} ",
+            esc(&ds.heading()),
+            n(t),
+            if t == 1 { "" } else { "es" }
+        ),
+        (Some(c), Some(t)) if c != t => format!(" {} · {} now ", esc(&ds.heading()), n(t)),
+        (Some(_), _) => format!(" {} ", esc(&ds.heading())),
+        (None, t) => format!(
+            " {}{} ",
+            esc(&ds.heading()),
+            t.map(|x| format!(" · {}", n(x))).unwrap_or_default()
+        ),
+    };
+    let view = &ds.view;
+    let pat = view.find.trim().to_lowercase();
+    let mut b = block(title, t, true).title_bottom(Line::from(position(p)).right_aligned());
+    if ds.typing || !pat.is_empty() {
+        b = b.title_bottom(Line::from(vec![
+            Span::styled(" / ", t.key()),
+            Span::raw(esc(&view.find).into_owned()),
+            Span::styled(
+                if ds.typing {
+                    "▏ (Enter keep, Esc clear) "
+                } else {
+                    " · Esc clears "
+                },
+                t.dim(),
+            ),
+        ]));
+    }
     if !p.loaded {
         f.render_widget(pending(p.error.as_deref(), t).block(b), area);
         return;
     }
     if p.rows.is_empty() {
-        f.render_widget(
-            Paragraph::new(Line::styled("no decisions in this filter", t.dim())).block(b),
-            area,
-        );
+        let msg = if pat.is_empty() {
+            "no decisions in this filter"
+        } else {
+            "no decision in this list matches the search"
+        };
+        f.render_widget(Paragraph::new(Line::styled(msg, t.dim())).block(b), area);
         return;
     }
     let narrow = area.width < 110;
@@ -380,25 +411,103 @@ pub fn draw_decisions(f: &mut Frame, app: &App, area: Rect) {
         Constraint::Length(if narrow { 9 } else { 14 }),
         Constraint::Fill(2),
     ];
+    // The sorted column says so (s cycles, S reverses).
+    let arrow = if view.desc { " ↓" } else { " ↑" };
+    let named = |s: DecisionSort, text: &str| -> String {
+        if view.sort == s && s != DecisionSort::Natural {
+            format!("{text}{arrow}")
+        } else {
+            text.to_string()
+        }
+    };
     let mut head = vec![
-        Cell::from("run"),
+        Cell::from(named(DecisionSort::Run, "run")),
         Cell::from(Line::from("step").right_aligned()),
         Cell::from("phase"),
-        Cell::from("selected"),
-        Cell::from("rung"),
+        Cell::from(named(DecisionSort::Selected, "selected")),
+        Cell::from(named(DecisionSort::Rung, "rung")),
         Cell::from("outcome"),
     ];
+    let time = if view.sort == DecisionSort::Natural && view.desc {
+        "time (UTC) ↓".to_string()
+    } else {
+        named(DecisionSort::Time, "time (UTC)")
+    };
     if narrow {
         widths.push(Constraint::Length(11));
-        head.push(Cell::from("time (UTC)"));
+        head.push(Cell::from(if time.ends_with(')') {
+            time
+        } else {
+            format!("time{arrow}")
+        }));
     } else {
         widths.extend([Constraint::Fill(2), Constraint::Length(16)]);
-        head.extend([Cell::from("acceptable"), Cell::from("time (UTC)")]);
+        head.extend([Cell::from("acceptable"), Cell::from(time)]);
     }
     let cols = column_widths(area.width.saturating_sub(2), &widths);
+    // Cut to their columns with `…`; a search marks what it found instead.
     let rows = window(&p.rows, &p.cursor, h, t, |(_, d)| {
-        decision_cells(d, narrow, t, &cols)
+        let mut cells = decision_cells(d, narrow, t, &cols);
+        if !pat.is_empty() {
+            found_cells(&mut cells, d, narrow, &pat, t);
+        }
+        cells
     });
     let head = Row::new(head).style(t.header());
     f.render_widget(Table::new(rows, widths).header(head).block(b), area);
+}
+
+/// `text` with every (case-insensitive) occurrence of `pat` marked.
+fn marked(text: &str, pat: &str, t: &Theme) -> Line<'static> {
+    let lower = text.to_lowercase();
+    // Lower-casing may change lengths: mark only when it does not.
+    if pat.is_empty() || lower.len() != text.len() {
+        return Line::raw(text.to_string());
+    }
+    let mut spans = Vec::new();
+    let mut at = 0;
+    while let Some(i) = lower[at..].find(pat) {
+        let (s, e) = (at + i, at + i + pat.len());
+        if !text.is_char_boundary(s) || !text.is_char_boundary(e) {
+            break;
+        }
+        if s > at {
+            spans.push(Span::raw(text[at..s].to_string()));
+        }
+        spans.push(Span::styled(text[s..e].to_string(), t.matched()));
+        at = e;
+    }
+    spans.push(Span::raw(text[at..].to_string()));
+    Line::from(spans)
+}
+
+/// A searched list's row: the matched text marked in the cells shown, and
+/// the fields that matched but are not shown named in the outcome cell.
+fn found_cells(cells: &mut [Cell<'_>], d: &DecisionRow, narrow: bool, pat: &str, t: &Theme) {
+    let fields = found_in(d, pat);
+    let shown: &[&str] = if narrow {
+        &["run", "phase", "selected", "status", "reason"]
+    } else {
+        &["run", "phase", "selected", "status", "reason", "acceptable"]
+    };
+    cells[0] = Cell::from(marked(&esc(&d.run_id), pat, t));
+    cells[2] = Cell::from(marked(&opt(&d.phase, "-"), pat, t));
+    cells[3] = Cell::from(marked(&opt(&d.selected, "(no call)"), pat, t));
+    let out = if narrow { short_outcome(d) } else { outcome(d) };
+    let mut line = marked(&out, pat, t);
+    let hidden: Vec<&str> = fields
+        .iter()
+        .filter(|f| !shown.contains(f) && **f != "rung")
+        .copied()
+        .collect();
+    if !hidden.is_empty() {
+        line.spans.insert(
+            0,
+            Span::styled(format!("[{}] ", hidden.join(", ")), t.matched()),
+        );
+    }
+    cells[5] = Cell::from(line);
+    if !narrow && d.labelled {
+        cells[6] = Cell::from(marked(&esc(&d.acceptable.join(", ")), pat, t));
+    }
 }

@@ -68,63 +68,6 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     // Narrow: no catalogue column (when there is one), no family, short marks.
     let narrow = area.width < 110;
     let show_cat = !narrow || cats.len() > 1;
-    let rows: Vec<Row> = order
-        .iter()
-        .enumerate()
-        .skip(top)
-        .take(h)
-        .map(|(i, &k)| {
-            let x = &data[k];
-            let u = &x.usage;
-            let mut marks = Vec::new();
-            if narrow && x.flags.open_world {
-                marks.push(Span::styled("open ", t.dim()));
-            }
-            if u.prunable() {
-                marks.push(Span::styled(
-                    if narrow { "never " } else { "never selected " },
-                    t.warn(),
-                ));
-            } else if u.trusted_control {
-                marks.push(Span::styled(
-                    if narrow { "ctrl " } else { "trusted control " },
-                    t.dim(),
-                ));
-            }
-            if x.flags.drifted {
-                marks.push(Span::styled(
-                    if narrow { "drift" } else { "drifted" },
-                    t.bad(),
-                ));
-            }
-            let num = |v: u64| Cell::from(Line::from(n(v)).right_aligned());
-            let mut cells = Vec::new();
-            if show_cat {
-                cells.push(Cell::from(esc(&u.catalogue).into_owned()));
-            }
-            cells.push(Cell::from(esc(&u.name).into_owned()));
-            if !narrow {
-                cells.push(Cell::from(esc(&u.family).into_owned()));
-            }
-            cells.push(Cell::from(esc(&u.effect).into_owned()));
-            if !narrow {
-                cells.push(Cell::from(if x.flags.open_world { "yes" } else { "" }));
-            }
-            cells.extend([
-                num(u.visible),
-                num(u.selected),
-                num(u.selected_wrongly),
-                num(u.refused),
-                Cell::from(Line::from(marks)),
-            ]);
-            let row = Row::new(cells);
-            if i == ts.cursor.sel {
-                row.style(t.selected())
-            } else {
-                row
-            }
-        })
-        .collect();
     let right = |s: &'static str| Cell::from(Line::from(s).right_aligned());
     let mut head = Vec::new();
     let mut widths = Vec::new();
@@ -158,6 +101,80 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         Constraint::Length(7),
         Constraint::Fill(2),
     ]);
+    // Text cut to its column with `…`.
+    let cols = super::column_widths(area.width.saturating_sub(2), &widths);
+    let marks_w = cols.last().copied().unwrap_or(0);
+    let rows: Vec<Row> = order
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(h)
+        .map(|(i, &k)| {
+            let x = &data[k];
+            let u = &x.usage;
+            let mut marks = Vec::new();
+            if narrow && x.flags.open_world {
+                marks.push(Span::styled("open ", t.dim()));
+            }
+            if u.prunable() {
+                marks.push(Span::styled(
+                    if narrow { "never " } else { "never selected " },
+                    t.warn(),
+                ));
+            } else if u.trusted_control {
+                marks.push(Span::styled(
+                    if narrow { "ctrl " } else { "trusted control " },
+                    t.dim(),
+                ));
+            }
+            if x.flags.drifted {
+                marks.push(Span::styled(
+                    if narrow { "drift" } else { "drifted" },
+                    t.bad(),
+                ));
+            }
+            // The separating space after the last mark takes no room.
+            if let Some(last) = marks.last_mut() {
+                *last = Span::styled(last.content.trim_end().to_string(), last.style);
+            }
+            // The count Enter opens (h/l) is marked on the selected row.
+            let num_at = |v: u64, col: usize| {
+                let c = Cell::from(Line::from(n(v)).right_aligned());
+                if i == ts.cursor.sel && ts.col == col {
+                    c.style(t.focus())
+                } else {
+                    c
+                }
+            };
+            let num = |v: u64| Cell::from(Line::from(n(v)).right_aligned());
+            let mut cells = Vec::new();
+            let fit = |s: &str, at: usize| Cell::from(super::fit(s, cols[at]));
+            if show_cat {
+                cells.push(fit(&esc(&u.catalogue), cells.len()));
+            }
+            cells.push(fit(&esc(&u.name), cells.len()));
+            if !narrow {
+                cells.push(fit(&esc(&u.family), cells.len()));
+            }
+            cells.push(fit(&esc(&u.effect), cells.len()));
+            if !narrow {
+                cells.push(Cell::from(if x.flags.open_world { "yes" } else { "" }));
+            }
+            cells.extend([
+                num_at(u.visible, 1),
+                num_at(u.selected, 2),
+                num(u.selected_wrongly),
+                num_at(u.refused, 3),
+                Cell::from(super::fit_line(marks, marks_w)),
+            ]);
+            let row = Row::new(cells);
+            if i == ts.cursor.sel {
+                row.style(t.selected())
+            } else {
+                row
+            }
+        })
+        .collect();
     let head = Row::new(head).style(t.header());
     f.render_widget(Table::new(rows, widths).header(head).block(b), area);
 }
@@ -218,19 +235,32 @@ fn audit_lines<'a>(app: &'a App, width: usize) -> Vec<Line<'a>> {
                     t.header(),
                 ));
             }
-            for rc in &a.rules {
+            for (i, rc) in a.rules.iter().enumerate() {
                 let share = (a.examined > 0).then(|| rc.decisions as f64 / a.examined as f64);
+                // The rule Enter opens: marked, its count underlined.
+                let on = i == app.tool.rule;
                 let lead = vec![
                     Span::styled(
-                        format!("  {:<8}", if rc.visible { "visible" } else { "hidden" }),
+                        format!(
+                            "{} {:<8}",
+                            if on { "›" } else { " " },
+                            if rc.visible { "visible" } else { "hidden" }
+                        ),
                         if rc.visible { t.good() } else { t.warn() },
                     ),
-                    Span::raw(format!(
-                        " {:<16} {:>9} {:>7}  ",
-                        rc.rule,
-                        n(rc.decisions),
-                        percent(share)
-                    )),
+                    Span::styled(
+                        format!(
+                            " {:<16} {:>9} {:>7}  ",
+                            rc.rule,
+                            n(rc.decisions),
+                            percent(share)
+                        ),
+                        if on {
+                            t.focus()
+                        } else {
+                            ratatui::style::Style::new()
+                        },
+                    ),
                 ];
                 lines.extend(super::hang(lead, 47, &esc(&rc.example), t.dim(), width));
             }
@@ -243,7 +273,7 @@ pub fn draw_tool(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
     let ts = &app.tool;
     let title = format!(
-        " {} · catalogue {} · j/k scroll · Esc back ",
+        " {} · catalogue {} · j/k rule · Enter its decisions · Esc back ",
         esc(&ts.name),
         esc(&ts.catalogue)
     );

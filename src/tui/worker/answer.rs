@@ -128,8 +128,11 @@ pub fn answer(
         Request::Decisions {
             filter,
             set,
+            view,
             anchor,
-        } => Response::Decisions(browse::decisions_page(conn, &filter, &set, &anchor, PAGE)?),
+        } => Response::Decisions(browse::drill_page_view(
+            conn, &filter, &set, &view, &anchor, PAGE,
+        )?),
         Request::Findings {
             filter,
             since,
@@ -157,6 +160,19 @@ pub fn answer(
         } => {
             let mut v = compare::cells(conn, &filter, &base, &candidates, Some(&cell))?;
             Response::CellAttempts(Box::new(v.pop()))
+        }
+        Request::Record(row) => {
+            let what = format!("{} {}", row.run_id, row.step);
+            Response::Clip(super::export::record(conn, shared, &row)?, what)
+        }
+        Request::Export {
+            filter,
+            set,
+            view,
+            path,
+        } => {
+            let n = super::export::write_csv(conn, shared, &filter, &set, &view, &path, cancelled)?;
+            Response::Exported(path, n)
         }
         Request::ToolDiff { catalogue, name } => {
             let mask = |s: &str| shared.redactor.apply(s).into_owned();

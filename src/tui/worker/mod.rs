@@ -8,6 +8,7 @@
 //! answering becomes an error answer (see `supervise`).
 
 mod answer;
+mod export;
 mod request;
 mod scan;
 mod supervise;
@@ -59,9 +60,13 @@ pub enum Slot {
     Compare,
     CellAttempts,
     ToolDiff,
+    /// `Y`: a decision's record for the clipboard.
+    Record,
+    /// `e`: the current list written to a file.
+    Export,
 }
 
-const SLOTS: usize = Slot::ToolDiff as usize + 1;
+const SLOTS: usize = Slot::Export as usize + 1;
 
 /// The latest request number of every slot, shared with the workers.
 #[derive(Debug, Default)]

@@ -8,8 +8,8 @@ use super::Slot;
 use crate::filter::Filter;
 use crate::metrics::{Confusions, LadderCounts, Metrics, RefusalReport, ToolUsage};
 use crate::store::browse::{
-    Anchor, DecisionRow, DecisionSet, Detail, FilterHints, FindingCounts, FindingItem, FindingSet,
-    Page, PayloadColumn, RunHeader, RunSort, ToolAudit, ToolDef, ToolFlags,
+    Anchor, DecisionRow, Detail, Drill, FilterHints, FindingCounts, FindingItem, FindingSet,
+    ListView, Page, PayloadColumn, RunHeader, RunSort, ToolAudit, ToolDef, ToolFlags,
 };
 use crate::store::compare::{
     CatalogueInfo, CellAttempts, CellSpec, CompareAsk, CompareReport, ToolDiffView,
@@ -90,7 +90,8 @@ pub enum Request {
     },
     Decisions {
         filter: Filter,
-        set: DecisionSet,
+        set: Drill,
+        view: ListView,
         anchor: Anchor,
     },
     /// Findings per kind in `[since, until)` and the window before.
@@ -124,6 +125,16 @@ pub enum Request {
         catalogue: String,
         name: String,
     },
+    /// `Y`: a decision's record as JSON, secrets masked (unless
+    /// --no-redact), for the clipboard.
+    Record(Box<DecisionRow>),
+    /// `e`: every decision of a list, as CSV, into `path`.
+    Export {
+        filter: Filter,
+        set: Drill,
+        view: ListView,
+        path: std::path::PathBuf,
+    },
 }
 
 impl Request {
@@ -143,6 +154,11 @@ impl Request {
                 | Request::Compare { .. }
                 | Request::CellAttempts { .. }
                 | Request::ToolDiff { .. }
+                | Request::Decisions {
+                    set: Drill::Rule { .. },
+                    ..
+                }
+                | Request::Export { .. }
         )
     }
 }
@@ -224,6 +240,10 @@ pub enum Response {
     Compare(Arc<CompareReport>),
     CellAttempts(Box<Option<CellAttempts>>),
     ToolDiff(Box<ToolDiffView>),
+    /// Text for the clipboard, and what it is.
+    Clip(String, String),
+    /// A list written: the file and its rows.
+    Exported(std::path::PathBuf, u64),
     Error(String),
 }
 

@@ -1,0 +1,542 @@
+//! Drill-downs: the decisions behind every count the TUI shows, as named
+//! queries paged by keyset. The rung, confusion cell and refusal group
+//! lists live in `decisions` ([`DecisionSet`]); this file adds the others —
+//! a boundary count, a day of refusals, a tool's visible / selected /
+//! refused counts and a rule row of a tool's "why visible" audit — and
+//! [`drill_page`], one entry point for all of them.
+
+use std::collections::BTreeMap;
+
+use rusqlite::types::Value as Sql;
+use rusqlite::{Connection, OptionalExtension, params_from_iter};
+
+use super::classify::load_catalogue;
+use super::decisions::{DECISION_COLUMNS, DecisionRow, DecisionSet, decision_row, decisions_page};
+use super::filter_sql::FilterSql;
+use super::menu::{MENU_SELECT, menu_row};
+use super::paging::{Anchor, Key, Page, Spec};
+use super::refusals::refused;
+use crate::error::{Error, Result};
+use crate::filter::Filter;
+use crate::ladder::{self, Menu};
+
+/// Which of a tool's counts (the Tools screen's columns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ToolCount {
+    /// Decisions on its catalogue whose retrieved set held the tool.
+    Visible,
+    /// Decisions that selected it.
+    Selected,
+    /// Decisions that selected it and were refused.
+    Refused,
+}
+
+impl ToolCount {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolCount::Visible => "visible",
+            ToolCount::Selected => "selected",
+            ToolCount::Refused => "refused",
+        }
+    }
+}
+
+/// The decisions behind one number on screen.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Drill {
+    /// A rung, a confusion cell or a refusal group.
+    Set(DecisionSet),
+    /// Decisions whose boundary is this stage (the Ladder's bndry column).
+    Boundary(String),
+    /// Refusals in `[since, until)` (a day of the Refusals sparkline; the
+    /// screen's window ignores the filter's own).
+    RefusalDay { since: i64, until: i64 },
+    /// A tool's visible, selected or refused count.
+    Tool {
+        catalogue: String,
+        name: String,
+        count: ToolCount,
+    },
+    /// The decisions on which one exposure rule made a tool visible (or hid
+    /// it): the first `cap` decisions on the catalogue, as the audit walks.
+    Rule {
+        catalogue: String,
+        name: String,
+        visible: bool,
+        rule: String,
+        cap: u64,
+    },
+}
+
+/// One page of the decisions behind `drill`, by decision order (time order
+/// for refusals).
+pub fn drill_page(
+    conn: &Connection,
+    f: &Filter,
+    drill: &Drill,
+    anchor: &Anchor,
+    n: usize,
+) -> Result<Page<DecisionRow>> {
+    match drill {
+        Drill::Set(set) => decisions_page(conn, f, set, anchor, n),
+        Drill::Rule {
+            catalogue,
+            name,
+            visible,
+            rule,
+            cap,
+        } => RuleWalk::new(conn, f, catalogue, name, *visible, rule, *cap)?.page(
+            conn,
+            anchor,
+            n.max(1),
+        ),
+        _ => match spec(f, drill) {
+            Some(spec) => spec.page(conn, anchor, n, &|r| decision_row(conn, r, 2)),
+            None => Err(Error::usage("this decision list has no query")),
+        },
+    }
+}
+
+/// The key of a row within `drill` (to page around it).
+pub fn drill_key(row: &DecisionRow, drill: &Drill) -> Key {
+    match drill {
+        Drill::Set(set) => super::decisions::decision_key(row, set),
+        Drill::RefusalDay { .. } => (
+            row.time_us.map(Sql::Integer).unwrap_or(Sql::Null),
+            Sql::Integer(row.decision_id),
+        ),
+        _ => (Sql::Integer(row.decision_id), Sql::Integer(row.decision_id)),
+    }
+}
+
+/// The query of a drill read straight from SQL (`None`: paged elsewhere).
+fn spec<'a>(f: &Filter, drill: &Drill) -> Option<Spec<'a>> {
+    let (clause, mut args) = match drill {
+        Drill::RefusalDay { .. } => f.without_window().decision_clause(),
+        _ => f.decision_clause(),
+    };
+    let mut from_where = format!("FROM ladder l JOIN runs r ON r.run_id = l.run_id WHERE {clause}");
+    let mut key = ("l.decision_id", None);
+    match drill {
+        Drill::Boundary(stage) => {
+            from_where.push_str(" AND l.boundary = ?");
+            args.push(Sql::Text(stage.clone()));
+        }
+        Drill::RefusalDay { since, until } => {
+            from_where.push_str(&format!(
+                " AND {} AND l.time_us >= ? AND l.time_us < ?",
+                refused()
+            ));
+            args.push(Sql::Integer(*since));
+            args.push(Sql::Integer(*until));
+            key = ("l.time_us", Some("l.decision_id"));
+        }
+        Drill::Tool {
+            catalogue,
+            name,
+            count,
+        } => {
+            args.push(Sql::Text(catalogue.clone()));
+            args.push(Sql::Text(name.clone()));
+            from_where.push_str(&match count {
+                // The classifier's visible list is packed as tool_names ids.
+                ToolCount::Visible => " AND l.catalogue = ? AND EXISTS \
+                     (SELECT 1 FROM json_each(l.retrieved) j \
+                      WHERE j.value = (SELECT t.id FROM tool_names t WHERE t.name = ?))"
+                    .to_string(),
+                ToolCount::Selected => " AND l.catalogue = ? AND l.selected = ?".to_string(),
+                ToolCount::Refused => {
+                    format!(" AND l.catalogue = ? AND l.selected = ? AND {}", refused())
+                }
+            });
+        }
+        Drill::Set(_) | Drill::Rule { .. } => return None,
+    }
+    Some(Spec {
+        select: DECISION_COLUMNS,
+        from_where,
+        args,
+        key: key.0,
+        id: key.1,
+        desc: false,
+    })
+}
+
+/// The walk of a tool's "why visible" audit, keeping the decisions one rule
+/// gave: the rule is computed, not stored, so each page walks decisions in
+/// order from its anchor until it has found its rows.
+struct RuleWalk {
+    sql: String,
+    args: Vec<Sql>,
+    name: String,
+    visible: bool,
+    rule: String,
+    view: Option<ladder::CatalogueView>,
+    catalogue: Option<crate::ladder::CatalogueView>,
+    /// The interned tool names the stored menus refer to.
+    names: super::names::Names,
+}
+
+impl RuleWalk {
+    fn new(
+        conn: &Connection,
+        f: &Filter,
+        catalogue: &str,
+        name: &str,
+        visible: bool,
+        rule: &str,
+        cap: u64,
+    ) -> Result<RuleWalk> {
+        let (clause, mut args) = f.decision_clause();
+        args.insert(0, Sql::Text(catalogue.to_string()));
+        let base = format!(
+            "FROM ladder l JOIN decisions d ON d.id = l.decision_id
+             JOIN runs r ON r.run_id = l.run_id WHERE l.catalogue = ? AND {clause}"
+        );
+        // The audit walks the first `cap` decisions: the same ones here.
+        let last: Option<i64> = conn
+            .prepare_cached(&format!(
+                "SELECT l.decision_id {base} ORDER BY l.decision_id LIMIT 1 OFFSET {}",
+                cap.saturating_sub(1)
+            ))?
+            .query_row(params_from_iter(args.clone()), |r| r.get(0))
+            .optional()?;
+        let mut sql = format!("SELECT {DECISION_COLUMNS}, {MENU_SELECT} {base}");
+        if let Some(last) = last {
+            sql.push_str(&format!(" AND l.decision_id <= {last}"));
+        }
+        let cat = load_catalogue(conn, catalogue)?;
+        let view = cat.as_ref().and_then(|c| {
+            let info = c.tools.get(name)?.clone();
+            let mut tools = BTreeMap::new();
+            tools.insert(name.to_string(), info);
+            Some(ladder::CatalogueView {
+                version: c.version.clone(),
+                abstain: c.abstain.clone(),
+                tools,
+            })
+        });
+        Ok(RuleWalk {
+            sql,
+            args,
+            name: name.to_string(),
+            visible,
+            rule: rule.to_string(),
+            view,
+            catalogue: cat,
+            names: super::names::Names::load(conn)?,
+        })
+    }
+
+    /// Whether the row's decision got the walk's rule for the tool (as
+    /// `tools::tool_audit` decides it).
+    fn keeps(&self, conn: &Connection, r: &rusqlite::Row<'_>) -> Result<bool> {
+        let (Some(base), Some(cat)) = (&self.view, &self.catalogue) else {
+            return Ok(false);
+        };
+        let m = menu_row(conn, &self.names, r, DECISION_WIDTH)?;
+        let mut view = base.clone();
+        if let Some(ret) = &m.retrieval {
+            for c in &ret.candidates {
+                if let Some(t) = cat.tools.get(&c.name) {
+                    view.tools.insert(c.name.clone(), t.clone());
+                }
+            }
+        }
+        let menu = Menu {
+            catalogue: Some(&view),
+            policy: m.policy.as_ref(),
+            controls: &m.controls,
+            retrieval: m.retrieval.as_ref(),
+            exposed: m.exposed.as_deref(),
+            visible: m.visible.as_deref(),
+        };
+        let tools = ladder::explain_tools(menu, m.label.as_ref(), m.selected.as_deref());
+        Ok(tools
+            .into_iter()
+            .find(|t| t.name == self.name)
+            .is_some_and(|t| t.visible == self.visible && t.rule.as_str() == self.rule))
+    }
+
+    /// Up to `n` kept rows from `from` (exclusive unless `inclusive`), in
+    /// decision order when `forward`; plus whether more follow. `n == 0`:
+    /// all of them (to count).
+    fn walk(
+        &self,
+        conn: &Connection,
+        from: Option<i64>,
+        inclusive: bool,
+        forward: bool,
+        n: usize,
+    ) -> Result<Walked> {
+        let mut sql = self.sql.clone();
+        let mut args = self.args.clone();
+        if let Some(k) = from {
+            let op = match (forward, inclusive) {
+                (true, false) => ">",
+                (true, true) => ">=",
+                (false, false) => "<",
+                (false, true) => "<=",
+            };
+            sql.push_str(&format!(" AND l.decision_id {op} ?"));
+            args.push(Sql::Integer(k));
+        }
+        sql.push_str(if forward {
+            " ORDER BY l.decision_id ASC"
+        } else {
+            " ORDER BY l.decision_id DESC"
+        });
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query(params_from_iter(args))?;
+        let mut out = Vec::new();
+        let mut counted = 0u64;
+        while let Some(r) = rows.next()? {
+            if !self.keeps(conn, r)? {
+                continue;
+            }
+            counted += 1;
+            if n == 0 {
+                continue;
+            }
+            if out.len() == n {
+                return Ok((out, true, counted));
+            }
+            let row = decision_row(conn, r, 0)?;
+            let id = row.decision_id;
+            out.push(((Sql::Integer(id), Sql::Integer(id)), row));
+        }
+        Ok((out, false, counted))
+    }
+
+    fn count(&self, conn: &Connection) -> Result<u64> {
+        Ok(self.walk(conn, None, false, true, 0)?.2)
+    }
+
+    fn page(&self, conn: &Connection, anchor: &Anchor, n: usize) -> Result<Page<DecisionRow>> {
+        let id = |k: &Key| match k.1 {
+            Sql::Integer(i) => i,
+            _ => 0,
+        };
+        let page = |rows, before, total, more_before, more_after, focus| Page {
+            rows,
+            before,
+            total,
+            more_before,
+            more_after,
+            focus,
+        };
+        Ok(match anchor {
+            Anchor::First => {
+                let (rows, more, _) = self.walk(conn, None, false, true, n)?;
+                let total = if more {
+                    self.count(conn)?
+                } else {
+                    rows.len() as u64
+                };
+                page(rows, Some(0), Some(total), false, more, None)
+            }
+            Anchor::Last => {
+                let (mut rows, more, _) = self.walk(conn, None, false, false, n)?;
+                rows.reverse();
+                let total = if more {
+                    self.count(conn)?
+                } else {
+                    rows.len() as u64
+                };
+                let before = total - rows.len() as u64;
+                page(rows, Some(before), Some(total), more, false, None)
+            }
+            Anchor::After(k) => {
+                let (rows, more, _) = self.walk(conn, Some(id(k)), false, true, n)?;
+                page(rows, None, None, true, more, None)
+            }
+            Anchor::Before(k) => {
+                let (mut rows, more, _) = self.walk(conn, Some(id(k)), false, false, n)?;
+                rows.reverse();
+                page(rows, None, None, more, true, None)
+            }
+            Anchor::Around(k) => {
+                let half = n / 2;
+                let (mut rows, more_before, _) =
+                    self.walk(conn, Some(id(k)), false, false, half.max(1))?;
+                if half == 0 {
+                    rows.clear();
+                }
+                rows.reverse();
+                let focus = rows.len();
+                let (after, more_after, _) = self.walk(conn, Some(id(k)), true, true, n - half)?;
+                rows.extend(after);
+                // Counted by walking: before = kept rows before the first.
+                let total = self.count(conn)?;
+                let before = match rows.first() {
+                    Some(first) => self.walk(conn, Some(id(&first.0)), false, false, 0)?.2,
+                    None => 0,
+                };
+                page(
+                    rows,
+                    Some(before),
+                    Some(total),
+                    more_before,
+                    more_after,
+                    Some(focus),
+                )
+            }
+        })
+    }
+}
+
+/// A walk's rows, whether more follow, and how many it kept in all.
+type Walked = (Vec<(Key, DecisionRow)>, bool, u64);
+
+/// Columns of [`DECISION_COLUMNS`]: the menu's start after them.
+const DECISION_WIDTH: usize = 17;
+
+/// The column a decision list is sorted by (`s` cycles, `S` reverses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum DecisionSort {
+    /// The list's own order: decision order, time order for refusals.
+    #[default]
+    Natural,
+    /// Run id, then step.
+    Run,
+    /// Time (undated first).
+    Time,
+    Rung,
+    Selected,
+}
+
+impl DecisionSort {
+    pub const ALL: [DecisionSort; 5] = [
+        DecisionSort::Natural,
+        DecisionSort::Run,
+        DecisionSort::Time,
+        DecisionSort::Rung,
+        DecisionSort::Selected,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecisionSort::Natural => "list order",
+            DecisionSort::Run => "run",
+            DecisionSort::Time => "time",
+            DecisionSort::Rung => "rung",
+            DecisionSort::Selected => "selected",
+        }
+    }
+
+    pub fn next(self) -> DecisionSort {
+        let i = DecisionSort::ALL
+            .iter()
+            .position(|s| *s == self)
+            .unwrap_or(0);
+        DecisionSort::ALL[(i + 1) % DecisionSort::ALL.len()]
+    }
+
+    /// The SQL key (`None`: the list's own).
+    fn key(self) -> Option<&'static str> {
+        Some(match self {
+            DecisionSort::Natural => return None,
+            DecisionSort::Run => "l.run_id || printf(':%012d', l.step)",
+            DecisionSort::Time => "COALESCE(l.time_us, -1)",
+            DecisionSort::Rung => "l.rung",
+            DecisionSort::Selected => "COALESCE(l.selected, '')",
+        })
+    }
+}
+
+/// How a decision list is shown: its sort and the text `/` searched for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct ListView {
+    pub sort: DecisionSort,
+    pub desc: bool,
+    /// Decisions whose run, phase, selected tool, rung, status, reason,
+    /// boundary or acceptable tools contain this text (any case).
+    pub find: String,
+}
+
+/// The fields `/` searches in a decision list, as SQL over `ladder l`.
+pub const FOUND_IN: [(&str, &str); 8] = [
+    ("run", "l.run_id"),
+    ("phase", "l.phase"),
+    ("selected", "l.selected"),
+    ("rung", "l.rung"),
+    ("status", "l.status"),
+    ("reason", "l.reason"),
+    ("boundary", "l.boundary"),
+    ("acceptable", "l.acceptable"),
+];
+
+/// One page of `drill` sorted and searched as `view` says. The rule sets
+/// are walked, not queried: they keep decision order (a search still
+/// narrows them).
+pub fn drill_page_view(
+    conn: &Connection,
+    f: &Filter,
+    drill: &Drill,
+    view: &ListView,
+    anchor: &Anchor,
+    n: usize,
+) -> Result<Page<DecisionRow>> {
+    if *view == ListView::default() {
+        return drill_page(conn, f, drill, anchor, n);
+    }
+    let mut spec = match drill {
+        Drill::Set(set) => super::decisions::decision_spec(f, set)?,
+        Drill::Rule { .. } => {
+            // Computed sets: decision order; the search narrows the page.
+            let mut page = drill_page(conn, f, drill, anchor, n)?;
+            let pat = view.find.to_lowercase();
+            if !pat.is_empty() {
+                page.rows.retain(|(_, d)| !found_in(d, &pat).is_empty());
+                page.total = None;
+            }
+            return Ok(page);
+        }
+        _ => match spec(f, drill) {
+            Some(s) => s,
+            None => return Err(Error::usage("this decision list has no query")),
+        },
+    };
+    if let Some(key) = view.sort.key() {
+        spec.key = key;
+        spec.id = Some("l.decision_id");
+    }
+    spec.desc = view.desc;
+    let pat = view.find.trim().to_lowercase();
+    if !pat.is_empty() {
+        let any = FOUND_IN
+            .iter()
+            .map(|(_, col)| format!("instr(lower(COALESCE({col}, '')), ?) > 0"))
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        spec.from_where.push_str(&format!(" AND ({any})"));
+        for _ in FOUND_IN {
+            spec.args.push(Sql::Text(pat.clone()));
+        }
+    }
+    spec.page(conn, anchor, n, &|r| decision_row(conn, r, 2))
+}
+
+/// Which of `FOUND_IN`'s fields of `d` contain `pat` (lower case).
+pub fn found_in(d: &DecisionRow, pat: &str) -> Vec<&'static str> {
+    if pat.is_empty() {
+        return Vec::new();
+    }
+    let has = |s: Option<&str>| s.is_some_and(|s| s.to_lowercase().contains(pat));
+    let acceptable = serde_json::to_string(&d.acceptable).unwrap_or_default();
+    let fields: [(&'static str, Option<&str>); 8] = [
+        ("run", Some(&d.run_id)),
+        ("phase", d.phase.as_deref()),
+        ("selected", d.selected.as_deref()),
+        ("rung", Some(d.rung.as_str())),
+        ("status", d.status.as_deref()),
+        ("reason", d.reason.as_deref()),
+        ("boundary", d.boundary.as_deref()),
+        ("acceptable", d.labelled.then_some(acceptable.as_str())),
+    ];
+    fields
+        .into_iter()
+        .filter(|(_, v)| has(*v))
+        .map(|(k, _)| k)
+        .collect()
+}

@@ -1,0 +1,288 @@
+//! The compact store (schema 3): tool names interned once, menus stored by
+//! id and shared, the `decisions` view spelling every name out; the
+//! migration from a schema-2 database written by the rung before it; and
+//! every query docs/schema.md shows.
+
+mod import_util;
+
+use std::path::Path;
+
+use import_util::*;
+use rusqlite::Connection;
+use rusqlite::types::Value as Sql;
+
+fn path(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+const DESK: &str = "tests/fixtures/tui/desk.jsonl";
+const MENUS: &str = "tests/fixtures/migration/menus.jsonl";
+
+/// Every row of a query, values as SQLite gives them.
+fn rows(conn: &Connection, sql: &str) -> Vec<Vec<Sql>> {
+    let mut s = conn.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let n = s.column_count();
+    s.query_map([], |r| (0..n).map(|i| r.get::<_, Sql>(i)).collect())
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn one(conn: &Connection, sql: &str) -> Sql {
+    rows(conn, sql).remove(0).remove(0)
+}
+
+fn text(v: &str) -> Sql {
+    Sql::Text(v.to_string())
+}
+
+/// The decisions as the `decisions` view shows them, every column.
+const ALL_DECISIONS: &str = "SELECT id, run_id, step, turn, at, at_us, phase, catalogue, policy,
+    trusted_controls, retrieval, exposed, visible, selected, call_id, status, stage, reason,
+    outcome, latency_ms, progress, expected, extra, record_hash, source, import_id
+    FROM decisions ORDER BY id";
+
+#[test]
+fn menus_are_ids_shared_and_shown_with_their_names() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK), &path(MENUS)]);
+    let conn = Connection::open(&db).unwrap();
+
+    // The view spells the menus as they were recorded.
+    let m1: Vec<Vec<Sql>> = rows(
+        &conn,
+        "SELECT trusted_controls, retrieval, exposed, visible, policy FROM decisions
+         WHERE run_id = 'm-1' ORDER BY step",
+    );
+    assert_eq!(
+        m1,
+        vec![
+            vec![Sql::Null, Sql::Null, Sql::Null, Sql::Null, Sql::Null],
+            vec![
+                text(r#"["ask_user"]"#),
+                text(
+                    r#"{"k":2,"candidates":[{"name":"list_invoices","score":0.30000000000000004},{"name":"refund_invoice"},{"name":"find_customer","score":-0.25}]}"#
+                ),
+                text(r#"["list_invoices","refund_invoice","find_customer"]"#),
+                text(r#"["ask_user","list_invoices","refund_invoice"]"#),
+                Sql::Null,
+            ],
+            vec![
+                Sql::Null,
+                // A candidate with a field of its own is kept as recorded.
+                text(
+                    r#"{"k":1,"selector":"embed@2","candidates":[{"name":"list_invoices","score":0.9,"source":"bm25"}]}"#
+                ),
+                text("[]"),
+                text(r#"["list_invoices"]"#),
+                text(
+                    r#"{"allowed_families":["billing"],"max_effect":"read_only","allow_open_world":false}"#
+                ),
+            ],
+        ]
+    );
+
+    // Stored: menu ids; names only in tool_names, each once.
+    assert_eq!(
+        one(
+            &conn,
+            "SELECT count(*) FROM decision_rows
+             WHERE typeof(visible) = 'text' OR typeof(retrieval) = 'text'
+                OR typeof(exposed) = 'text' OR typeof(trusted_controls) = 'text'
+                OR typeof(policy) = 'text'"
+        ),
+        Sql::Integer(0)
+    );
+    assert_eq!(
+        one(
+            &conn,
+            "SELECT count(*) FROM menus WHERE body LIKE '%list_invoices%'"
+        ),
+        // Only the retrieval kept whole for its candidate's own field.
+        Sql::Integer(1)
+    );
+    assert_eq!(
+        one(
+            &conn,
+            "SELECT count(*) FROM ladder WHERE retrieved LIKE '%list_invoices%'"
+        ),
+        Sql::Integer(0)
+    );
+    assert_eq!(
+        one(
+            &conn,
+            "SELECT count(*) FROM tool_names WHERE name = 'list_invoices'"
+        ),
+        Sql::Integer(1)
+    );
+    // m-2's two decisions show the same menu: stored once.
+    assert_eq!(
+        rows(
+            &conn,
+            "SELECT count(*), count(DISTINCT visible) FROM decision_rows WHERE run_id = 'm-2'"
+        ),
+        vec![vec![Sql::Integer(2), Sql::Integer(1)]]
+    );
+    // r-101's three decisions carry the same policy: stored once.
+    assert_eq!(
+        rows(
+            &conn,
+            "SELECT count(policy), count(DISTINCT policy) FROM decision_rows WHERE run_id = 'r-101'"
+        ),
+        vec![vec![Sql::Integer(3), Sql::Integer(1)]]
+    );
+
+    // What rung reads back is what it was given: explain ranks the
+    // candidates with their scores.
+    let e = explain(&db, "m-1");
+    let why = |name: &str| -> String {
+        e["decisions"][1]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()["why"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        why("list_invoices"),
+        "no policy, retrieved: rank 1 (score 0.30000000000000004) \u{2264} k=2"
+    );
+    assert_eq!(
+        why("refund_invoice"),
+        "no policy, retrieved: rank 2 \u{2264} k=2"
+    );
+    assert_eq!(
+        why("find_customer"),
+        "no policy, not retrieved: rank 3 (score -0.25) > k=2"
+    );
+}
+
+#[test]
+fn a_schema_2_database_is_packed_and_reads_the_same() {
+    let (_dir, db) = setup();
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch(include_str!("fixtures/migration/schema-v2.sql"))
+            .unwrap();
+        conn.execute_batch("PRAGMA user_version = 2").unwrap();
+    }
+    let before = rows(&Connection::open(&db).unwrap(), ALL_DECISIONS);
+    assert_eq!(before.len(), 17);
+
+    // Re-importing the same files migrates the database and finds every
+    // record unchanged: identities did not move.
+    let out = import(&db, &[&path(DESK), &path(MENUS)]);
+    assert_eq!(
+        out,
+        "imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 2 files\n\
+         25 records were already stored unchanged\n\
+         classified 0 runs\n"
+    );
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(one(&conn, "PRAGMA user_version"), Sql::Integer(3));
+    assert_eq!(rows(&conn, ALL_DECISIONS), before);
+    assert_eq!(
+        one(
+            &conn,
+            "SELECT count(*) FROM decision_rows WHERE typeof(visible) = 'text'"
+        ),
+        Sql::Integer(0)
+    );
+    // The packed ladder lists read as the old ones did; classified again
+    // from the packed menus, everything is as a fresh import has it (the
+    // findings too, which the rung of the fixture had fewer kinds of).
+    let (_dir2, fresh) = setup();
+    import(&fresh, &["-q", &path(DESK), &path(MENUS)]);
+    let same = |kinds: &[&str]| {
+        for kind in kinds {
+            // The refusal window ends now: leave it out.
+            let shown = |db: &Path| {
+                let mut r = report(db, kind);
+                r.as_object_mut().unwrap().remove("window");
+                r
+            };
+            assert_eq!(shown(&db), shown(&fresh), "report {kind}");
+        }
+    };
+    let reports = [
+        "ladder",
+        "metrics",
+        "tools",
+        "refusals",
+        "confusions",
+        "runs",
+    ];
+    same(&reports);
+    assert_eq!(rung(&db, &["-q", "reclassify"]).code, 0);
+    same(&reports);
+    // These show audit findings too.
+    same(&["findings", "budget"]);
+    for run in ["r-101", "m-1", "m-2"] {
+        assert_eq!(explain(&db, run), explain(&fresh, run), "explain {run}");
+    }
+    assert_eq!(rows(&Connection::open(&db).unwrap(), ALL_DECISIONS), before);
+}
+
+/// The `sqlite3 rung.db "..."` queries of docs/schema.md.
+fn documented_queries() -> Vec<String> {
+    let doc = std::fs::read_to_string(path("docs/schema.md")).unwrap();
+    let mut out = Vec::new();
+    let mut rest = doc.as_str();
+    while let Some(i) = rest.find("sqlite3 rung.db \"") {
+        rest = &rest[i + "sqlite3 rung.db \"".len()..];
+        let end = rest.find('"').unwrap();
+        out.push(rest[..end].to_string());
+        rest = &rest[end + 1..];
+    }
+    out
+}
+
+#[test]
+fn every_documented_query_runs_and_shows_names() {
+    let (_dir, db) = setup();
+    import(
+        &db,
+        &[
+            "-q",
+            &path(DESK),
+            &path(MENUS),
+            &path("tests/fixtures/expectations/airline.jsonl"),
+        ],
+    );
+    let conn = Connection::open(&db).unwrap();
+    let queries = documented_queries();
+    assert_eq!(queries.len(), 4, "{queries:#?}");
+    let results: Vec<Vec<Vec<Sql>>> = queries.iter().map(|q| rows(&conn, q)).collect();
+    for (q, r) in queries.iter().zip(&results) {
+        assert!(!r.is_empty(), "no rows: {q}");
+    }
+    // The confusion cells: acceptable names against the selected name, as
+    // `rung report confusions` counts them.
+    let mut cells: Vec<Vec<Sql>> = report(&db, "confusions")["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            vec![
+                text(&c["acceptable"].to_string()),
+                match &c["selected"] {
+                    serde_json::Value::String(s) => text(s),
+                    _ => Sql::Null,
+                },
+                Sql::Integer(c["count"].as_i64().unwrap()),
+            ]
+        })
+        .collect();
+    let mut shown = results[3].clone();
+    let key = |r: &Vec<Sql>| format!("{r:?}");
+    cells.sort_by_key(key);
+    shown.sort_by_key(key);
+    assert!(cells.len() >= 3, "{cells:?}");
+    assert_eq!(shown, cells, "{}", queries[3]);
+}
