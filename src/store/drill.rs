@@ -171,6 +171,7 @@ struct RuleWalk {
     rule: String,
     view: Option<ladder::CatalogueView>,
     catalogue: Option<crate::ladder::CatalogueView>,
+    names: crate::store::names::Names,
 }
 
 impl RuleWalk {
@@ -220,6 +221,7 @@ impl RuleWalk {
             rule: rule.to_string(),
             view,
             catalogue: cat,
+            names: crate::store::names::Names::load(conn)?,
         })
     }
 
@@ -229,7 +231,7 @@ impl RuleWalk {
         let (Some(base), Some(cat)) = (&self.view, &self.catalogue) else {
             return Ok(false);
         };
-        let m = menu_row(conn, r, DECISION_WIDTH)?;
+        let m = menu_row(conn, &self.names, r, DECISION_WIDTH)?;
         let mut view = base.clone();
         if let Some(ret) = &m.retrieval {
             for c in &ret.candidates {
