@@ -411,28 +411,39 @@ fn a_sample_set_exports_every_decision_once() {
 #[test]
 fn interned_tool_names_are_exported_as_names() {
     let s = setup();
-    let (before, r) = s.export("names", &["-q"]);
+    // The store (schema 3) keeps them as ids of its interned names.
+    let (before, r) = s.export("ids", &["-q"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     {
         let c = rusqlite::Connection::open(&s.db).unwrap();
-        c.execute_batch(
-            "CREATE TABLE tool_names (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-             INSERT INTO tool_names (id, name) VALUES (7, 'refund'), (9, 'search');
-             UPDATE ladder SET retrieved = (
-               SELECT json_group_array(t.id) FROM json_each(ladder.retrieved) j
-               JOIN tool_names t ON t.name = j.value);",
-        )
-        .unwrap();
-        let ids: String = c
-            .query_row(
+        let stored = |c: &rusqlite::Connection| -> String {
+            c.query_row(
                 "SELECT retrieved FROM ladder WHERE run_id = 'r-a' AND step = 1",
                 [],
                 |r| r.get(0),
             )
+            .unwrap()
+        };
+        let ids: String = c
+            .query_row(
+                "SELECT json_group_array(id) FROM
+                   (SELECT id FROM tool_names WHERE name IN ('refund', 'search') ORDER BY name)",
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
-        assert_eq!(ids, "[7,9]");
+        assert_eq!(stored(&c), ids);
+        // Spelled out with names (as a schema-2 database has them): read
+        // the same.
+        c.execute_batch(
+            "UPDATE ladder SET retrieved = (
+               SELECT json_group_array(t.name) FROM json_each(ladder.retrieved) j
+               JOIN tool_names t ON t.id = j.value);",
+        )
+        .unwrap();
+        assert_eq!(stored(&c), r#"["refund","search"]"#);
     }
-    let (after, r) = s.export("ids", &["-q"]);
+    let (after, r) = s.export("names", &["-q"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     for day in ["2026-11-29", "2026-11-30", "undated"] {
         let f = format!("decisions/day={day}/part-0.parquet");
