@@ -140,7 +140,8 @@ fn spec<'a>(f: &Filter, drill: &Drill) -> Option<Spec<'a>> {
             args.push(Sql::Text(name.clone()));
             from_where.push_str(&match count {
                 ToolCount::Visible => " AND l.catalogue = ? AND EXISTS \
-                     (SELECT 1 FROM json_each(l.retrieved) j WHERE j.value = ?)"
+                     (SELECT 1 FROM json_each(l.retrieved) j \
+                     WHERE j.value = (SELECT id FROM tool_names WHERE name = ?))"
                     .to_string(),
                 ToolCount::Selected => " AND l.catalogue = ? AND l.selected = ?".to_string(),
                 ToolCount::Refused => {
