@@ -407,27 +407,52 @@ fn a_sample_set_exports_every_decision_once() {
 }
 
 /// A database that keeps the classifier's name lists as ids of interned
-/// tool names (the compact store, as every import now writes it) exports
-/// the names.
+/// tool names (the compact store) exports the same names.
 #[test]
 fn interned_tool_names_are_exported_as_names() {
     let s = setup();
+    // The store (schema 3) keeps them as ids of its interned names.
+    let (before, r) = s.export("ids", &["-q"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
     {
         let c = rusqlite::Connection::open(&s.db).unwrap();
-        let ids: String = c
-            .query_row(
+        let stored = |c: &rusqlite::Connection| -> String {
+            c.query_row(
                 "SELECT retrieved FROM ladder WHERE run_id = 'r-a' AND step = 1",
                 [],
                 |r| r.get(0),
             )
+            .unwrap()
+        };
+        let ids: String = c
+            .query_row(
+                "SELECT json_group_array(id) FROM
+                   (SELECT id FROM tool_names WHERE name IN ('refund', 'search') ORDER BY name)",
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
-        assert!(
-            ids.starts_with('[') && ids[1..].starts_with(|c: char| c.is_ascii_digit()),
-            "the store keeps ids: {ids}"
+        assert_eq!(stored(&c), ids);
+        // Spelled out with names (as a schema-2 database has them): read
+        // the same.
+        c.execute_batch(
+            "UPDATE ladder SET retrieved = (
+               SELECT json_group_array(t.name) FROM json_each(ladder.retrieved) j
+               JOIN tool_names t ON t.id = j.value);",
+        )
+        .unwrap();
+        assert_eq!(stored(&c), r#"["refund","search"]"#);
+    }
+    let (after, r) = s.export("names", &["-q"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for day in ["2026-11-29", "2026-11-30", "undated"] {
+        let f = format!("decisions/day={day}/part-0.parquet");
+        assert_eq!(
+            column(&after.join(&f), "retrieved"),
+            column(&before.join(&f), "retrieved"),
+            "{f}"
         );
     }
-    let (after, r) = s.export("ids", &["-q"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(
         column(
             &after.join("decisions/day=2026-11-29/part-0.parquet"),

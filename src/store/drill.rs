@@ -139,10 +139,9 @@ fn spec<'a>(f: &Filter, drill: &Drill) -> Option<Spec<'a>> {
             args.push(Sql::Text(catalogue.clone()));
             args.push(Sql::Text(name.clone()));
             from_where.push_str(&match count {
-                // The classifier's visible list is packed as tool_names ids.
                 ToolCount::Visible => " AND l.catalogue = ? AND EXISTS \
                      (SELECT 1 FROM json_each(l.retrieved) j \
-                      WHERE j.value = (SELECT t.id FROM tool_names t WHERE t.name = ?))"
+                     WHERE j.value = (SELECT id FROM tool_names WHERE name = ?))"
                     .to_string(),
                 ToolCount::Selected => " AND l.catalogue = ? AND l.selected = ?".to_string(),
                 ToolCount::Refused => {
@@ -173,8 +172,7 @@ struct RuleWalk {
     rule: String,
     view: Option<ladder::CatalogueView>,
     catalogue: Option<crate::ladder::CatalogueView>,
-    /// The interned tool names the stored menus refer to.
-    names: super::names::Names,
+    names: crate::store::names::Names,
 }
 
 impl RuleWalk {
@@ -224,7 +222,7 @@ impl RuleWalk {
             rule: rule.to_string(),
             view,
             catalogue: cat,
-            names: super::names::Names::load(conn)?,
+            names: crate::store::names::Names::load(conn)?,
         })
     }
 
