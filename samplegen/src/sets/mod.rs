@@ -64,3 +64,22 @@ pub fn numbers_section(a: &Analysis, title: &str, ds: &[&check::Classified]) -> 
         check::metrics_json(&m)
     )
 }
+
+/// The markdown table of `rung report refusals` for the week `[since, until)`
+/// that the sets' READMEs print.
+pub(crate) fn refusals_table(all: &[&check::Classified], since: i64, until: i64) -> String {
+    let mut rf = String::from(
+        "| reason | stage | count | runs | previous |\n| --- | --- | ---: | ---: | ---: |\n",
+    );
+    for r in &Analysis::refusals(all, since, until) {
+        rf.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            r.reason.as_deref().unwrap_or("—"),
+            r.stage,
+            r.count,
+            r.runs,
+            r.previous
+        ));
+    }
+    rf
+}
