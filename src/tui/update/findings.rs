@@ -26,10 +26,8 @@ pub(super) fn ensure(app: &mut App) {
 }
 
 pub(super) fn take(app: &mut App, c: Box<crate::store::browse::FindingCounts>) {
-    let n = c.rows.len();
     app.findings.data.set(c);
-    let h = app.height(layout::List::Findings);
-    app.findings.cursor.fit(n, h);
+    super::table::apply(app, super::table::Table::Kinds, super::table::Op::Refresh);
 }
 
 /// Shows the window `[since, until)` instead.
@@ -62,7 +60,8 @@ pub(super) fn act(app: &mut App, action: Action) {
             let Some(d) = &app.findings.data.value else {
                 return;
             };
-            if let Some(row) = d.rows.get(app.findings.cursor.sel) {
+            let at = app.findings.view.selected(&app.findings.cursor);
+            if let Some(row) = at.and_then(|i| d.rows.get(i)) {
                 app.findings.list = FindingListState {
                     set: Some(FindingSet {
                         kind: row.kind.clone(),

@@ -41,7 +41,10 @@ impl App {
                 self.fail(done.slot, e);
             }
             Response::Empty(e) => self.empty.set(e),
-            Response::Ladder(c, b) => self.ladder.counts.set((c, b)),
+            Response::Ladder(c, b) => {
+                self.ladder.counts.set((c, b));
+                super::table::ladder_rows(self);
+            }
             Response::Metrics(m) => self.ladder.metrics.set(m),
             Response::Confusions(c) => confusions::take(self, c),
             Response::Trend(t) => self.ladder.trend.set(t),
@@ -66,12 +69,14 @@ impl App {
             Response::CellAttempts(a) => compare::take_cell(self, *a),
             Response::ToolDiff(d) => compare::take_tool_diff(self, d),
             Response::Clip(text, what) => super::copy::take_clip(self, text, &what, true),
-            Response::Exported(path, n) => {
-                self.status = Some(format!(
-                    "wrote {n} decision{} to {}",
-                    if n == 1 { "" } else { "s" },
-                    path.display()
-                ));
+            Response::Exported(path, n, noun) => {
+                // `decisions` → `decision` for one.
+                let noun = if n == 1 {
+                    noun.strip_suffix('s').unwrap_or(noun)
+                } else {
+                    noun
+                };
+                self.status = Some(format!("wrote {n} {noun} to {}", path.display()));
             }
         }
     }

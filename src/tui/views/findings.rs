@@ -8,10 +8,11 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{block, day, esc, minute, n, opt, pending};
+use super::{block, day, esc, minute, n, opt, pending, search};
 use crate::report::change;
+use crate::store::browse::KindCount;
 use crate::tui::layout::{self, List};
-use crate::tui::state::App;
+use crate::tui::state::{App, Listed};
 use crate::window::DAY;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
@@ -62,7 +63,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     );
 
     let h = layout::list_height(List::Findings, app.size);
-    let tbl = block(" kinds (Enter: the findings of one) ", t, true);
+    let view = &fs.view;
+    let mut tbl = block(" kinds (Enter: the findings of one) ", t, true);
+    if let Some(bar) = search::table_bar(view, &fs.cursor, t) {
+        tbl = tbl.title_bottom(bar);
+    }
     if d.rows.is_empty() {
         let lines = vec![
             Line::styled("No findings in this window or the one before.", t.dim()),
@@ -73,13 +78,12 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         return;
     }
     let top_row = fs.cursor.visible_top(h);
-    let rows: Vec<Row> = d
-        .rows
-        .iter()
-        .enumerate()
+    let pat = view.pattern();
+    let rows: Vec<Row> = (0..d.rows.len())
         .skip(top_row)
         .take(h)
-        .map(|(i, x)| {
+        .map(|pos| {
+            let x = &d.rows[view.at(pos)];
             let ch = change(x.count, x.previous);
             let ch_style = if ch.starts_with('+') || ch == "new" {
                 t.bad()
@@ -89,27 +93,31 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 t.dim()
             };
             let row = Row::new(vec![
-                Cell::from(Span::styled(esc(&x.kind).into_owned(), t.warn())),
+                Cell::from(
+                    Line::from(search::marked_spans(&esc(&x.kind), &pat, t)).style(t.warn()),
+                ),
                 Cell::from(Line::from(n(x.count)).right_aligned()),
                 Cell::from(Line::from(n(x.runs)).right_aligned()),
                 Cell::from(Line::from(n(x.previous)).right_aligned()),
                 Cell::from(Line::from(Span::styled(ch, ch_style)).right_aligned()),
                 Cell::from(Line::from(n(x.undated)).right_aligned()),
             ]);
-            if i == fs.cursor.sel {
+            if pos == fs.cursor.sel {
                 row.style(t.selected())
             } else {
                 row
             }
         })
         .collect();
+    let name = |c: usize| view.head(KindCount::COLUMNS, c);
+    let right = |c: usize| Cell::from(Line::from(name(c)).right_aligned());
     let head = Row::new(vec![
-        Cell::from("kind"),
-        Cell::from(Line::from("count").right_aligned()),
-        Cell::from(Line::from("runs").right_aligned()),
-        Cell::from(Line::from("prev wk").right_aligned()),
-        Cell::from(Line::from("change").right_aligned()),
-        Cell::from(Line::from("undated").right_aligned()),
+        Cell::from(name(0)),
+        right(1),
+        right(2),
+        right(3),
+        right(4),
+        right(5),
     ])
     .style(t.header());
     let widths = [

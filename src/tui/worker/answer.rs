@@ -167,12 +167,16 @@ pub fn answer(
         }
         Request::Export {
             filter,
-            set,
-            view,
+            list,
+            markdown,
+            title,
+            noun,
             path,
         } => {
-            let n = super::export::write_csv(conn, shared, &filter, &set, &view, &path, cancelled)?;
-            Response::Exported(path, n)
+            let n = super::export::write_list(
+                conn, shared, &filter, &list, markdown, &title, &path, cancelled,
+            )?;
+            Response::Exported(path, n, noun)
         }
         Request::ToolDiff { catalogue, name } => {
             let mask = |s: &str| shared.redactor.apply(s).into_owned();

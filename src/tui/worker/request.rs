@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::Slot;
+pub use super::export::ExportList;
 use crate::filter::Filter;
 use crate::metrics::{Confusions, LadderCounts, Metrics, RefusalReport, ToolUsage};
 use crate::store::browse::{
@@ -128,11 +129,15 @@ pub enum Request {
     /// `Y`: a decision's record as JSON, secrets masked (unless
     /// --no-redact), for the clipboard.
     Record(Box<DecisionRow>),
-    /// `e`: every decision of a list, as CSV, into `path`.
+    /// `e`/`E`: a whole list, as CSV or markdown, into `path`.
     Export {
         filter: Filter,
-        set: Drill,
-        view: ListView,
+        list: ExportList,
+        markdown: bool,
+        /// The markdown heading.
+        title: String,
+        /// What a row is, plural (`decisions`, `rows`), for the key bar.
+        noun: &'static str,
         path: std::path::PathBuf,
     },
 }
@@ -243,7 +248,7 @@ pub enum Response {
     /// Text for the clipboard, and what it is.
     Clip(String, String),
     /// A list written: the file and its rows.
-    Exported(std::path::PathBuf, u64),
+    Exported(std::path::PathBuf, u64, &'static str),
     Error(String),
 }
 
