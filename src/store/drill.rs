@@ -431,7 +431,7 @@ impl DecisionSort {
     }
 
     /// The SQL key (`None`: the list's own).
-    fn key(self) -> Option<&'static str> {
+    pub(super) fn key(self) -> Option<&'static str> {
         Some(match self {
             DecisionSort::Natural => return None,
             DecisionSort::Run => "l.run_id || printf(':%012d', l.step)",

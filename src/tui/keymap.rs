@@ -79,7 +79,7 @@ const GLOBAL: &[Binding] = &[
 ];
 
 /// `s`/`S` on a table.
-const SORT: Binding = b("s/S", "sort column/reverse", &[C('s')], Action::Sort);
+const SORT: Binding = b("s/S", "sort/reverse", &[C('s')], Action::Sort);
 const REVERSE: Binding = b("", "", &[C('S')], Action::Reverse);
 
 /// `n`/`N` after a search.
@@ -117,12 +117,7 @@ const RUNS: &[Binding] = &[
 ];
 
 const RUN: &[Binding] = &[
-    b(
-        "n/N",
-        "next/prev failing (match after /)",
-        &[C('n')],
-        Action::NextFailing,
-    ),
+    b("n/N", "next failing/match", &[C('n')], Action::NextFailing),
     b("", "", &[C('N')], Action::PrevFailing),
     b(
         "Enter/l",
@@ -449,7 +444,10 @@ pub fn bar_pairs(app: &App) -> Vec<(&'static str, &'static str)> {
         return help_pairs(&bindings(app));
     }
     let mut v = help_pairs(&screen_bindings(app.screen));
-    v.retain(|(k, _)| !matches!(*k, "g/G" | "C-d/C-u"));
+    // n/N only while a search is in force (it moves between its matches).
+    v.retain(|(k, w)| {
+        !matches!(*k, "g/G" | "C-d/C-u") && (*w != NEXT_MATCH.what || app.searching())
+    });
     v.extend(
         help_pairs(&GLOBAL.iter().collect::<Vec<_>>())
             .into_iter()

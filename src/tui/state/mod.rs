@@ -29,7 +29,7 @@ pub use form::{FilterForm, form_of, parse_form};
 pub use ladder::{LadderState, TREND_DAYS};
 pub use refusals::RefusalsState;
 pub use rows::LadderRow;
-pub use run::{DetailCache, RunState, Viewer, failing};
+pub use run::{DetailCache, PayloadSearch, RunState, Viewer, failing};
 pub use runs::{Fuzzy, RunsState};
 pub use screen::Screen;
 pub use table::{Listed, SortKey, TableView, narrowed, out_of_sight};
@@ -231,6 +231,7 @@ impl App {
             || (self.screen == Screen::Compare && self.compare.typing)
             || (self.screen == Screen::Decisions && self.decisions.typing)
             || self.table_typing()
+            || (self.screen == Screen::Run && self.run.typing)
     }
 
     /// Rows a list shows at the current terminal size.

@@ -22,6 +22,7 @@ mod refusals;
 mod requests;
 mod run;
 mod runs;
+mod search;
 mod table;
 mod tools;
 mod viewer;
@@ -204,6 +205,9 @@ fn back(app: &mut App) {
 fn typing(app: &mut App, action: Action) {
     if table::typing(app) {
         return table_typing(app, action);
+    }
+    if app.screen == Screen::Run {
+        return search::typing(app, action);
     }
     let screen = app.screen;
     let (input, typing) = match screen {

@@ -298,3 +298,31 @@ impl App {
         typing(self)
     }
 }
+
+impl App {
+    /// A search is in force on the current screen (`n`/`N` move between
+    /// its matches).
+    pub fn searching(&self) -> bool {
+        let typed = |s: &str| !crate::find::pattern(s).is_empty();
+        match self.screen {
+            Screen::Run => {
+                typed(&self.run.find)
+                    || self
+                        .run
+                        .viewer
+                        .as_ref()
+                        .is_some_and(|v| !v.search.find.is_empty())
+            }
+            Screen::Decisions => typed(&self.decisions.view.find),
+            Screen::Runs => self.runs.fuzzy.active(),
+            Screen::Tools => self.tools.matches.is_some(),
+            Screen::Compare if self.compare.pane == ComparePane::Menus => {
+                self.compare.matches.is_some()
+            }
+            _ => match current(self).and_then(|t| view(self, t)) {
+                Some(v) => !v.pattern().is_empty(),
+                None => false,
+            },
+        }
+    }
+}

@@ -87,7 +87,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             }
         })
         .collect();
-    let name = |c: usize| view.head(metrics::Cell::COLUMNS, c);
+    let name = |c: usize| search::head(view, metrics::Cell::COLUMNS, c, cols[c + 1]);
     let head = Row::new(vec![
         Cell::from(Line::from("#").right_aligned()),
         Cell::from(name(0)),

@@ -220,8 +220,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             }
         })
         .collect();
-    let cols = RefusalRow::COLUMNS;
-    let name = |c: usize| view.head(cols, c);
+    let name = |c: usize| search::head(view, RefusalRow::COLUMNS, c, cols[c]);
     let right = |c: usize| Cell::from(Line::from(name(c)).right_aligned());
     let head = Row::new(vec![
         Cell::from(name(0)),

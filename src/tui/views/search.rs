@@ -82,3 +82,60 @@ pub fn table_bar(view: &TableView, cursor: &Cursor, t: &Theme) -> Option<Line<'s
     }
     Some(line)
 }
+
+/// A line of the payload viewer with every occurrence of `pat` (ASCII
+/// letters in any case, as the viewer's search compares) marked, and the
+/// characters `current` of the match the search is on marked more.
+pub fn payload_line(
+    line: &str,
+    pat: &str,
+    current: Option<std::ops::Range<usize>>,
+    t: &Theme,
+) -> Line<'static> {
+    // Styles per byte boundary: 0 plain, 1 a match, 2 the current match.
+    let mut marks: Vec<(usize, usize, u8)> = Vec::new();
+    if !pat.is_empty() {
+        let folded = line.to_ascii_lowercase();
+        let p = pat.to_ascii_lowercase();
+        let mut at = 0;
+        while let Some(i) = folded[at..].find(&p) {
+            let s = at + i;
+            marks.push((s, s + p.len(), 1));
+            at = s + p.len().max(1);
+        }
+    }
+    if let Some(r) = current {
+        let byte = |c: usize| line.char_indices().nth(c).map_or(line.len(), |(b, _)| b);
+        let (s, e) = (byte(r.start), byte(r.end));
+        marks.retain(|m| m.1 <= s || m.0 >= e);
+        marks.push((s, e, 2));
+        marks.sort_unstable();
+    }
+    let mut spans = Vec::new();
+    let mut at = 0;
+    for (s, e, kind) in marks {
+        if s < at || e > line.len() {
+            continue;
+        }
+        if s > at {
+            spans.push(Span::raw(line[at..s].to_string()));
+        }
+        let style = if kind == 2 { t.selected() } else { t.matched() };
+        spans.push(Span::styled(line[s..e].to_string(), style));
+        at = e;
+    }
+    spans.push(Span::raw(line[at..].to_string()));
+    Line::from(spans)
+}
+
+/// A sortable column's header in `width` columns: its name, cut with `…`
+/// when the sort's arrow would not fit beside it.
+pub fn head(view: &TableView, columns: &[&str], col: usize, width: usize) -> String {
+    let name = columns.get(col).copied().unwrap_or("");
+    if view.sort != Some(col) {
+        return name.to_string();
+    }
+    let arrow = if view.desc { "↓" } else { "↑" };
+    let room = width.saturating_sub(2).max(1);
+    format!("{} {arrow}", super::fit(name, room))
+}

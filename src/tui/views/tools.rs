@@ -90,11 +90,14 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         widths.push(Constraint::Length(4));
     }
     head.extend([right(3), right(4), right(5), right(6), Cell::from("marks")]);
+    // A sorted count column widens for its arrow.
+    let room =
+        |col: usize, w: u16| Constraint::Length(if ts.view.sort == Some(col) { w + 2 } else { w });
     widths.extend([
-        Constraint::Length(8),
-        Constraint::Length(8),
-        Constraint::Length(7),
-        Constraint::Length(7),
+        room(3, 8),
+        room(4, 8),
+        room(5, 7),
+        room(6, 7),
         Constraint::Fill(2),
     ]);
     // Text cut to its column with `…`.

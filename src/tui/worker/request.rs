@@ -9,8 +9,8 @@ pub use super::export::ExportList;
 use crate::filter::Filter;
 use crate::metrics::{Confusions, LadderCounts, Metrics, RefusalReport, ToolUsage};
 use crate::store::browse::{
-    Anchor, DecisionRow, Detail, Drill, FilterHints, FindingCounts, FindingItem, FindingSet,
-    ListView, Page, PayloadColumn, RunHeader, RunSort, ToolAudit, ToolDef, ToolFlags,
+    Anchor, DecisionRow, DecisionSort, Detail, Drill, FilterHints, FindingCounts, FindingItem,
+    FindingSet, ListView, Page, PayloadColumn, RunHeader, RunSort, ToolAudit, ToolDef, ToolFlags,
 };
 use crate::store::compare::{
     CatalogueInfo, CellAttempts, CellSpec, CompareAsk, CompareReport, ToolDiffView,
@@ -68,6 +68,9 @@ pub enum Request {
     Timeline {
         filter: Filter,
         run_id: String,
+        /// The order (`s`/`S`): step order unless sorted.
+        sort: DecisionSort,
+        desc: bool,
         anchor: Anchor,
     },
     NextFailing {
@@ -129,6 +132,23 @@ pub enum Request {
     /// `Y`: a decision's record as JSON, secrets masked (unless
     /// --no-redact), for the clipboard.
     Record(Box<DecisionRow>),
+    /// `/` in the payload viewer: the next (previous) match from `from`.
+    PayloadFind {
+        decision_id: i64,
+        column: PayloadColumn,
+        pattern: String,
+        from: super::find::From,
+        forward: bool,
+    },
+    /// `n`/`N` after `/` in a run's timeline: the next (previous) step past
+    /// `step` whose decision contains `pattern`.
+    NextMatch {
+        filter: Filter,
+        run_id: String,
+        step: i64,
+        forward: bool,
+        pattern: String,
+    },
     /// `e`/`E`: a whole list, as CSV or markdown, into `path`.
     Export {
         filter: Filter,
@@ -164,6 +184,7 @@ impl Request {
                     ..
                 }
                 | Request::Export { .. }
+                | Request::PayloadFind { .. }
         )
     }
 }
@@ -247,6 +268,10 @@ pub enum Response {
     ToolDiff(Box<ToolDiffView>),
     /// Text for the clipboard, and what it is.
     Clip(String, String),
+    /// A payload search's answer.
+    PayloadFound(Box<super::find::Found>),
+    /// The step `NextMatch` found.
+    NextMatch(Option<i64>),
     /// A list written: the file and its rows.
     Exported(std::path::PathBuf, u64, &'static str),
     Error(String),
