@@ -563,3 +563,35 @@ fn a_drilled_list_exports_as_markdown() {
          | r-104 | 1 | discover | cancel_subscription | selection | refused | subscription_not_found | semantics | find_customer | 1794297601000000 | no | 2 |\n"
     );
 }
+
+#[test]
+fn a_kinds_findings_search_says_where_they_matched() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = import_file(dir.path(), &fixture());
+    // The task "lumen-export" is r-103's only (the fixture's run records).
+    let lumen: Vec<String> = std::fs::read_to_string(fixture())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["type"] == "run" && v["task_id"] == "lumen-export")
+        .map(|v| v["run_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(lumen, vec!["r-103"]);
+    for (w, h) in [(120u16, 40u16), (80, 24)] {
+        let mut t = Harness::open(&db, now(), false, w, h).expect("opens");
+        // hidden_proposal's findings: r-102 step 4 and r-103 step 2.
+        walk(&mut t, "7 Enter /");
+        typed(&mut t, "lumen");
+        more(&mut t, "Enter");
+        let sel = t.app.findings.list.page.selected().unwrap();
+        assert_eq!(sel.row.run_id.as_deref(), Some("r-103"));
+        let text = t.text();
+        assert!(text.contains("/ lumen · 1 match · n/N"), "{text}");
+        assert!(text.contains("[task]"), "{text}");
+        insta::assert_snapshot!(format!("finding_list_search_{w}x{h}"), t.terminal.backend());
+        // `n` goes round to the same (only) match.
+        more(&mut t, "n");
+        let sel = t.app.findings.list.page.selected().unwrap();
+        assert_eq!(sel.row.run_id.as_deref(), Some("r-103"));
+    }
+}

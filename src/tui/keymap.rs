@@ -312,12 +312,17 @@ const FINDINGS: &[Binding] = &[
     REVERSE,
 ];
 
-const FINDING_LIST: &[Binding] = &[b(
-    "Enter",
-    "open at decision",
-    &[Code(KeyCode::Enter)],
-    Action::Enter,
-)];
+const FINDING_LIST: &[Binding] = &[
+    b(
+        "Enter",
+        "open at decision",
+        &[Code(KeyCode::Enter)],
+        Action::Enter,
+    ),
+    b("/", "search", &[C('/')], Action::Find),
+    NEXT_MATCH,
+    PREV_MATCH,
+];
 
 /// Keys while typing a fuzzy filter or a find.
 pub const TYPING: &[Binding] = &[

@@ -21,4 +21,7 @@ pub struct FindingsState {
 pub struct FindingListState {
     pub set: Option<FindingSet>,
     pub page: Paged<FindingItem>,
+    /// `/`: the text `n`/`N` look for among the findings read.
+    pub find: String,
+    pub typing: bool,
 }

@@ -232,6 +232,7 @@ impl App {
             || (self.screen == Screen::Decisions && self.decisions.typing)
             || self.table_typing()
             || (self.screen == Screen::Run && self.run.typing)
+            || (self.screen == Screen::FindingList && self.findings.list.typing)
     }
 
     /// Rows a list shows at the current terminal size.

@@ -5,7 +5,7 @@
 use super::table::{Listed, SortKey};
 use crate::metrics::{Cell, RefusalRow};
 use crate::model::Rung;
-use crate::store::browse::KindCount;
+use crate::store::browse::{FindingItem, KindCount};
 use crate::store::compare::{CatalogueInfo, CellRow};
 use crate::tui::worker::ToolRow;
 
@@ -158,6 +158,31 @@ impl Listed for CatalogueInfo {
         vec![
             ("version", self.version.clone()),
             ("created", self.created_at.clone().unwrap_or_default()),
+        ]
+    }
+}
+
+impl Listed for FindingItem {
+    const COLUMNS: &'static [&'static str] = &["run", "step", "tool", "catalogue", "time"];
+    fn key(&self, col: usize) -> SortKey {
+        let r = &self.row;
+        match col {
+            0 => text(r.run_id.as_deref().unwrap_or("")),
+            1 => SortKey::Num(r.step.unwrap_or(-1) as f64),
+            2 => text(r.tool.as_deref().unwrap_or("")),
+            3 => text(r.catalogue.as_deref().unwrap_or("")),
+            _ => SortKey::Num(self.time_us.unwrap_or(-1) as f64),
+        }
+    }
+    fn fields(&self) -> Vec<(&'static str, String)> {
+        let r = &self.row;
+        let o = |s: &Option<String>| s.clone().unwrap_or_default();
+        vec![
+            ("run", o(&r.run_id)),
+            ("task", o(&r.task_id)),
+            ("tool", o(&r.tool)),
+            ("catalogue", o(&r.catalogue)),
+            ("detail", r.detail.clone()),
         ]
     }
 }

@@ -189,6 +189,7 @@ fn back(app: &mut App) {
         Screen::Decisions => decisions::back(app),
         Screen::Refusals => app.refusals.day.take().is_some() || table::clear(app),
         Screen::Ladder | Screen::Confusions | Screen::Findings => table::clear(app),
+        Screen::FindingList => findings::back_list(app),
         _ => false,
     };
     if closed {
@@ -208,6 +209,9 @@ fn typing(app: &mut App, action: Action) {
     }
     if app.screen == Screen::Run {
         return search::typing(app, action);
+    }
+    if app.screen == Screen::FindingList {
+        return findings::typing_list(app, action);
     }
     let screen = app.screen;
     let (input, typing) = match screen {

@@ -314,6 +314,7 @@ impl App {
                         .is_some_and(|v| !v.search.find.is_empty())
             }
             Screen::Decisions => typed(&self.decisions.view.find),
+            Screen::FindingList => typed(&self.findings.list.find),
             Screen::Runs => self.runs.fuzzy.active(),
             Screen::Tools => self.tools.matches.is_some(),
             Screen::Compare if self.compare.pane == ComparePane::Menus => {

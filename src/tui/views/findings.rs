@@ -12,7 +12,7 @@ use super::{block, day, esc, minute, n, opt, pending, search};
 use crate::report::change;
 use crate::store::browse::KindCount;
 use crate::tui::layout::{self, List};
-use crate::tui::state::{App, Listed};
+use crate::tui::state::{App, Listed, out_of_sight};
 use crate::window::DAY;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
@@ -151,7 +151,32 @@ pub fn draw_list(f: &mut Frame, app: &App, area: Rect) {
         (Some(i), None) if !l.page.rows.is_empty() => format!(" {} ", n(i + 1)),
         _ => String::new(),
     };
-    let b = block(title, t, true).title_bottom(Line::from(pos).right_aligned());
+    let mut b = block(title, t, true).title_bottom(Line::from(pos).right_aligned());
+    // `/`: how many of the findings read contain the text.
+    let pat = crate::find::pattern(&l.find);
+    if l.typing || !pat.is_empty() {
+        let hits = l
+            .page
+            .rows
+            .iter()
+            .filter(|(_, x)| {
+                x.fields()
+                    .iter()
+                    .any(|(_, v)| crate::find::contains(v, &pat))
+            })
+            .count() as u64;
+        let held = if l.page.more_before || l.page.more_after {
+            " read"
+        } else {
+            ""
+        };
+        let count = format!(
+            "{} match{}{held} · n/N",
+            n(hits),
+            if hits == 1 { "" } else { "es" }
+        );
+        b = b.title_bottom(search::bar(&l.find, l.typing, Some(count), t));
+    }
     if !l.page.loaded {
         f.render_widget(pending(l.page.error.as_deref(), t).block(b), list);
         f.render_widget(block(" detail ", t, false), detail);
@@ -196,7 +221,7 @@ pub fn draw_list(f: &mut Frame, app: &App, area: Rect) {
     };
     // Text cut to its column with `…`.
     let cols = super::column_widths(list.width.saturating_sub(2), &widths);
-    let fit = |s: String, at: usize| Cell::from(super::fit(&s, cols[at]));
+    let fit = |s: String, at: usize| Cell::from(search::marked(&super::fit(&s, cols[at]), &pat, t));
     let top = l.page.cursor.visible_top(h);
     let rows: Vec<Row> = l
         .page
@@ -221,10 +246,22 @@ pub fn draw_list(f: &mut Frame, app: &App, area: Rect) {
                 ));
             }
             let at = cells.len();
-            cells.push(Cell::from(Span::styled(
-                super::fit(&esc(&x.row.detail), cols[at]),
-                t.dim(),
-            )));
+            // A finding that matched on a field not shown says which.
+            let shown: &[&str] = if wide {
+                &["run", "tool", "catalogue", "detail"]
+            } else {
+                &["run", "tool", "detail"]
+            };
+            let mut detail: Vec<Span> = Vec::new();
+            if let Some(note) = search::hidden(&out_of_sight(x, &pat, shown), t) {
+                detail.push(note);
+            }
+            detail.extend(
+                search::marked_spans(&esc(&x.row.detail), &pat, t)
+                    .into_iter()
+                    .map(|s| Span::styled(s.content, t.dim().patch(s.style))),
+            );
+            cells.push(Cell::from(super::fit_line(detail, cols[at])));
             let row = Row::new(cells);
             if i == l.page.cursor.sel {
                 row.style(t.selected())
