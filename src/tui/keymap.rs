@@ -235,7 +235,7 @@ const COMPARE: &[Binding] = &[
     b("", "", &[C('l'), Code(KeyCode::Right)], Action::Right),
     b("b", "base", &[C('b')], Action::SetBase),
     b("Space", "candidate", &[C(' ')], Action::ToggleCandidate),
-    b("/", "find menu", &[C('/')], Action::Find),
+    b("/", "find menu/search cells", &[C('/')], Action::Find),
     NEXT_MATCH,
     PREV_MATCH,
     SORT,
