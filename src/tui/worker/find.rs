@@ -101,6 +101,11 @@ pub fn find(
         column,
         total: reader.len(),
         pat: fold(pattern),
+        anchor: fold(pattern)
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .max_by_key(|w| w.len())
+            .unwrap_or("")
+            .to_string(),
         cancelled,
     };
     let at = (from.start, from.line, from.col);
@@ -176,21 +181,59 @@ struct Walk<'a> {
     column: PayloadColumn,
     total: u64,
     pat: String,
+    /// The pattern's longest run of ASCII letters and digits (folded).
+    anchor: String,
     cancelled: &'a dyn Fn() -> bool,
 }
 
 impl Walk<'_> {
     /// The text of the chunk at `start` as the viewer shows it (see
-    /// `worker::answer::chunk`), and its length and end state.
-    fn chunk(&self, start: u64, state: Indent) -> Result<(ChunkText, usize, Indent)> {
+    /// `worker::answer::chunk`), and its length and end state; no text
+    /// when no match can begin in it (see [`Walk::may_hold`]).
+    /// `carried`: the chunk before left a tail a match may run on from.
+    fn chunk(
+        &self,
+        start: u64,
+        state: Indent,
+        carried: bool,
+    ) -> Result<(Option<ChunkText>, usize, Indent)> {
         let buf = self.reader.read(start, payload::READ)?;
         let (len, end) = payload::chunk_len(&buf, state, self.redactor);
+        if !carried && !self.may_hold(&buf, len) {
+            return Ok((None, len, end));
+        }
         let bytes = &buf[..len];
         let raw_whole = self.column == PayloadColumn::Raw && start == 0 && len as u64 == self.total;
         if raw_whole && let Ok(serde_json::Value::String(s)) = serde_json::from_slice(bytes) {
-            return Ok((payload::text_lines(&s, self.redactor), len, end));
+            return Ok((Some(payload::text_lines(&s, self.redactor)), len, end));
         }
-        Ok((payload::chunk_text(bytes, state, self.redactor), len, end))
+        Ok((
+            Some(payload::chunk_text(bytes, state, self.redactor)),
+            len,
+            end,
+        ))
+    }
+
+    /// Whether a match may begin in the chunk of `len` bytes at the start
+    /// of `buf`, judged from the stored bytes without indenting or masking
+    /// them: in arguments and results (JSON), the indenter only adds or
+    /// drops white space and punctuation and the masking only takes text
+    /// away, so the longest run of letters and digits in the pattern shows
+    /// in the stored bytes wherever it shows on screen — when the bytes are
+    /// printable ASCII (nothing for the escaping to spell out as
+    /// `\u{..}`). A match running into the next chunk is looked for in the
+    /// bytes after `len` too.
+    fn may_hold(&self, buf: &[u8], len: usize) -> bool {
+        if self.column == PayloadColumn::Raw || self.anchor.len() < 3 {
+            return true;
+        }
+        let look = &buf[..buf.len().min(len + self.pat.len())];
+        if look.iter().any(|&b| !(0x20..0x7f).contains(&b)) {
+            return true;
+        }
+        let a = self.anchor.as_bytes();
+        look.windows(a.len())
+            .any(|w| w.iter().zip(a).all(|(x, y)| x.to_ascii_lowercase() == *y))
     }
 
     /// Walks the chunks from `from` to the end, calling `visit` with each
@@ -213,10 +256,18 @@ impl Walk<'_> {
             if (self.cancelled)() {
                 return Ok(false);
             }
-            let (text, len, end) = self.chunk(start, state)?;
+            let (text, len, end) = self.chunk(start, state, carry.is_some())?;
             if len == 0 {
                 break;
             }
+            let Some(text) = text else {
+                // No match begins here, nor any carried into the next.
+                carry = None;
+                start += len as u64;
+                state = end;
+                points.push((start, state));
+                continue;
+            };
             // The line (piece) each line of the chunk starts on.
             let mut base = 0usize;
             let last = text.lines.len().saturating_sub(1);
