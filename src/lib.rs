@@ -20,6 +20,7 @@ pub mod cli;
 pub mod config;
 pub mod error;
 pub mod export;
+pub mod find;
 pub mod ingest;
 mod memory;
 pub mod redact;

@@ -31,6 +31,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("window", 0),
     ("memory", 1),
     ("redact", 1),
+    ("find", 1),
     ("text", 2),
     ("error", 3),
     ("config", 4),

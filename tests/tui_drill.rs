@@ -321,6 +321,15 @@ fn a_drilled_list_searches_and_sorts() {
             listed(&t),
             rs(&[("r-103", 2), ("r-102", 4), ("r-102", 2), ("r-104", 1)])
         );
+        // The decision selected before the sorts (r-102 step 2) is still
+        // selected.
+        let sel = t
+            .app
+            .decisions
+            .page
+            .selected()
+            .map(|d| (d.run_id.clone(), d.step));
+        assert_eq!(sel, Some(("r-102".to_string(), 2)));
         insta::assert_snapshot!(format!("sort_time_desc_{w}x{h}"), t.terminal.backend());
     }
 }

@@ -207,6 +207,8 @@ fn big_result(dir: &Path) -> (PathBuf, i64) {
     let timeline = Request::Timeline {
         filter: Filter::default(),
         run_id: "big".into(),
+        sort: Default::default(),
+        desc: false,
         anchor: Anchor::First,
     };
     let Ok(Some(Response::Timeline(_, page))) = answer(&store, &shared(&db), timeline, &|| false)

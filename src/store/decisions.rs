@@ -170,7 +170,7 @@ pub fn decision_key(row: &DecisionRow, set: &DecisionSet) -> Key {
     }
 }
 
-fn timeline_spec<'a>(f: &Filter, run_id: &str) -> Spec<'a> {
+pub(super) fn timeline_spec<'a>(f: &Filter, run_id: &str) -> Spec<'a> {
     let (clause, mut args) = f.decision_clause();
     args.insert(0, Sql::Text(run_id.to_string()));
     Spec {

@@ -431,7 +431,7 @@ impl DecisionSort {
     }
 
     /// The SQL key (`None`: the list's own).
-    fn key(self) -> Option<&'static str> {
+    pub(super) fn key(self) -> Option<&'static str> {
         Some(match self {
             DecisionSort::Natural => return None,
             DecisionSort::Run => "l.run_id || printf(':%012d', l.step)",
@@ -515,26 +515,25 @@ pub fn drill_page_view(
     spec.page(conn, anchor, n, &|r| decision_row(conn, r, 2))
 }
 
-/// Which of `FOUND_IN`'s fields of `d` contain `pat` (lower case).
+/// Which of `FOUND_IN`'s fields of `d` contain `pat` (lower case), by the
+/// rule every searched list of the TUI follows (`crate::find`).
 pub fn found_in(d: &DecisionRow, pat: &str) -> Vec<&'static str> {
     if pat.is_empty() {
         return Vec::new();
     }
-    let has = |s: Option<&str>| s.is_some_and(|s| s.to_lowercase().contains(pat));
+    // As SQL sees the column: a JSON array.
     let acceptable = serde_json::to_string(&d.acceptable).unwrap_or_default();
-    let fields: [(&'static str, Option<&str>); 8] = [
-        ("run", Some(&d.run_id)),
-        ("phase", d.phase.as_deref()),
-        ("selected", d.selected.as_deref()),
-        ("rung", Some(d.rung.as_str())),
-        ("status", d.status.as_deref()),
-        ("reason", d.reason.as_deref()),
-        ("boundary", d.boundary.as_deref()),
-        ("acceptable", d.labelled.then_some(acceptable.as_str())),
-    ];
-    fields
-        .into_iter()
-        .filter(|(_, v)| has(*v))
-        .map(|(k, _)| k)
-        .collect()
+    crate::find::found_in(
+        &[
+            ("run", Some(&d.run_id)),
+            ("phase", d.phase.as_deref()),
+            ("selected", d.selected.as_deref()),
+            ("rung", Some(d.rung.as_str())),
+            ("status", d.status.as_deref()),
+            ("reason", d.reason.as_deref()),
+            ("boundary", d.boundary.as_deref()),
+            ("acceptable", d.labelled.then_some(acceptable.as_str())),
+        ],
+        pat,
+    )
 }

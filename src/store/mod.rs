@@ -19,10 +19,12 @@ pub mod hints;
 mod import;
 mod menu;
 mod names;
+pub mod next_match;
 pub mod paging;
 pub mod payload;
 pub mod refusals;
 pub mod runs;
+pub mod sorted;
 pub mod tools;
 pub mod verdicts;
 mod watch;
@@ -47,6 +49,7 @@ pub mod browse {
     pub use super::payload::{PayloadColumn, PayloadReader, payload_bytes, payload_read};
     pub use super::refusals::{latest_refusal, refusal_items, refusals_per_day};
     pub use super::runs::{RunHeader, RunSort, RunText, run_header, run_key, runs_page, scan_runs};
+    pub use super::sorted::{sorted_key, timeline_key, timeline_page_sorted};
     pub use super::tools::{
         RuleCount, ToolAudit, ToolDef, ToolFlags, tool_audit, tool_def, tool_flags,
     };

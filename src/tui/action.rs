@@ -22,8 +22,13 @@ pub enum Action {
     Top,
     Bottom,
     Enter,
-    /// `/`: start typing a fuzzy filter (Runs) or a find (Tools, Compare).
+    /// `/`: start typing a fuzzy filter (Runs), a find (Tools, Compare
+    /// menus) or a search (every other list, the payload viewer).
     Find,
+    /// `n`/`N`: the next (previous) row or line the search matches.
+    NextMatch,
+    PrevMatch,
+    /// `s`: sort by the next column; `S`: reverse the sort.
     Sort,
     Reverse,
     NextFailing,
@@ -55,8 +60,10 @@ pub enum Action {
     Copy,
     /// `Y`: the selected decision's record as JSON to the clipboard.
     CopyRecord,
-    /// `e`: the current list to a file.
+    /// `e`: the current list to a CSV file.
     Export,
+    /// `E`: the current list to a markdown file.
+    ExportMarkdown,
     /// Typing: a character, a deletion, the end of typing.
     Type(char),
     Backspace,

@@ -69,13 +69,22 @@ const GLOBAL: &[Binding] = &[
     b("", "", &[Code(KeyCode::BackTab)], Action::PrevTab),
     b("y/Y", "copy id/record", &[C('y')], Action::Copy),
     b("", "", &[C('Y')], Action::CopyRecord),
-    b("e", "export list", &[C('e')], Action::Export),
+    b("e/E", "export CSV/markdown", &[C('e')], Action::Export),
+    b("", "", &[C('E')], Action::ExportMarkdown),
     b("f", "filter", &[C('f')], Action::EditFilter),
     b("F", "clear filter", &[C('F')], Action::ClearFilter),
     b("Esc", "back", &[Code(KeyCode::Esc)], Action::Back),
     b("?", "help", &[C('?')], Action::Help),
     b("q", "quit", &[C('q'), Ctrl('c')], Action::Quit),
 ];
+
+/// `s`/`S` on a table.
+const SORT: Binding = b("s/S", "sort/reverse", &[C('s')], Action::Sort);
+const REVERSE: Binding = b("", "", &[C('S')], Action::Reverse);
+
+/// `n`/`N` after a search.
+const NEXT_MATCH: Binding = b("n/N", "next/prev match", &[C('n')], Action::NextMatch);
+const PREV_MATCH: Binding = b("", "", &[C('N')], Action::PrevMatch);
 
 const LADDER: &[Binding] = &[
     b(
@@ -91,6 +100,11 @@ const LADDER: &[Binding] = &[
         Action::Left,
     ),
     b("", "", &[C('l'), Code(KeyCode::Right)], Action::Right),
+    b("/", "search", &[C('/')], Action::Find),
+    NEXT_MATCH,
+    PREV_MATCH,
+    SORT,
+    REVERSE,
 ];
 
 const RUNS: &[Binding] = &[
@@ -98,10 +112,12 @@ const RUNS: &[Binding] = &[
     b("/", "fuzzy filter", &[C('/')], Action::Find),
     b("s", "sort column", &[C('s')], Action::Sort),
     b("S", "reverse sort", &[C('S')], Action::Reverse),
+    NEXT_MATCH,
+    PREV_MATCH,
 ];
 
 const RUN: &[Binding] = &[
-    b("n/N", "next/prev failing", &[C('n')], Action::NextFailing),
+    b("n/N", "next failing/match", &[C('n')], Action::NextFailing),
     b("", "", &[C('N')], Action::PrevFailing),
     b(
         "Enter/l",
@@ -119,6 +135,9 @@ const RUN: &[Binding] = &[
     b("a", "arguments", &[C('a')], Action::ShowArguments),
     b("r", "result", &[C('r')], Action::ShowResult),
     b("o", "raw output", &[C('o')], Action::ShowRaw),
+    b("/", "search timeline/viewer", &[C('/')], Action::Find),
+    SORT,
+    REVERSE,
 ];
 
 const REFUSALS: &[Binding] = &[
@@ -149,6 +168,11 @@ const REFUSALS: &[Binding] = &[
         Action::NextDay,
     ),
     b("", "", &[C('D')], Action::PrevDay),
+    b("/", "search", &[C('/')], Action::Find),
+    NEXT_MATCH,
+    PREV_MATCH,
+    SORT,
+    REVERSE,
 ];
 
 const CONFUSIONS: &[Binding] = &[
@@ -166,6 +190,11 @@ const CONFUSIONS: &[Binding] = &[
         Action::Left,
     ),
     b("", "", &[C('l'), Code(KeyCode::Right)], Action::Right),
+    b("/", "search", &[C('/')], Action::Find),
+    NEXT_MATCH,
+    PREV_MATCH,
+    SORT,
+    REVERSE,
 ];
 
 const TOOLS: &[Binding] = &[
@@ -184,6 +213,10 @@ const TOOLS: &[Binding] = &[
     ),
     b("", "", &[C('l'), Code(KeyCode::Right)], Action::Right),
     b("d", "diff versions", &[C('d')], Action::Diff),
+    NEXT_MATCH,
+    PREV_MATCH,
+    SORT,
+    REVERSE,
 ];
 
 const COMPARE: &[Binding] = &[
@@ -202,7 +235,11 @@ const COMPARE: &[Binding] = &[
     b("", "", &[C('l'), Code(KeyCode::Right)], Action::Right),
     b("b", "base", &[C('b')], Action::SetBase),
     b("Space", "candidate", &[C(' ')], Action::ToggleCandidate),
-    b("/", "find menu", &[C('/')], Action::Find),
+    b("/", "find menu/search cells", &[C('/')], Action::Find),
+    NEXT_MATCH,
+    PREV_MATCH,
+    SORT,
+    REVERSE,
 ];
 
 const TOOL_DIFF: &[Binding] = &[b(
@@ -244,6 +281,8 @@ const DECISIONS: &[Binding] = &[
     b("/", "search", &[C('/')], Action::Find),
     b("s", "sort column", &[C('s')], Action::Sort),
     b("S", "reverse sort", &[C('S')], Action::Reverse),
+    NEXT_MATCH,
+    PREV_MATCH,
 ];
 
 const FINDINGS: &[Binding] = &[
@@ -266,14 +305,24 @@ const FINDINGS: &[Binding] = &[
         Action::WeekForward,
     ),
     b("t", "this week", &[C('t')], Action::ThisWeek),
+    b("/", "search", &[C('/')], Action::Find),
+    NEXT_MATCH,
+    PREV_MATCH,
+    SORT,
+    REVERSE,
 ];
 
-const FINDING_LIST: &[Binding] = &[b(
-    "Enter",
-    "open at decision",
-    &[Code(KeyCode::Enter)],
-    Action::Enter,
-)];
+const FINDING_LIST: &[Binding] = &[
+    b(
+        "Enter",
+        "open at decision",
+        &[Code(KeyCode::Enter)],
+        Action::Enter,
+    ),
+    b("/", "search", &[C('/')], Action::Find),
+    NEXT_MATCH,
+    PREV_MATCH,
+];
 
 /// Keys while typing a fuzzy filter or a find.
 pub const TYPING: &[Binding] = &[
@@ -400,7 +449,10 @@ pub fn bar_pairs(app: &App) -> Vec<(&'static str, &'static str)> {
         return help_pairs(&bindings(app));
     }
     let mut v = help_pairs(&screen_bindings(app.screen));
-    v.retain(|(k, _)| !matches!(*k, "g/G" | "C-d/C-u"));
+    // n/N only while a search is in force (it moves between its matches).
+    v.retain(|(k, w)| {
+        !matches!(*k, "g/G" | "C-d/C-u") && (*w != NEXT_MATCH.what || app.searching())
+    });
     v.extend(
         help_pairs(&GLOBAL.iter().collect::<Vec<_>>())
             .into_iter()

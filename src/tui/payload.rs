@@ -173,41 +173,85 @@ fn structural_len(buf: &[u8], state: Indent) -> (usize, Indent) {
     (end, st)
 }
 
+/// A chunk's text as the viewer shows it before long lines are cut into
+/// pieces: its lines, masked and escaped; and whether the first continues
+/// the previous chunk's last line (the chunk was cut inside a line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkText {
+    pub lines: Vec<String>,
+    pub continues: bool,
+}
+
+impl ChunkText {
+    /// The lines the viewer shows: each line cut into pieces of [`PIECE`]
+    /// characters.
+    pub fn pieces(self) -> Vec<String> {
+        let mut out = Vec::with_capacity(self.lines.len());
+        for line in self.lines {
+            push_pieces(&mut out, line);
+        }
+        out
+    }
+}
+
 /// Indents `bytes` from `state`, then masks secrets (over the whole chunk)
-/// and escapes control characters line by line, cutting long lines into
-/// pieces.
-pub fn render(bytes: &[u8], state: Indent, redactor: &Redactor) -> Vec<String> {
+/// and escapes control characters line by line (see [`render`]).
+pub fn chunk_text(bytes: &[u8], state: Indent, redactor: &Redactor) -> ChunkText {
     let mut st = state;
     let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 4);
     st.feed(bytes, Some(&mut out));
     let text = String::from_utf8_lossy(&out);
     let text = redactor.apply(&text);
-    let mut lines = Vec::new();
+    let continues = !text.starts_with('\n');
     let mut parts = text.split('\n');
-    if text.starts_with('\n') {
+    if !continues {
         parts.next();
     }
-    for line in parts {
-        push_line(&mut lines, line);
+    ChunkText {
+        lines: parts.map(|l| text::escape(l).into_owned()).collect(),
+        continues,
     }
-    lines
+}
+
+/// Plain text (a decoded `raw` string) as [`chunk_text`] gives a chunk.
+pub fn text_lines(s: &str, redactor: &Redactor) -> ChunkText {
+    let masked = redactor.apply(s);
+    ChunkText {
+        lines: masked
+            .split('\n')
+            .map(|l| text::escape(l).into_owned())
+            .collect(),
+        continues: false,
+    }
+}
+
+/// Indents `bytes` from `state`, then masks secrets (over the whole chunk)
+/// and escapes control characters line by line, cutting long lines into
+/// pieces.
+pub fn render(bytes: &[u8], state: Indent, redactor: &Redactor) -> Vec<String> {
+    chunk_text(bytes, state, redactor).pieces()
 }
 
 /// Plain text (a decoded `raw` string): masked (as a whole: a private key
 /// spans lines) and escaped, newlines kept.
 pub fn render_text(s: &str, redactor: &Redactor) -> Vec<String> {
-    let masked = redactor.apply(s);
-    let mut lines = Vec::new();
-    for line in masked.split('\n') {
-        push_line(&mut lines, line);
-    }
-    lines
+    text_lines(s, redactor).pieces()
 }
 
-fn push_line(lines: &mut Vec<String>, line: &str) {
-    let safe = text::escape(line);
+/// Where character `col` of a line (cut into pieces of [`PIECE`]) shows:
+/// (the piece, the column in it).
+pub fn piece_of(col: usize) -> (usize, usize) {
+    (col / PIECE, col % PIECE)
+}
+
+/// How many pieces a line of `chars` characters shows as.
+pub fn pieces_in(chars: usize) -> usize {
+    chars.div_ceil(PIECE).max(1)
+}
+
+fn push_pieces(lines: &mut Vec<String>, safe: String) {
     if safe.len() <= PIECE {
-        lines.push(safe.into_owned());
+        lines.push(safe);
         return;
     }
     let mut piece = String::with_capacity(PIECE);

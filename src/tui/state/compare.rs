@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use super::Load;
+use super::{Load, TableView, narrowed};
 use crate::store::compare::{CatalogueInfo, CellAttempts, CellSpec, CompareReport, ToolDiffView};
 use crate::tui::layout;
 use crate::tui::paged::Cursor;
@@ -47,16 +47,19 @@ pub struct CompareState {
     pub pane: ComparePane,
     /// In the cells pane.
     pub cells: Cursor,
+    /// The cells' sort and search.
+    pub cells_view: TableView,
+    /// The menus' sort (the find narrows them by `matches`).
+    pub menus_view: TableView,
     pub open: Option<OpenCell>,
 }
 
 impl CompareState {
     /// The catalogues shown in the menus pane, in order (indices).
     pub fn rows(&self) -> Vec<usize> {
-        match (&self.matches, &self.catalogues.value) {
-            (Some(m), _) => m.clone(),
-            (None, Some(c)) => (0..c.len()).collect(),
-            _ => Vec::new(),
+        match &self.catalogues.value {
+            Some(c) => narrowed(&self.matches, &self.menus_view, c.len()),
+            None => Vec::new(),
         }
     }
 

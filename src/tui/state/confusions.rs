@@ -2,6 +2,7 @@
 //! from them (the cells themselves are `App::confusions`, shared with the
 //! Ladder screen).
 
+use super::TableView;
 use crate::metrics::Matrix;
 use crate::tui::paged::Cursor;
 
@@ -16,4 +17,6 @@ pub struct ConfusionsState {
     pub cursor: Cursor,
     /// (row, column) in the matrix.
     pub cell: (usize, usize),
+    /// The list's sort and search.
+    pub view: TableView,
 }

@@ -1,7 +1,7 @@
 //! The Findings screen's state: the window shown and its counts per kind;
 //! and the list of one kind's findings, read a page at a time.
 
-use super::Load;
+use super::{Load, TableView};
 use crate::store::browse::{FindingCounts, FindingItem, FindingSet};
 use crate::tui::paged::{Cursor, Paged};
 
@@ -11,6 +11,8 @@ pub struct FindingsState {
     pub until: i64,
     pub data: Load<Box<FindingCounts>>,
     pub cursor: Cursor,
+    /// The kinds' sort and search.
+    pub view: TableView,
     /// The kind whose findings are listed (the FindingList screen).
     pub list: FindingListState,
 }
@@ -19,4 +21,7 @@ pub struct FindingsState {
 pub struct FindingListState {
     pub set: Option<FindingSet>,
     pub page: Paged<FindingItem>,
+    /// `/`: the text `n`/`N` look for among the findings read.
+    pub find: String,
+    pub typing: bool,
 }

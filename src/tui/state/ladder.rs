@@ -1,7 +1,7 @@
 //! The Ladder screen's state: the funnel of rungs, the routing rates and the
 //! refusal trend.
 
-use super::Load;
+use super::{LadderRow, Load, TableView};
 use crate::metrics::{LadderCounts, Metrics};
 use crate::tui::paged::Cursor;
 
@@ -17,4 +17,7 @@ pub struct LadderState {
     pub counts: Load<(LadderCounts, Vec<(String, u64)>)>,
     pub metrics: Load<Box<Metrics>>,
     pub trend: Load<Vec<u64>>,
+    /// The funnel's rows (a rung each, from `counts`), sorted by `view`.
+    pub rows: Vec<LadderRow>,
+    pub view: TableView,
 }

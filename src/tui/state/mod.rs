@@ -9,9 +9,11 @@ mod findings;
 mod form;
 mod ladder;
 mod refusals;
+mod rows;
 mod run;
 mod runs;
 mod screen;
+mod table;
 mod tools;
 
 use std::collections::HashMap;
@@ -26,9 +28,11 @@ pub use findings::{FindingListState, FindingsState};
 pub use form::{FilterForm, form_of, parse_form};
 pub use ladder::{LadderState, TREND_DAYS};
 pub use refusals::RefusalsState;
-pub use run::{DetailCache, RunState, Viewer, failing};
+pub use rows::LadderRow;
+pub use run::{DetailCache, PayloadSearch, RunState, Viewer, failing};
 pub use runs::{Fuzzy, RunsState};
 pub use screen::Screen;
+pub use table::{Listed, SortKey, TableView, narrowed, out_of_sight};
 pub use tools::{ToolState, ToolsState};
 
 use super::layout;
@@ -226,6 +230,9 @@ impl App {
             || (self.screen == Screen::Tools && self.tools.typing)
             || (self.screen == Screen::Compare && self.compare.typing)
             || (self.screen == Screen::Decisions && self.decisions.typing)
+            || self.table_typing()
+            || (self.screen == Screen::Run && self.run.typing)
+            || (self.screen == Screen::FindingList && self.findings.list.typing)
     }
 
     /// Rows a list shows at the current terminal size.

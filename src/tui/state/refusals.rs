@@ -1,6 +1,6 @@
 //! The Refusals screen's state: the week shown and its report.
 
-use super::Load;
+use super::{Load, TableView};
 use crate::tui::paged::Cursor;
 use crate::tui::worker::RefusalData;
 
@@ -14,4 +14,6 @@ pub struct RefusalsState {
     /// `RefusalData::days`: the previous window's days, then this one's);
     /// Enter then lists that day's refusals instead of a reason's.
     pub day: Option<usize>,
+    /// The reasons' sort and search.
+    pub view: TableView,
 }

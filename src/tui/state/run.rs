@@ -5,9 +5,10 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::Load;
-use crate::store::browse::{DecisionRow, PayloadColumn, RunHeader};
+use crate::store::browse::{DecisionRow, DecisionSort, PayloadColumn, RunHeader};
 use crate::tui::paged::Paged;
 use crate::tui::payload::Indent;
+use crate::tui::worker::find::Hit;
 use crate::tui::worker::{Chunk, DetailView};
 
 /// Whether a timeline row failed a rung: its rung is neither `passed` nor
@@ -31,6 +32,37 @@ pub struct RunState {
     pub viewer: Option<Viewer>,
     /// A step to select once the timeline holds it.
     pub want_step: Option<i64>,
+    /// `/` in the timeline: the text (`n`/`N` then go to the next or
+    /// previous decision containing it, instead of the next failing one).
+    pub find: String,
+    /// `/` is being typed (into the viewer's search when one is open and
+    /// has the keys, else into the timeline's).
+    pub typing: bool,
+    /// The timeline's order (`s`/`S`): step order unless sorted.
+    pub sort: DecisionSort,
+    pub desc: bool,
+}
+
+impl RunState {
+    /// The timeline is in another order than by step.
+    pub fn sorted(&self) -> bool {
+        self.sort != DecisionSort::Natural || self.desc
+    }
+}
+
+/// `/` in the payload viewer: the text, the match shown, and a search the
+/// worker is making.
+#[derive(Debug, Clone, Default)]
+pub struct PayloadSearch {
+    pub find: String,
+    pub hit: Option<Hit>,
+    pub searching: bool,
+    /// The last search went round an end to find its match.
+    pub wrapped: bool,
+    /// The last search found nothing.
+    pub missing: bool,
+    /// Scroll to the match when its chunk arrives.
+    pub want: bool,
 }
 
 /// A payload shown in the Run screen's right pane, a few chunks at a time.
@@ -49,6 +81,7 @@ pub struct Viewer {
     pub error: Option<String>,
     /// Scroll to the end once the last chunk arrives.
     pub want_bottom: bool,
+    pub search: PayloadSearch,
 }
 
 impl Viewer {
@@ -64,7 +97,41 @@ impl Viewer {
             loading: true,
             error: None,
             want_bottom: false,
+            search: PayloadSearch::default(),
         }
+    }
+
+    /// The line (in `lines()`) where `hit` starts, when its chunk is held.
+    pub fn line_of(&self, hit: &Hit) -> Option<usize> {
+        let mut before = 0;
+        for c in &self.chunks {
+            if c.start == hit.start {
+                return Some(before + hit.line);
+            }
+            before += c.lines.len();
+        }
+        None
+    }
+
+    /// The chunk holding line `line` of `lines()`: its start, its state and
+    /// the line within it.
+    pub fn locate(&self, line: usize) -> Option<(u64, Indent, usize)> {
+        let mut before = 0;
+        let mut prev_state = None;
+        for c in &self.chunks {
+            let state = self
+                .checkpoints
+                .binary_search_by_key(&c.start, |p| p.0)
+                .ok()
+                .map(|i| self.checkpoints[i].1)
+                .or(prev_state)?;
+            if line < before + c.lines.len() {
+                return Some((c.start, state, line - before));
+            }
+            before += c.lines.len();
+            prev_state = Some(c.end_state);
+        }
+        None
     }
     pub fn lines(&self) -> impl Iterator<Item = &String> {
         self.chunks.iter().flat_map(|c| c.lines.iter())

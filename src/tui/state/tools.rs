@@ -1,7 +1,7 @@
 //! The Tools screen's state (tool usage with a find) and the Tool screen's
 //! (one tool's definition and visibility audit).
 
-use super::Load;
+use super::{Load, TableView, narrowed};
 use crate::store::browse::{ToolAudit, ToolDef};
 use crate::tui::paged::Cursor;
 use crate::tui::worker::ToolRow;
@@ -18,15 +18,16 @@ pub struct ToolsState {
     pub typing: bool,
     /// Indices into `data` that match `find`, best first (None: all).
     pub matches: Option<Vec<usize>>,
+    /// The sort (the find narrows the list by its own `matches`).
+    pub view: TableView,
 }
 
 impl ToolsState {
     /// The rows shown, in order (indices into `data`).
     pub fn rows(&self) -> Vec<usize> {
-        match (&self.matches, &self.data.value) {
-            (Some(m), _) => m.clone(),
-            (None, Some(d)) => (0..d.len()).collect(),
-            _ => Vec::new(),
+        match &self.data.value {
+            Some(d) => narrowed(&self.matches, &self.view, d.len()),
+            None => Vec::new(),
         }
     }
 

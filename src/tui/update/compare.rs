@@ -68,15 +68,22 @@ pub(super) fn take_catalogues(app: &mut App, v: Vec<CatalogueInfo>) {
     c.base = c.base.take().filter(|b| v.iter().any(|x| &x.version == b));
     c.candidates.retain(|x| v.iter().any(|y| &y.version == x));
     c.catalogues.set(v);
+    super::table::apply(
+        app,
+        super::table::Table::CompareMenus,
+        super::table::Op::Refresh,
+    );
     find(app);
     ensure(app);
 }
 
 pub(super) fn take_compare(app: &mut App, r: Arc<CompareReport>) {
-    let n = r.cells.len();
     app.compare.result.set(r);
-    let h = cells_height(app);
-    app.compare.cells.fit(n, h);
+    super::table::apply(
+        app,
+        super::table::Table::CompareCells,
+        super::table::Op::Refresh,
+    );
 }
 
 pub(super) fn take_cell(app: &mut App, a: Option<CellAttempts>) {
@@ -147,10 +154,6 @@ pub(super) fn act(app: &mut App, action: Action) {
     match action {
         Action::Left => app.compare.pane = ComparePane::Menus,
         Action::Right => app.compare.pane = ComparePane::Cells,
-        Action::Find => {
-            app.compare.pane = ComparePane::Menus;
-            app.compare.typing = true;
-        }
         Action::SetBase => set_base(app),
         Action::ToggleCandidate => toggle_candidate(app),
         _ => {}
@@ -184,7 +187,11 @@ pub(super) fn act(app: &mut App, action: Action) {
             if let Some(d) = action.delta(h) {
                 app.compare.cells.move_by(d, r.cells.len(), h);
             } else if action == Action::Enter
-                && let Some(row) = r.cells.get(app.compare.cells.sel)
+                && let Some(row) = app
+                    .compare
+                    .cells_view
+                    .selected(&app.compare.cells)
+                    .and_then(|i| r.cells.get(i))
             {
                 open_cell(app, row.cell.clone());
             }

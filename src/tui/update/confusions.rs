@@ -2,6 +2,7 @@
 //! one, as a list of cells or a matrix; Enter lists a cell's decisions.
 
 use super::decisions;
+use super::table::{self, Op, Table};
 use crate::metrics::{Confusions, Matrix};
 use crate::store::browse::{DecisionSet, Drill};
 use crate::tui::action::Action;
@@ -17,11 +18,9 @@ pub(super) fn ensure(app: &mut App) {
 }
 
 pub(super) fn take(app: &mut App, c: Confusions) {
-    let n = c.cells.len();
     app.confusion.grid = Some(Matrix::of(&c, MATRIX));
     app.confusions.set(c);
-    let h = app.height(layout::List::Cells);
-    app.confusion.cursor.fit(n, h);
+    table::apply(app, Table::Cells, Op::Refresh);
 }
 
 pub(super) fn act(app: &mut App, action: Action) {
@@ -43,7 +42,11 @@ pub(super) fn act(app: &mut App, action: Action) {
     if let Some(d) = action.delta(h) {
         app.confusion.cursor.move_by(d, len, h);
     } else if action == Action::Enter
-        && let Some(cell) = c.cells.get(app.confusion.cursor.sel)
+        && let Some(cell) = app
+            .confusion
+            .view
+            .selected(&app.confusion.cursor)
+            .and_then(|i| c.cells.get(i))
     {
         let (acc, sel) = (cell.acceptable.clone(), cell.selected.clone());
         let count = cell.count;

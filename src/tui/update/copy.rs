@@ -1,7 +1,7 @@
 //! Copy and export (issue 16): `y` copies the selected row's id (a run id,
 //! `run step`, a tool name), `Y` the selected decision's record as JSON
 //! (masked by the worker unless --no-redact), both through the terminal's
-//! OSC 52 clipboard; `e` writes the current decision list to a CSV file.
+//! OSC 52 clipboard (`e`/`E`, the export, is in `export`).
 
 use crate::tui::state::{App, Screen};
 use crate::tui::worker::{Request, Slot};
@@ -60,29 +60,4 @@ pub(super) fn record(app: &mut App) {
             app.status = Some("Y copies a decision: select one in a decision list or a run".into())
         }
     }
-}
-
-pub(super) fn export(app: &mut App) {
-    let Some(set) = app
-        .decisions
-        .set
-        .clone()
-        .filter(|_| app.screen == Screen::Decisions)
-    else {
-        app.status = Some("e writes a decision list: drill into a count first".into());
-        return;
-    };
-    app.exports += 1;
-    let secs = app.opts.now_us.div_euclid(1_000_000);
-    let path = app
-        .export_dir
-        .join(format!("rung-decisions-{secs}-{}.csv", app.exports));
-    app.status = Some(format!("writing {}…", path.display()));
-    let request = Request::Export {
-        filter: app.filter.clone(),
-        set,
-        view: app.decisions.view.clone(),
-        path,
-    };
-    app.request(Slot::Export, request);
 }

@@ -2,7 +2,7 @@
 //! confusion cell, paged from SQLite; Enter opens the run at the decision.
 
 use super::run;
-use crate::store::browse::{Anchor, DecisionRow, Drill, Page};
+use crate::store::browse::{Anchor, DecisionRow, Drill, Page, drill_key, sorted_key};
 use crate::tui::action::Action;
 use crate::tui::layout;
 use crate::tui::paged::Paged;
@@ -58,6 +58,21 @@ pub(super) fn reload(app: &mut App) {
     request_page(app, a);
 }
 
+/// Reads the list again in its new order, around the decision that was
+/// selected (it stays selected).
+fn resort(app: &mut App) {
+    let (Some(set), Some(row)) = (&app.decisions.set, app.decisions.page.selected()) else {
+        return reload(app);
+    };
+    let key = match set {
+        // Computed lists keep decision order.
+        Drill::Rule { .. } => drill_key(row, set),
+        _ => sorted_key(row, app.decisions.view.sort).unwrap_or_else(|| drill_key(row, set)),
+    };
+    let a = app.decisions.page.reset(Anchor::Around(key));
+    request_page(app, a);
+}
+
 /// Esc with a search in force clears it.
 pub(super) fn back(app: &mut App) -> bool {
     if app.decisions.view.find.is_empty() {
@@ -77,11 +92,23 @@ pub(super) fn act(app: &mut App, action: Action) {
         }
         Action::Sort => {
             app.decisions.view.sort = app.decisions.view.sort.next();
-            return reload(app);
+            return resort(app);
         }
         Action::Reverse => {
             app.decisions.view.desc = !app.decisions.view.desc;
-            return reload(app);
+            return resort(app);
+        }
+        Action::NextMatch | Action::PrevMatch => {
+            // A search narrows the list: every row is a match.
+            if app.decisions.view.find.trim().is_empty() {
+                app.status = Some("n/N move between matches: search with / first".into());
+                return;
+            }
+            let d = if action == Action::NextMatch { 1 } else { -1 };
+            if let Some(a) = app.decisions.page.move_by(d, h) {
+                request_page(app, a);
+            }
+            return;
         }
         _ => {}
     }

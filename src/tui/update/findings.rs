@@ -7,7 +7,7 @@ use crate::store::browse::{Anchor, FindingItem, FindingSet, Page};
 use crate::tui::action::Action;
 use crate::tui::layout;
 use crate::tui::paged::{Cursor, Paged};
-use crate::tui::state::{App, FindingListState, Load, Screen};
+use crate::tui::state::{App, FindingListState, Listed, Load, Screen};
 use crate::tui::worker::{Request, Slot};
 use crate::window::WEEK;
 
@@ -26,10 +26,8 @@ pub(super) fn ensure(app: &mut App) {
 }
 
 pub(super) fn take(app: &mut App, c: Box<crate::store::browse::FindingCounts>) {
-    let n = c.rows.len();
     app.findings.data.set(c);
-    let h = app.height(layout::List::Findings);
-    app.findings.cursor.fit(n, h);
+    super::table::apply(app, super::table::Table::Kinds, super::table::Op::Refresh);
 }
 
 /// Shows the window `[since, until)` instead.
@@ -62,7 +60,8 @@ pub(super) fn act(app: &mut App, action: Action) {
             let Some(d) = &app.findings.data.value else {
                 return;
             };
-            if let Some(row) = d.rows.get(app.findings.cursor.sel) {
+            let at = app.findings.view.selected(&app.findings.cursor);
+            if let Some(row) = at.and_then(|i| d.rows.get(i)) {
                 app.findings.list = FindingListState {
                     set: Some(FindingSet {
                         kind: row.kind.clone(),
@@ -70,6 +69,8 @@ pub(super) fn act(app: &mut App, action: Action) {
                         until: u,
                     }),
                     page: Paged::default(),
+                    find: String::new(),
+                    typing: false,
                 };
                 app.go(Screen::FindingList);
             }
@@ -111,8 +112,89 @@ pub(super) fn take_page(app: &mut App, anchor: Option<Anchor>, page: Page<Findin
     }
 }
 
+/// `n`/`N` in a kind's findings: the next (previous) finding read that
+/// contains the text, round the rows read.
+fn step_list(app: &mut App, forward: bool, inclusive: bool) {
+    let pat = crate::find::pattern(&app.findings.list.find);
+    if pat.is_empty() {
+        app.status = Some("n/N move between matches: search with / first".into());
+        return;
+    }
+    let h = app.height(layout::List::FindingList);
+    let p = &app.findings.list.page;
+    let hits: Vec<usize> = p
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, x))| {
+            x.fields()
+                .iter()
+                .any(|(_, v)| crate::find::contains(v, &pat))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let at = p.cursor.sel;
+    let next = if forward {
+        hits.iter()
+            .find(|&&i| i > at || (inclusive && i == at))
+            .or(hits.first())
+    } else {
+        hits.iter().rev().find(|&&i| i < at).or(hits.last())
+    };
+    match next {
+        Some(&i) => {
+            let len = p.rows.len();
+            app.findings.list.page.cursor.to(i, len, h);
+        }
+        None => app.status = Some(format!("no finding read contains {pat:?}")),
+    }
+}
+
+/// Keys while typing the search of a kind's findings.
+pub(super) fn typing_list(app: &mut App, action: Action) {
+    let l = &mut app.findings.list;
+    match action {
+        Action::Type(c) => l.find.push(c),
+        Action::Backspace => {
+            l.find.pop();
+        }
+        Action::ClearInput => l.find.clear(),
+        Action::Submit => {
+            l.typing = false;
+            return;
+        }
+        Action::Cancel | Action::Back => {
+            l.find.clear();
+            l.typing = false;
+            return;
+        }
+        _ => return,
+    }
+    // The first match from the selection on, as the text is typed.
+    if !crate::find::pattern(&app.findings.list.find).is_empty() {
+        step_list(app, true, true);
+    }
+}
+
+/// Esc with a search in force clears it.
+pub(super) fn back_list(app: &mut App) -> bool {
+    let had = !app.findings.list.find.is_empty();
+    app.findings.list.find.clear();
+    had
+}
+
 pub(super) fn act_list(app: &mut App, action: Action) {
     let h = app.height(layout::List::FindingList);
+    match action {
+        Action::Find => {
+            app.findings.list.typing = true;
+            return;
+        }
+        Action::NextMatch | Action::PrevMatch => {
+            return step_list(app, action == Action::NextMatch, false);
+        }
+        _ => {}
+    }
     if matches!(action, Action::Top | Action::Bottom) {
         let a = if action == Action::Top {
             Anchor::First

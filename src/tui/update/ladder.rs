@@ -38,7 +38,8 @@ pub(super) fn ensure(app: &mut App) {
 
 pub(super) fn act(app: &mut App, action: Action) {
     let h = Rung::ALL.len();
-    let rung = Rung::ALL[app.ladder.cursor.sel.min(Rung::ALL.len() - 1)];
+    let at = app.ladder.view.at(app.ladder.cursor.sel);
+    let rung = Rung::ALL[at.min(Rung::ALL.len() - 1)];
     let counts = app.ladder.counts.value.as_ref();
     if let Some(d) = action.delta(h) {
         app.ladder.cursor.move_by(d, Rung::ALL.len(), h);

@@ -14,6 +14,7 @@ mod compare;
 mod confusions;
 mod copy;
 mod decisions;
+mod export;
 mod findings;
 mod form;
 mod ladder;
@@ -21,6 +22,8 @@ mod refusals;
 mod requests;
 mod run;
 mod runs;
+mod search;
+mod table;
 mod tools;
 mod viewer;
 
@@ -162,8 +165,16 @@ pub fn update(app: &mut App, action: Action) {
         Action::Back => back(app),
         Action::Copy => copy::id(app),
         Action::CopyRecord => copy::record(app),
-        Action::Export => copy::export(app),
-        _ => screen_action(app, action),
+        Action::Export => export::export(app, false),
+        Action::ExportMarkdown => export::export(app, true),
+        _ => {
+            if let Some(op) = table::op_of(&action)
+                && table::act(app, op)
+            {
+                return;
+            }
+            screen_action(app, action)
+        }
     }
 }
 
@@ -176,7 +187,9 @@ fn back(app: &mut App) {
         Screen::Tools => tools::back(app),
         Screen::Compare => compare::back(app),
         Screen::Decisions => decisions::back(app),
-        Screen::Refusals => app.refusals.day.take().is_some(),
+        Screen::Refusals => app.refusals.day.take().is_some() || table::clear(app),
+        Screen::Ladder | Screen::Confusions | Screen::Findings => table::clear(app),
+        Screen::FindingList => findings::back_list(app),
         _ => false,
     };
     if closed {
@@ -191,6 +204,15 @@ fn back(app: &mut App) {
 /// Keys while typing the Runs screen's fuzzy filter or the Tools or
 /// Compare screen's find.
 fn typing(app: &mut App, action: Action) {
+    if table::typing(app) {
+        return table_typing(app, action);
+    }
+    if app.screen == Screen::Run {
+        return search::typing(app, action);
+    }
+    if app.screen == Screen::FindingList {
+        return findings::typing_list(app, action);
+    }
     let screen = app.screen;
     let (input, typing) = match screen {
         Screen::Runs => (&mut app.runs.fuzzy.input, &mut app.runs.fuzzy.typing),
@@ -242,6 +264,44 @@ fn typing(app: &mut App, action: Action) {
             Screen::Decisions => decisions::reload(app),
             _ => tools::find(app),
         }
+    }
+}
+
+/// Keys while typing a table's search: each change marks the matches and
+/// selects the first from the selection on; Enter keeps the search (`n`/`N`
+/// then move between its matches), Esc clears it.
+fn table_typing(app: &mut App, action: Action) {
+    let Some((input, typing)) = table::input(app) else {
+        return;
+    };
+    let changed = match action {
+        Action::Type(c) => {
+            input.push(c);
+            true
+        }
+        Action::Backspace => input.pop().is_some(),
+        Action::ClearInput => {
+            let had = !input.is_empty();
+            input.clear();
+            had
+        }
+        Action::Submit => {
+            *typing = false;
+            false
+        }
+        Action::Cancel | Action::Back => {
+            input.clear();
+            *typing = false;
+            true
+        }
+        Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
+            screen_action(app, action);
+            false
+        }
+        _ => false,
+    };
+    if changed {
+        table::act(app, table::Op::Typed);
     }
 }
 

@@ -2,6 +2,7 @@
 //! time; Enter lists the decisions behind a reason.
 
 use super::decisions;
+use super::table::{self, Op, Table};
 use crate::store::browse::{DecisionSet, Drill};
 use crate::tui::action::Action;
 use crate::tui::layout;
@@ -26,10 +27,8 @@ pub(super) fn ensure(app: &mut App) {
 }
 
 pub(super) fn take(app: &mut App, r: Box<RefusalData>) {
-    let n = r.report.rows.len();
     app.refusals.data.set(r);
-    let h = app.height(layout::List::Refusals);
-    app.refusals.cursor.fit(n, h);
+    table::apply(app, Table::Refusals, Op::Refresh);
 }
 
 /// Shows the window `[since, until)` instead.
@@ -106,7 +105,8 @@ pub(super) fn act(app: &mut App, action: Action) {
             let Some(d) = &app.refusals.data.value else {
                 return;
             };
-            if let Some(row) = d.report.rows.get(app.refusals.cursor.sel) {
+            let at = app.refusals.view.selected(&app.refusals.cursor);
+            if let Some(row) = at.and_then(|i| d.report.rows.get(i)) {
                 let set = DecisionSet::Refusal {
                     reason: row.reason.clone(),
                     stage: row.stage.clone(),

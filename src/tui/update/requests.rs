@@ -2,7 +2,7 @@
 //! and takes back only the answer to the latest request of each slot (a
 //! stale answer is dropped); each answer goes to its screen's module.
 
-use super::{compare, confusions, decisions, findings, refusals, run, runs, tools, viewer};
+use super::{compare, confusions, decisions, findings, refusals, run, runs, search, tools, viewer};
 use crate::store::browse::Anchor;
 use crate::tui::state::App;
 use crate::tui::worker::{Done, Request, Response, Slot};
@@ -41,7 +41,10 @@ impl App {
                 self.fail(done.slot, e);
             }
             Response::Empty(e) => self.empty.set(e),
-            Response::Ladder(c, b) => self.ladder.counts.set((c, b)),
+            Response::Ladder(c, b) => {
+                self.ladder.counts.set((c, b));
+                super::table::ladder_rows(self);
+            }
             Response::Metrics(m) => self.ladder.metrics.set(m),
             Response::Confusions(c) => confusions::take(self, c),
             Response::Trend(t) => self.ladder.trend.set(t),
@@ -57,6 +60,8 @@ impl App {
             Response::NextFailing(step) => run::take_next_failing(self, step),
             Response::Detail(_) => {}
             Response::Payload(c) => viewer::take_chunk(self, *c),
+            Response::PayloadFound(found) => search::take_found(self, *found),
+            Response::NextMatch(step) => search::take_next_match(self, step),
             Response::PayloadSeek(points) => viewer::take_seek(self, points),
             Response::Decisions(page) => decisions::take_page(self, anchor, page),
             Response::Findings(c) => findings::take(self, c),
@@ -66,12 +71,14 @@ impl App {
             Response::CellAttempts(a) => compare::take_cell(self, *a),
             Response::ToolDiff(d) => compare::take_tool_diff(self, d),
             Response::Clip(text, what) => super::copy::take_clip(self, text, &what, true),
-            Response::Exported(path, n) => {
-                self.status = Some(format!(
-                    "wrote {n} decision{} to {}",
-                    if n == 1 { "" } else { "s" },
-                    path.display()
-                ));
+            Response::Exported(path, n, noun) => {
+                // `decisions` → `decision` for one.
+                let noun = if n == 1 {
+                    noun.strip_suffix('s').unwrap_or(noun)
+                } else {
+                    noun
+                };
+                self.status = Some(format!("wrote {n} {noun} to {}", path.display()));
             }
         }
     }
@@ -107,6 +114,11 @@ impl App {
                 }
             }
             Slot::ToolDiff => self.tool_diff.data.fail(e),
+            Slot::PayloadFind => {
+                if let Some(v) = &mut self.run.viewer {
+                    v.search.searching = false;
+                }
+            }
             Slot::Payload | Slot::PayloadSeek => {
                 if let Some(v) = &mut self.run.viewer {
                     v.loading = false;
@@ -115,7 +127,7 @@ impl App {
             }
             Slot::Detail => self.details.failed = self.details.wanted.map(|id| (id, e)),
             // Only the key bar says it.
-            Slot::NextFailing | Slot::Record | Slot::Export => {}
+            Slot::NextFailing | Slot::NextMatch | Slot::Record | Slot::Export => {}
         }
     }
 }

@@ -3,7 +3,7 @@
 //! the detail pane (the payload viewer's are in `viewer`).
 
 use super::viewer;
-use crate::store::browse::{Anchor, DecisionRow, Page, PayloadColumn, step_key};
+use crate::store::browse::{Anchor, DecisionRow, Page, PayloadColumn, step_key, timeline_key};
 use crate::tui::action::Action;
 use crate::tui::layout;
 use crate::tui::paged::Paged;
@@ -33,9 +33,10 @@ pub(super) fn open(app: &mut App, run_id: String, step: Option<i64>) {
 
 pub(super) fn ensure(app: &mut App) {
     if app.run.run_id.is_some() && !app.run.timeline.loaded && !app.run.timeline.loading {
+        // A sorted timeline opens at its top (a step is not its key).
         let anchor = match app.run.want_step {
-            Some(s) => Anchor::Around(step_key(s)),
-            None => Anchor::First,
+            Some(s) if !app.run.sorted() => Anchor::Around(step_key(s)),
+            _ => Anchor::First,
         };
         let a = app.run.timeline.reset(anchor);
         request_page(app, a);
@@ -57,6 +58,8 @@ fn request_page(app: &mut App, anchor: Anchor) {
     let request = Request::Timeline {
         filter: app.filter.clone(),
         run_id,
+        sort: app.run.sort,
+        desc: app.run.desc,
         anchor: anchor.clone(),
     };
     app.request_page(Slot::Timeline, anchor, request);
@@ -88,13 +91,40 @@ pub(super) fn take_timeline(
 
 pub(super) fn take_next_failing(app: &mut App, step: Option<i64>) {
     match step {
-        Some(s) => {
-            app.run.want_step = Some(s);
-            let a = app.run.timeline.reset(Anchor::Around(step_key(s)));
-            request_page(app, a);
-        }
+        Some(s) => go_to_step(app, s),
         None => app.status = Some("no further failing decision in this run".into()),
     }
+}
+
+/// `s`/`S`: the timeline in another order, read again around the decision
+/// that was selected (it stays selected).
+fn sort(app: &mut App, reverse: bool) {
+    if reverse {
+        app.run.desc = !app.run.desc;
+    } else {
+        app.run.sort = app.run.sort.next();
+    }
+    let anchor = match app.run.timeline.selected() {
+        Some(row) => {
+            app.run.want_step = Some(row.step);
+            Anchor::Around(timeline_key(row, app.run.sort))
+        }
+        None => Anchor::First,
+    };
+    let a = app.run.timeline.reset(anchor);
+    request_page(app, a);
+}
+
+/// Reads the timeline around `step` and selects it.
+pub(super) fn go_to_step(app: &mut App, step: i64) {
+    app.run.want_step = Some(step);
+    let a = app.run.timeline.reset(Anchor::Around(step_key(step)));
+    request_page(app, a);
+}
+
+/// The selected decision changed (a search moved it).
+pub(super) fn selection_moved(app: &mut App) {
+    detail_moved(app);
 }
 
 fn select_step(app: &mut App, step: i64) {
@@ -141,6 +171,9 @@ fn want_detail(app: &mut App) {
 
 /// Esc closes the payload viewer, then leaves the detail pane.
 pub(super) fn back(app: &mut App) -> bool {
+    if super::search::clear(app) {
+        return true;
+    }
     if app.run.viewer.is_some() {
         app.run.viewer = None;
         return true;
@@ -158,8 +191,15 @@ pub(super) fn act(app: &mut App, action: Action) {
     }
     let h = app.height(layout::List::Timeline);
     match action {
-        Action::NextFailing | Action::PrevFailing => {
-            next_failing(app, action == Action::NextFailing);
+        Action::Find => super::search::start(app),
+        Action::Sort | Action::Reverse if !app.run.focus_detail => {
+            sort(app, action == Action::Reverse)
+        }
+        Action::NextFailing | Action::PrevFailing | Action::NextMatch | Action::PrevMatch => {
+            let forward = matches!(action, Action::NextFailing | Action::NextMatch);
+            if !super::search::step(app, forward) {
+                next_failing(app, forward);
+            }
         }
         Action::ToggleHidden => {
             app.run.show_hidden = !app.run.show_hidden;
@@ -234,6 +274,12 @@ fn next_failing(app: &mut App, forward: bool) {
             let len = app.run.timeline.rows.len();
             app.run.timeline.cursor.to(i, len, h);
             detail_moved(app);
+        }
+        None if app.run.sorted() && (tl.more_after || tl.more_before) => {
+            app.status = Some(
+                "in a sorted timeline n/N look among the rows read: s back to step order"
+                    .to_string(),
+            )
         }
         None if (forward && tl.more_after) || (!forward && tl.more_before) => {
             if let (Some(step), Some(run_id)) =

@@ -110,6 +110,19 @@ pub(super) fn back(app: &mut App) -> bool {
 }
 
 pub(super) fn act(app: &mut App, action: Action) {
+    if matches!(action, Action::NextMatch | Action::PrevMatch) {
+        // The fuzzy filter narrows the list: every row is a match.
+        if !app.runs.fuzzy.active() {
+            app.status = Some("n/N move between matches: filter with / first".into());
+            return;
+        }
+        let step = if action == Action::NextMatch {
+            Action::Down
+        } else {
+            Action::Up
+        };
+        return act_fuzzy(app, step);
+    }
     if app.runs.fuzzy.active() {
         return act_fuzzy(app, action);
     }

@@ -25,6 +25,7 @@ pub(super) fn ensure(app: &mut App) {
 
 pub(super) fn take(app: &mut App, t: Vec<ToolRow>) {
     app.tools.data.set(t);
+    super::table::apply(app, super::table::Table::Tools, super::table::Op::Refresh);
     find(app);
 }
 

@@ -134,6 +134,7 @@ pub(super) fn take_chunk(app: &mut App, c: Chunk) {
     v.total = Some(c.total);
     v.add_checkpoint(c.end, c.end_state);
     let n = c.lines.len();
+    let (start, end) = (c.start, c.end);
     if v.chunks.back().is_some_and(|b| b.end == c.start) {
         v.chunks.push_back(c);
         if v.chunks.len() > 3 {
@@ -151,6 +152,10 @@ pub(super) fn take_chunk(app: &mut App, c: Chunk) {
         v.chunks.push_back(c);
         v.scroll = 0;
     }
+    super::search::chunk_arrived(app, start, end);
+    let Some(v) = &mut app.run.viewer else {
+        return;
+    };
     if v.want_bottom {
         if v.at_end() {
             v.want_bottom = false;

@@ -14,8 +14,8 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 use super::{block, esc, n, pending, waiting};
 use crate::metrics::compare::{Change, Metric};
 use crate::metrics::diff::Piece;
-use crate::store::compare::{CellDecision, CompareReport, MenuFigures};
-use crate::tui::state::{App, ComparePane, panes};
+use crate::store::compare::{CatalogueInfo, CellDecision, CellRow, CompareReport, MenuFigures};
+use crate::tui::state::{App, ComparePane, Listed, panes};
 use crate::tui::theme::Theme;
 
 /// A metric's name, short enough for the screen.
@@ -112,6 +112,9 @@ fn draw_menus(f: &mut Frame, app: &App, area: Rect) {
         return;
     }
     let mut title = vec![Span::styled(" Menus ", t.title())];
+    if let Some(by) = c.menus_view.sorted_by(CatalogueInfo::COLUMNS) {
+        title.push(Span::styled(format!("· {by} "), t.title()));
+    }
     if c.typing || c.matches.is_some() {
         title.push(Span::styled("/ ", t.title()));
         title.push(Span::styled(
@@ -138,6 +141,7 @@ fn draw_menus(f: &mut Frame, app: &App, area: Rect) {
     }
     let h = area.height.saturating_sub(2) as usize;
     let top = c.cursor.visible_top(h);
+    let pat = crate::find::pattern(&c.find);
     let lines: Vec<Line> = rows
         .iter()
         .enumerate()
@@ -146,15 +150,18 @@ fn draw_menus(f: &mut Frame, app: &App, area: Rect) {
         .map(|(i, &k)| {
             let cat = &list[k];
             let m = mark(app, &cat.version);
-            // A long version is cut with `…` at the border.
-            let line = super::fit_line(
-                vec![
-                    Span::styled(format!(" {m} "), if m == " " { t.dim() } else { t.key() }),
-                    Span::raw(crate::text::pad_right(&esc(&cat.version), 14)),
-                    Span::styled(format!(" {:>4} tools", n(cat.tools)), t.dim()),
-                ],
-                area.width.saturating_sub(2) as usize,
-            );
+            // The find's text marked in the version; a long version is
+            // cut with `…` at the border.
+            let version = esc(&cat.version).into_owned();
+            let pad = 14usize.saturating_sub(crate::text::width(&version));
+            let mut spans = vec![Span::styled(
+                format!(" {m} "),
+                if m == " " { t.dim() } else { t.key() },
+            )];
+            spans.extend(super::search::marked_spans(&version, &pat, t));
+            spans.push(Span::raw(" ".repeat(pad)));
+            spans.push(Span::styled(format!(" {:>4} tools", n(cat.tools)), t.dim()));
+            let line = super::fit_line(spans, area.width.saturating_sub(2) as usize);
             if focused && i == c.cursor.sel {
                 line.style(t.selected())
             } else {
@@ -317,14 +324,18 @@ fn draw_cells(f: &mut Frame, app: &App, r: &CompareReport, area: Rect) {
     }
     let h = area.height.saturating_sub(3) as usize;
     let top = c.cells.visible_top(h);
-    let rows: Vec<Row> = r
-        .cells
-        .iter()
-        .enumerate()
+    let view = &c.cells_view;
+    let pat = view.pattern();
+    let rows: Vec<Row> = (0..r.cells.len())
         .skip(top)
         .take(h)
-        .map(|(i, row)| {
-            let mut cells = vec![Cell::from(esc(&row.cell.show()).into_owned())];
+        .map(|i| {
+            let row = &r.cells[view.at(i)];
+            let mut cells = vec![Cell::from(super::search::marked(
+                &esc(&row.cell.show()),
+                &pat,
+                t,
+            ))];
             cells.push(Cell::from(
                 Line::from(format!("0/{}", row.attempts)).right_aligned(),
             ));
@@ -342,18 +353,35 @@ fn draw_cells(f: &mut Frame, app: &App, r: &CompareReport, area: Rect) {
             }
         })
         .collect();
-    let mut head = vec![Cell::from("cell (acceptable → selected)")];
+    let cell_head = match view.head(CellRow::COLUMNS, 0).strip_prefix("cell") {
+        Some(arrow) => format!("cell (acceptable → selected){arrow}"),
+        None => "cell (acceptable → selected)".to_string(),
+    };
+    let mut head = vec![Cell::from(cell_head)];
     let mut widths = vec![Constraint::Fill(3)];
     widths.extend(r.menus.iter().map(|_| Constraint::Fill(1)));
     let cols = super::column_widths(area.width.saturating_sub(2), &widths);
-    for (m, col) in r.menus.iter().zip(&cols[1..]) {
-        head.push(Cell::from(
-            Line::from(super::fit(&esc(&m.summary.catalogue), *col)).right_aligned(),
-        ));
+    // The base's column sorts by its attempts (`s`).
+    let arrow = match (view.sort, view.desc) {
+        (Some(1), false) => " ↑",
+        (Some(1), true) => " ↓",
+        _ => "",
+    };
+    for (k, (m, col)) in r.menus.iter().zip(&cols[1..]).enumerate() {
+        let name = esc(&m.summary.catalogue).into_owned();
+        let name = if k == 0 && !arrow.is_empty() {
+            format!("{}{arrow}", super::fit(&name, col.saturating_sub(2)))
+        } else {
+            super::fit(&name, *col)
+        };
+        head.push(Cell::from(Line::from(name).right_aligned()));
     }
-    let b = b.title_bottom(
+    let mut b = b.title_bottom(
         Line::from(format!(" {} of {} ", c.cells.sel + 1, r.cells.len())).right_aligned(),
     );
+    if focused && let Some(bar) = super::search::table_bar(view, &c.cells, t) {
+        b = b.title_bottom(bar);
+    }
     f.render_widget(
         Table::new(rows, widths)
             .header(Row::new(head).style(t.header()))

@@ -7,12 +7,12 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
-use super::{block, esc, fit, n, percent, waiting};
-use crate::metrics::top_share;
+use super::{block, esc, fit, n, percent, search, waiting};
+use crate::metrics::{self, top_share};
 use crate::model::Rung;
 use crate::text::{pad_left, pad_right};
 use crate::tui::layout::{self, List};
-use crate::tui::state::App;
+use crate::tui::state::{App, Listed};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
@@ -57,44 +57,52 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         Constraint::Length(12),
     ];
     let cols = super::column_widths(body.width.saturating_sub(2), &widths);
-    let rows: Vec<Row> = c
-        .cells
-        .iter()
-        .enumerate()
+    let view = &app.confusion.view;
+    let pat = view.pattern();
+    let rows: Vec<Row> = (0..c.cells.len())
         .skip(top_row)
         .take(h)
-        .map(|(i, x)| {
+        .map(|pos| {
+            let i = view.at(pos);
+            let x = &c.cells[i];
             let bar = "█".repeat(((x.count * 12).div_ceil(max)) as usize);
+            let acceptable = fit(&esc(&x.acceptable.join(", ")), cols[1]);
+            let selected = fit(&super::opt(&x.selected, "(no call)"), cols[2]);
             let row = Row::new(vec![
+                // The cell's rank by count, whatever the sort.
                 Cell::from(Line::from(format!("{}", i + 1)).right_aligned()),
-                Cell::from(fit(&esc(&x.acceptable.join(", ")), cols[1])),
-                Cell::from(Span::styled(
-                    fit(&super::opt(&x.selected, "(no call)"), cols[2]),
-                    t.rung(Rung::Selection),
-                )),
+                Cell::from(search::marked(&acceptable, &pat, t)),
+                Cell::from(
+                    Line::from(search::marked_spans(&selected, &pat, t))
+                        .style(t.rung(Rung::Selection)),
+                ),
                 Cell::from(Line::from(n(x.count)).right_aligned()),
                 Cell::from(Line::from(percent(Some(x.share))).right_aligned()),
                 Cell::from(Span::styled(bar, t.bar())),
             ]);
-            if i == cur.sel {
+            if pos == cur.sel {
                 row.style(t.selected())
             } else {
                 row
             }
         })
         .collect();
+    let name = |c: usize| search::head(view, metrics::Cell::COLUMNS, c, cols[c + 1]);
     let head = Row::new(vec![
         Cell::from(Line::from("#").right_aligned()),
-        Cell::from("acceptable"),
-        Cell::from("selected instead"),
-        Cell::from(Line::from("count").right_aligned()),
+        Cell::from(name(0)),
+        Cell::from(name(1)),
+        Cell::from(Line::from(name(2)).right_aligned()),
         Cell::from(Line::from("share").right_aligned()),
         Cell::from(""),
     ])
     .style(t.header());
-    let b = block(" Confusion cells · m: matrix ", t, true).title_bottom(
+    let mut b = block(" Confusion cells · m: matrix ", t, true).title_bottom(
         Line::from(format!(" {} of {} ", cur.sel + 1, c.cells.len())).right_aligned(),
     );
+    if let Some(bar) = search::table_bar(view, cur, t) {
+        b = b.title_bottom(bar);
+    }
     f.render_widget(Table::new(rows, widths).header(head).block(b), body);
 }
 

@@ -8,10 +8,11 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{block, day, esc, minute, n, opt, pending};
+use super::{block, day, esc, minute, n, opt, pending, search};
 use crate::report::change;
+use crate::store::browse::KindCount;
 use crate::tui::layout::{self, List};
-use crate::tui::state::App;
+use crate::tui::state::{App, Listed, out_of_sight};
 use crate::window::DAY;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
@@ -62,7 +63,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     );
 
     let h = layout::list_height(List::Findings, app.size);
-    let tbl = block(" kinds (Enter: the findings of one) ", t, true);
+    let view = &fs.view;
+    let mut tbl = block(" kinds (Enter: the findings of one) ", t, true);
+    if let Some(bar) = search::table_bar(view, &fs.cursor, t) {
+        tbl = tbl.title_bottom(bar);
+    }
     if d.rows.is_empty() {
         let lines = vec![
             Line::styled("No findings in this window or the one before.", t.dim()),
@@ -73,13 +78,12 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         return;
     }
     let top_row = fs.cursor.visible_top(h);
-    let rows: Vec<Row> = d
-        .rows
-        .iter()
-        .enumerate()
+    let pat = view.pattern();
+    let rows: Vec<Row> = (0..d.rows.len())
         .skip(top_row)
         .take(h)
-        .map(|(i, x)| {
+        .map(|pos| {
+            let x = &d.rows[view.at(pos)];
             let ch = change(x.count, x.previous);
             let ch_style = if ch.starts_with('+') || ch == "new" {
                 t.bad()
@@ -89,27 +93,31 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 t.dim()
             };
             let row = Row::new(vec![
-                Cell::from(Span::styled(esc(&x.kind).into_owned(), t.warn())),
+                Cell::from(
+                    Line::from(search::marked_spans(&esc(&x.kind), &pat, t)).style(t.warn()),
+                ),
                 Cell::from(Line::from(n(x.count)).right_aligned()),
                 Cell::from(Line::from(n(x.runs)).right_aligned()),
                 Cell::from(Line::from(n(x.previous)).right_aligned()),
                 Cell::from(Line::from(Span::styled(ch, ch_style)).right_aligned()),
                 Cell::from(Line::from(n(x.undated)).right_aligned()),
             ]);
-            if i == fs.cursor.sel {
+            if pos == fs.cursor.sel {
                 row.style(t.selected())
             } else {
                 row
             }
         })
         .collect();
+    let name = |c: usize| view.head(KindCount::COLUMNS, c);
+    let right = |c: usize| Cell::from(Line::from(name(c)).right_aligned());
     let head = Row::new(vec![
-        Cell::from("kind"),
-        Cell::from(Line::from("count").right_aligned()),
-        Cell::from(Line::from("runs").right_aligned()),
-        Cell::from(Line::from("prev wk").right_aligned()),
-        Cell::from(Line::from("change").right_aligned()),
-        Cell::from(Line::from("undated").right_aligned()),
+        Cell::from(name(0)),
+        right(1),
+        right(2),
+        right(3),
+        right(4),
+        right(5),
     ])
     .style(t.header());
     let widths = [
@@ -143,7 +151,32 @@ pub fn draw_list(f: &mut Frame, app: &App, area: Rect) {
         (Some(i), None) if !l.page.rows.is_empty() => format!(" {} ", n(i + 1)),
         _ => String::new(),
     };
-    let b = block(title, t, true).title_bottom(Line::from(pos).right_aligned());
+    let mut b = block(title, t, true).title_bottom(Line::from(pos).right_aligned());
+    // `/`: how many of the findings read contain the text.
+    let pat = crate::find::pattern(&l.find);
+    if l.typing || !pat.is_empty() {
+        let hits = l
+            .page
+            .rows
+            .iter()
+            .filter(|(_, x)| {
+                x.fields()
+                    .iter()
+                    .any(|(_, v)| crate::find::contains(v, &pat))
+            })
+            .count() as u64;
+        let held = if l.page.more_before || l.page.more_after {
+            " read"
+        } else {
+            ""
+        };
+        let count = format!(
+            "{} match{}{held} · n/N",
+            n(hits),
+            if hits == 1 { "" } else { "es" }
+        );
+        b = b.title_bottom(search::bar(&l.find, l.typing, Some(count), t));
+    }
     if !l.page.loaded {
         f.render_widget(pending(l.page.error.as_deref(), t).block(b), list);
         f.render_widget(block(" detail ", t, false), detail);
@@ -188,7 +221,7 @@ pub fn draw_list(f: &mut Frame, app: &App, area: Rect) {
     };
     // Text cut to its column with `…`.
     let cols = super::column_widths(list.width.saturating_sub(2), &widths);
-    let fit = |s: String, at: usize| Cell::from(super::fit(&s, cols[at]));
+    let fit = |s: String, at: usize| Cell::from(search::marked(&super::fit(&s, cols[at]), &pat, t));
     let top = l.page.cursor.visible_top(h);
     let rows: Vec<Row> = l
         .page
@@ -213,10 +246,22 @@ pub fn draw_list(f: &mut Frame, app: &App, area: Rect) {
                 ));
             }
             let at = cells.len();
-            cells.push(Cell::from(Span::styled(
-                super::fit(&esc(&x.row.detail), cols[at]),
-                t.dim(),
-            )));
+            // A finding that matched on a field not shown says which.
+            let shown: &[&str] = if wide {
+                &["run", "tool", "catalogue", "detail"]
+            } else {
+                &["run", "tool", "detail"]
+            };
+            let mut detail: Vec<Span> = Vec::new();
+            if let Some(note) = search::hidden(&out_of_sight(x, &pat, shown), t) {
+                detail.push(note);
+            }
+            detail.extend(
+                search::marked_spans(&esc(&x.row.detail), &pat, t)
+                    .into_iter()
+                    .map(|s| Span::styled(s.content, t.dim().patch(s.style))),
+            );
+            cells.push(Cell::from(super::fit_line(detail, cols[at])));
             let row = Row::new(cells);
             if i == l.page.cursor.sel {
                 row.style(t.selected())

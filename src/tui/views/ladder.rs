@@ -10,7 +10,7 @@ use ratatui::widgets::{Paragraph, Sparkline};
 use super::{block, esc, n, pending, percent};
 use crate::metrics::Rate;
 use crate::model::Rung;
-use crate::tui::state::{App, TREND_DAYS};
+use crate::tui::state::{App, LadderRow, Listed, TREND_DAYS};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     // The left column (the funnel, and the cells under it) takes two fifths
@@ -80,18 +80,27 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
         .unwrap_or_else(|| c.count(Rung::Passed).max(c.count(Rung::Unlabelled)));
     // A bar longer than the scale (passed, mostly) is cut, and says so.
     let mut capped = false;
+    let view = &app.ladder.view;
+    let head = |c: usize| view.head(LadderRow::COLUMNS, c);
+    let bndry = match (view.sort, view.desc) {
+        (Some(2), false) => " bndry¹↑",
+        (Some(2), true) => " bndry¹↓",
+        _ => "  bndry¹",
+    };
     let mut lines = vec![Line::styled(
         format!(
             "{:<15}{:>9} {:<bar_w$} {:>6}{}",
-            "rung",
-            "count",
+            head(0),
+            head(1),
             "",
             "share",
-            if show_b { "  bndry¹" } else { "" }
+            if show_b { bndry } else { "" }
         ),
         t.header(),
     )];
-    for (i, r) in Rung::ALL.iter().enumerate() {
+    let pat = view.pattern();
+    for (i, r) in (0..Rung::ALL.len()).map(|p| (p, &Rung::ALL[view.at(p).min(Rung::ALL.len() - 1)]))
+    {
         let count = c.count(*r);
         let share = (c.decisions > 0).then(|| count as f64 / c.decisions as f64);
         let len = if max > 0 {
@@ -115,15 +124,21 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
         // The count Enter opens is marked on the selected row.
         let on_count = sel && !(show_b && app.ladder.boundary);
         let on_b = sel && show_b && app.ladder.boundary;
-        let mut spans = vec![
-            Span::styled(format!("{:<15}", r.as_str()), t.rung(*r)),
+        let mut spans: Vec<Span> = super::search::marked_spans(r.as_str(), &pat, t)
+            .into_iter()
+            .map(|s| Span::styled(s.content, t.rung(*r).patch(s.style)))
+            .collect();
+        spans.push(Span::raw(
+            " ".repeat(15usize.saturating_sub(r.as_str().len())),
+        ));
+        spans.extend([
             Span::styled(
                 format!("{:>9} ", n(count)),
                 if on_count { t.focus() } else { Style::new() },
             ),
             Span::styled(bar, if r.is_failure() { t.rung(*r) } else { t.dim() }),
             Span::raw(format!(" {:>6}", percent(share))),
-        ];
+        ]);
         if show_b {
             spans.push(Span::raw("  "));
             spans.push(Span::styled(
@@ -134,6 +149,9 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
         lines.push(Line::from(spans).style(row_style));
     }
     let mut b = block(title, t, true);
+    if let Some(bar) = super::search::table_bar(view, &app.ladder.cursor, t) {
+        b = b.title_bottom(bar);
+    }
     if show_b {
         b = b.title_bottom(Line::styled(" ¹ counted by boundary alone ", t.dim()));
     }

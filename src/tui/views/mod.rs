@@ -11,6 +11,7 @@ mod ladder;
 mod refusals;
 mod run;
 mod runs;
+pub mod search;
 mod tools;
 
 use std::cell::RefCell;

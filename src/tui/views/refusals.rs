@@ -6,10 +6,11 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
-use super::{block, day, esc, n, pending, spark};
+use super::{block, day, esc, n, pending, search, spark};
+use crate::metrics::RefusalRow;
 use crate::report::change;
 use crate::tui::layout::{self, List};
-use crate::tui::state::App;
+use crate::tui::state::{App, Listed};
 use crate::window::DAY;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
@@ -150,7 +151,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     );
 
     let h = layout::list_height(List::Refusals, app.size);
-    let tbl = block(" reasons (Enter: the decisions behind one) ", t, true);
+    let view = &rs.view;
+    let mut tbl = block(" reasons (Enter: the decisions behind one) ", t, true);
+    if let Some(bar) = search::table_bar(view, &rs.cursor, t) {
+        tbl = tbl.title_bottom(bar);
+    }
     if r.rows.is_empty() {
         let mut lines = vec![Line::styled(
             "No refusals in this window or the one before.",
@@ -177,13 +182,13 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         Constraint::Length(9),
     ];
     let cols = super::column_widths(table.width.saturating_sub(2), &widths);
-    let rows: Vec<Row> = r
-        .rows
-        .iter()
-        .enumerate()
+    let pat = view.pattern();
+    let rows: Vec<Row> = (0..r.rows.len())
         .skip(top_row)
         .take(h)
-        .map(|(i, x)| {
+        .map(|pos| {
+            let i = view.at(pos);
+            let x = &r.rows[i];
             let ch = change(x.count, x.previous);
             let ch_style = if ch.starts_with('+') || ch == "new" {
                 t.bad()
@@ -192,15 +197,13 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             } else {
                 t.dim()
             };
+            let reason = super::fit(&esc(x.reason.as_deref().unwrap_or("(no reason)")), cols[0]);
+            let stage = super::fit(&esc(&x.stage), cols[1]);
             let row = Row::new(vec![
-                Cell::from(super::fit(
-                    &esc(x.reason.as_deref().unwrap_or("(no reason)")),
-                    cols[0],
-                )),
-                Cell::from(Span::styled(
-                    super::fit(&esc(&x.stage), cols[1]),
-                    t.rung_named(&x.stage),
-                )),
+                Cell::from(search::marked(&reason, &pat, t)),
+                Cell::from(
+                    Line::from(search::marked_spans(&stage, &pat, t)).style(t.rung_named(&x.stage)),
+                ),
                 Cell::from(Line::from(n(x.count)).right_aligned()),
                 Cell::from(Line::from(n(x.runs)).right_aligned()),
                 Cell::from(Line::from(n(x.previous)).right_aligned()),
@@ -210,20 +213,22 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     t.bar(),
                 )),
             ]);
-            if i == rs.cursor.sel {
+            if pos == rs.cursor.sel {
                 row.style(t.selected())
             } else {
                 row
             }
         })
         .collect();
+    let name = |c: usize| search::head(view, RefusalRow::COLUMNS, c, cols[c]);
+    let right = |c: usize| Cell::from(Line::from(name(c)).right_aligned());
     let head = Row::new(vec![
-        Cell::from("reason"),
-        Cell::from("stage"),
-        Cell::from(Line::from("count").right_aligned()),
-        Cell::from(Line::from("runs").right_aligned()),
-        Cell::from(Line::from("prev wk").right_aligned()),
-        Cell::from(Line::from("change").right_aligned()),
+        Cell::from(name(0)),
+        Cell::from(name(1)),
+        right(2),
+        right(3),
+        right(4),
+        right(5),
         Cell::from("per day"),
     ])
     .style(t.header());

@@ -10,7 +10,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::detail::detail_lines;
 use super::{block, esc, loading, n, opt, pending, short_badge, waiting, yes_no};
-use crate::store::browse::{DecisionRow, PayloadColumn};
+use crate::store::browse::{DecisionRow, DecisionSort, PayloadColumn, found_in};
 use crate::tui::layout::{self, List};
 use crate::tui::payload::human_bytes;
 use crate::tui::state::{App, Viewer};
@@ -125,8 +125,45 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
         Some(i) if !tl.rows.is_empty() => format!(" {} of {} ", n(i + 1), total),
         _ => String::new(),
     };
-    let b = block(" Decisions ", t, !app.run.focus_detail)
-        .title_bottom(Line::from(pos).right_aligned());
+    // The order, when it is not by step (`s`/`S`).
+    let title = match (app.run.sort, app.run.desc) {
+        (DecisionSort::Natural, false) => " Decisions ".to_string(),
+        (DecisionSort::Natural, true) => " Decisions · by step ↓ ".to_string(),
+        (s, d) => format!(
+            " Decisions · by {} {} ",
+            s.as_str(),
+            if d { "↓" } else { "↑" }
+        ),
+    };
+    let mut b =
+        block(title, t, !app.run.focus_detail).title_bottom(Line::from(pos).right_aligned());
+    // `/` in the timeline: how many decisions match (of those held when the
+    // run is longer than the rows held).
+    let pat = crate::find::pattern(&app.run.find);
+    let typing_here = app.run.typing && !app.run.focus_detail;
+    if typing_here || !pat.is_empty() {
+        let hits = tl
+            .rows
+            .iter()
+            .filter(|(_, d)| !found_in(d, &pat).is_empty())
+            .count() as u64;
+        let held = if tl.more_before || tl.more_after {
+            " held"
+        } else {
+            ""
+        };
+        let count = format!(
+            "{} match{}{held} · n/N",
+            n(hits),
+            if hits == 1 { "" } else { "es" }
+        );
+        b = b.title_bottom(super::search::bar(
+            &app.run.find,
+            typing_here,
+            Some(count),
+            t,
+        ));
+    }
     if !tl.loaded {
         f.render_widget(pending(tl.error.as_deref(), t).block(b), area);
         return;
@@ -154,7 +191,10 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
     let top = tl.cursor.visible_top(h);
     let shown = || tl.rows.iter().skip(top).take(h).map(|(_, d)| d);
     // Steps and turns show whole, however large.
-    let step_w = super::number_width(shown().map(|d| d.step), 4);
+    // Room for the sort's arrow when the steps are the sorted column.
+    let by_step = app.run.sort == DecisionSort::Run
+        || (app.run.sort == DecisionSort::Natural && app.run.desc);
+    let step_w = super::number_width(shown().map(|d| d.step), if by_step { 6 } else { 4 });
     let turn_w = super::number_width(shown().map(|d| d.turn), 4);
     let (widths, head): (Vec<Constraint>, Vec<&str>) = if wide {
         (
@@ -230,13 +270,38 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
             }
             // The text columns, cut to fit: each is in the column its place
             // in `cells` says.
-            let fit = |s: String, at: usize| Cell::from(super::fit(&s, cols[at]));
+            let fit = |s: String, at: usize| {
+                Cell::from(super::search::marked(&super::fit(&s, cols[at]), &pat, t))
+            };
             if phase {
                 cells.push(fit(opt(&d.phase, "-").into_owned(), cells.len()));
             }
             cells.push(fit(opt(&d.selected, "(no call)").into_owned(), cells.len()));
             cells.push(Cell::from(Line::from(short_badge(d.rung, t))));
-            cells.push(fit(super::runs::short_outcome(d), cells.len()));
+            // A decision that matched on a field the timeline does not
+            // show says which, before its outcome.
+            let mut out = Vec::new();
+            // (A refusal's outcome shows its reason, not its status.)
+            let refused = d.status.as_deref() == Some("refused");
+            let hidden: Vec<&str> = found_in(d, &pat)
+                .into_iter()
+                .filter(|f| match *f {
+                    "run" | "boundary" | "acceptable" => true,
+                    "phase" => !phase,
+                    "status" => refused,
+                    _ => false,
+                })
+                .collect();
+            if let Some(note) = super::search::hidden(&hidden, t) {
+                out.push(note);
+            }
+            out.extend(super::search::marked_spans(
+                &super::runs::short_outcome(d),
+                &pat,
+                t,
+            ));
+            let at = cells.len();
+            cells.push(Cell::from(super::fit_line(out, cols[at])));
             if matched {
                 cells.push(Cell::from(matching_cell(d, t)));
             }
@@ -248,6 +313,25 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
                 row.style(t.selected())
             } else {
                 row
+            }
+        })
+        .collect();
+    // The sorted column carries the arrow.
+    let arrow = if app.run.desc { "↓" } else { "↑" };
+    let sorted = match app.run.sort {
+        DecisionSort::Natural if app.run.desc => "step",
+        DecisionSort::Run => "step",
+        DecisionSort::Selected => "selected",
+        DecisionSort::Rung => "rung",
+        _ => "",
+    };
+    let head: Vec<String> = head
+        .iter()
+        .map(|h| {
+            if *h == sorted {
+                format!("{h} {arrow}")
+            } else {
+                h.to_string()
             }
         })
         .collect();
@@ -325,18 +409,63 @@ fn draw_viewer(f: &mut Frame, app: &App, v: &Viewer, area: Rect) {
         " {name} · {}{span} · j/k scroll · g/G ends · Esc close ",
         v.total.map(human_bytes).unwrap_or_default()
     );
-    let b = block(title, t, true);
+    let mut b = block(title, t, true);
+    let sr = &v.search;
+    if app.run.typing || !sr.find.is_empty() {
+        let state = if sr.searching {
+            Some("searching…".to_string())
+        } else if sr.missing {
+            Some("no match (secrets are searched masked)".to_string())
+        } else if sr.hit.is_some() {
+            Some(format!(
+                "n/N next/prev{}",
+                if sr.wrapped {
+                    " · went round the end"
+                } else {
+                    ""
+                }
+            ))
+        } else {
+            None
+        };
+        b = b.title_bottom(super::search::bar(&sr.find, app.run.typing, state, t));
+    }
     let h = layout::list_height(List::Detail, app.size);
     if v.chunks.is_empty() {
         f.render_widget(pending(v.error.as_deref(), t).block(b), area);
         return;
     }
-    let mut lines: Vec<Line> = v
+    // The match the search is on: its first line and its characters, which
+    // may run on into the lines after it.
+    let current = sr
+        .hit
+        .and_then(|hit| Some((v.line_of(&hit)?, hit.col, hit.len)));
+    let mut lines: Vec<Line> = Vec::with_capacity(h);
+    let mut spill = 0usize;
+    for (i, l) in v
         .lines()
-        .skip(v.scroll)
-        .take(h)
-        .map(|l| Line::raw(l.as_str()))
-        .collect();
+        .enumerate()
+        .skip(v.scroll.saturating_sub(2))
+        .take(h + 2)
+    {
+        let chars = l.chars().count();
+        let mark = match current {
+            Some((line, col, len)) if line == i => {
+                spill = (col + len).saturating_sub(chars);
+                Some(col..(col + len).min(chars))
+            }
+            Some((line, _, _)) if i > line && spill > 0 => {
+                let r = 0..spill.min(chars);
+                spill -= r.end;
+                Some(r)
+            }
+            _ => None,
+        };
+        if i >= v.scroll {
+            lines.push(super::search::payload_line(l, &sr.find, mark, t));
+        }
+    }
+    lines.truncate(h);
     let shown = v.scroll + lines.len();
     if lines.len() < h {
         if v.at_end() {

@@ -7,6 +7,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
+use super::search::{self, marked};
 use super::{badge, block, column_widths, esc, fit, minute, n, opt, pending, short_badge, yes_no};
 use crate::store::browse::{DecisionRow, DecisionSort, RunSort, found_in};
 use crate::store::query::RunRow;
@@ -374,18 +375,7 @@ pub fn draw_decisions(f: &mut Frame, app: &App, area: Rect) {
     let pat = view.find.trim().to_lowercase();
     let mut b = block(title, t, true).title_bottom(Line::from(position(p)).right_aligned());
     if ds.typing || !pat.is_empty() {
-        b = b.title_bottom(Line::from(vec![
-            Span::styled(" / ", t.key()),
-            Span::raw(esc(&view.find).into_owned()),
-            Span::styled(
-                if ds.typing {
-                    "▏ (Enter keep, Esc clear) "
-                } else {
-                    " · Esc clears "
-                },
-                t.dim(),
-            ),
-        ]));
+        b = b.title_bottom(search::bar(&view.find, ds.typing, None, t));
     }
     if !p.loaded {
         f.render_widget(pending(p.error.as_deref(), t).block(b), area);
@@ -457,30 +447,6 @@ pub fn draw_decisions(f: &mut Frame, app: &App, area: Rect) {
     f.render_widget(Table::new(rows, widths).header(head).block(b), area);
 }
 
-/// `text` with every (case-insensitive) occurrence of `pat` marked.
-fn marked(text: &str, pat: &str, t: &Theme) -> Line<'static> {
-    let lower = text.to_lowercase();
-    // Lower-casing may change lengths: mark only when it does not.
-    if pat.is_empty() || lower.len() != text.len() {
-        return Line::raw(text.to_string());
-    }
-    let mut spans = Vec::new();
-    let mut at = 0;
-    while let Some(i) = lower[at..].find(pat) {
-        let (s, e) = (at + i, at + i + pat.len());
-        if !text.is_char_boundary(s) || !text.is_char_boundary(e) {
-            break;
-        }
-        if s > at {
-            spans.push(Span::raw(text[at..s].to_string()));
-        }
-        spans.push(Span::styled(text[s..e].to_string(), t.matched()));
-        at = e;
-    }
-    spans.push(Span::raw(text[at..].to_string()));
-    Line::from(spans)
-}
-
 /// A searched list's row: the matched text marked in the cells shown, and
 /// the fields that matched but are not shown named in the outcome cell.
 fn found_cells(cells: &mut [Cell<'_>], d: &DecisionRow, narrow: bool, pat: &str, t: &Theme) {
@@ -500,11 +466,8 @@ fn found_cells(cells: &mut [Cell<'_>], d: &DecisionRow, narrow: bool, pat: &str,
         .filter(|f| !shown.contains(f) && **f != "rung")
         .copied()
         .collect();
-    if !hidden.is_empty() {
-        line.spans.insert(
-            0,
-            Span::styled(format!("[{}] ", hidden.join(", ")), t.matched()),
-        );
+    if let Some(note) = search::hidden(&hidden, t) {
+        line.spans.insert(0, note);
     }
     cells[5] = Cell::from(line);
     if !narrow && d.labelled {

@@ -6,10 +6,10 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{block, esc, n, pending, percent, waiting};
+use super::{block, esc, n, pending, percent, search, waiting};
 use crate::tui::layout::{self, List};
-use crate::tui::state::App;
-use crate::tui::worker::AUDIT_CAP;
+use crate::tui::state::{App, Listed, out_of_sight};
+use crate::tui::worker::{AUDIT_CAP, ToolRow};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
@@ -68,42 +68,42 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     // Narrow: no catalogue column (when there is one), no family, short marks.
     let narrow = area.width < 110;
     let show_cat = !narrow || cats.len() > 1;
-    let right = |s: &'static str| Cell::from(Line::from(s).right_aligned());
+    // Sortable columns (`s`) carry the arrow of the sort.
+    let name = |c: usize| ts.view.head(ToolRow::COLUMNS, c);
+    let right = |c: usize| Cell::from(Line::from(name(c)).right_aligned());
     let mut head = Vec::new();
     let mut widths = Vec::new();
     if show_cat {
-        head.push(Cell::from("catalogue"));
+        head.push(Cell::from(name(0)));
         widths.push(Constraint::Fill(2));
     }
-    head.push(Cell::from("tool"));
+    head.push(Cell::from(name(1)));
     widths.push(Constraint::Fill(3));
     if !narrow {
         head.push(Cell::from("family"));
         widths.push(Constraint::Fill(2));
     }
-    head.push(Cell::from("effect"));
+    head.push(Cell::from(name(2)));
     widths.push(Constraint::Length(11));
     if !narrow {
         head.push(Cell::from("open"));
         widths.push(Constraint::Length(4));
     }
-    head.extend([
-        right("visible"),
-        right("selected"),
-        right("wrongly"),
-        right("refused"),
-        Cell::from("marks"),
-    ]);
+    head.extend([right(3), right(4), right(5), right(6), Cell::from("marks")]);
+    // A sorted count column widens for its arrow.
+    let room =
+        |col: usize, w: u16| Constraint::Length(if ts.view.sort == Some(col) { w + 2 } else { w });
     widths.extend([
-        Constraint::Length(8),
-        Constraint::Length(8),
-        Constraint::Length(7),
-        Constraint::Length(7),
+        room(3, 8),
+        room(4, 8),
+        room(5, 7),
+        room(6, 7),
         Constraint::Fill(2),
     ]);
     // Text cut to its column with `…`.
     let cols = super::column_widths(area.width.saturating_sub(2), &widths);
     let marks_w = cols.last().copied().unwrap_or(0);
+    let pat = crate::find::pattern(&ts.find);
     let rows: Vec<Row> = order
         .iter()
         .enumerate()
@@ -148,11 +148,25 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             };
             let num = |v: u64| Cell::from(Line::from(n(v)).right_aligned());
             let mut cells = Vec::new();
-            let fit = |s: &str, at: usize| Cell::from(super::fit(s, cols[at]));
+            let fit =
+                |s: &str, at: usize| Cell::from(search::marked(&super::fit(s, cols[at]), &pat, t));
             if show_cat {
                 cells.push(fit(&esc(&u.catalogue), cells.len()));
             }
-            cells.push(fit(&esc(&u.name), cells.len()));
+            // A find that matched a field not shown says which.
+            let mut shown = vec!["tool", "effect"];
+            if show_cat {
+                shown.push("catalogue");
+            }
+            if !narrow {
+                shown.push("family");
+            }
+            let mut name = search::marked_spans(&esc(&u.name), &pat, t);
+            if let Some(note) = search::hidden(&out_of_sight(x, &pat, &shown), t) {
+                name.insert(0, note);
+            }
+            let at = cells.len();
+            cells.push(Cell::from(super::fit_line(name, cols[at])));
             if !narrow {
                 cells.push(fit(&esc(&u.family), cells.len()));
             }

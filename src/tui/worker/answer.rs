@@ -81,9 +81,12 @@ pub fn answer(
         Request::Timeline {
             filter,
             run_id,
+            sort,
+            desc,
             anchor,
         } => {
-            let page = browse::timeline_page(conn, &filter, &run_id, &anchor, PAGE)?;
+            let page =
+                browse::timeline_page_sorted(conn, &filter, &run_id, sort, desc, &anchor, PAGE)?;
             Response::Timeline(run_id, page)
         }
         Request::NextFailing {
@@ -165,14 +168,46 @@ pub fn answer(
             let what = format!("{} {}", row.run_id, row.step);
             Response::Clip(super::export::record(conn, shared, &row)?, what)
         }
+        Request::PayloadFind {
+            decision_id,
+            column,
+            pattern,
+            from,
+            forward,
+        } => match super::find::find(
+            conn,
+            &shared.redactor,
+            decision_id,
+            column,
+            &pattern,
+            from,
+            forward,
+            cancelled,
+        )? {
+            Some(found) => Response::PayloadFound(Box::new(found)),
+            None => return Ok(None),
+        },
+        Request::NextMatch {
+            filter,
+            run_id,
+            step,
+            forward,
+            pattern,
+        } => Response::NextMatch(crate::store::next_match::next_matching(
+            conn, &filter, &run_id, step, forward, &pattern,
+        )?),
         Request::Export {
             filter,
-            set,
-            view,
+            list,
+            markdown,
+            title,
+            noun,
             path,
         } => {
-            let n = super::export::write_csv(conn, shared, &filter, &set, &view, &path, cancelled)?;
-            Response::Exported(path, n)
+            let n = super::export::write_list(
+                conn, shared, &filter, &list, markdown, &title, &path, cancelled,
+            )?;
+            Response::Exported(path, n, noun)
         }
         Request::ToolDiff { catalogue, name } => {
             let mask = |s: &str| shared.redactor.apply(s).into_owned();

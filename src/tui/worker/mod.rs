@@ -9,6 +9,7 @@
 
 mod answer;
 mod export;
+pub mod find;
 mod request;
 mod scan;
 mod supervise;
@@ -20,8 +21,8 @@ use std::sync::{Arc, Mutex};
 
 pub use answer::answer;
 pub use request::{
-    AUDIT_CAP, Chunk, DetailView, Done, FUZZY_KEEP, FuzzyResult, INLINE_ARGS, PAGE, RefusalData,
-    Request, Response, ToolRow,
+    AUDIT_CAP, Chunk, DetailView, Done, ExportList, FUZZY_KEEP, FuzzyResult, INLINE_ARGS, PAGE,
+    RefusalData, Request, Response, ToolRow,
 };
 
 use crate::config::Config;
@@ -62,6 +63,10 @@ pub enum Slot {
     ToolDiff,
     /// `Y`: a decision's record for the clipboard.
     Record,
+    /// `/` in the payload viewer.
+    PayloadFind,
+    /// `n`/`N` after `/` in a run's timeline, beyond the rows held.
+    NextMatch,
     /// `e`: the current list written to a file.
     Export,
 }

@@ -5,11 +5,12 @@
 use std::sync::Arc;
 
 use super::Slot;
+pub use super::export::ExportList;
 use crate::filter::Filter;
 use crate::metrics::{Confusions, LadderCounts, Metrics, RefusalReport, ToolUsage};
 use crate::store::browse::{
-    Anchor, DecisionRow, Detail, Drill, FilterHints, FindingCounts, FindingItem, FindingSet,
-    ListView, Page, PayloadColumn, RunHeader, RunSort, ToolAudit, ToolDef, ToolFlags,
+    Anchor, DecisionRow, DecisionSort, Detail, Drill, FilterHints, FindingCounts, FindingItem,
+    FindingSet, ListView, Page, PayloadColumn, RunHeader, RunSort, ToolAudit, ToolDef, ToolFlags,
 };
 use crate::store::compare::{
     CatalogueInfo, CellAttempts, CellSpec, CompareAsk, CompareReport, ToolDiffView,
@@ -67,6 +68,9 @@ pub enum Request {
     Timeline {
         filter: Filter,
         run_id: String,
+        /// The order (`s`/`S`): step order unless sorted.
+        sort: DecisionSort,
+        desc: bool,
         anchor: Anchor,
     },
     NextFailing {
@@ -128,11 +132,32 @@ pub enum Request {
     /// `Y`: a decision's record as JSON, secrets masked (unless
     /// --no-redact), for the clipboard.
     Record(Box<DecisionRow>),
-    /// `e`: every decision of a list, as CSV, into `path`.
+    /// `/` in the payload viewer: the next (previous) match from `from`.
+    PayloadFind {
+        decision_id: i64,
+        column: PayloadColumn,
+        pattern: String,
+        from: super::find::From,
+        forward: bool,
+    },
+    /// `n`/`N` after `/` in a run's timeline: the next (previous) step past
+    /// `step` whose decision contains `pattern`.
+    NextMatch {
+        filter: Filter,
+        run_id: String,
+        step: i64,
+        forward: bool,
+        pattern: String,
+    },
+    /// `e`/`E`: a whole list, as CSV or markdown, into `path`.
     Export {
         filter: Filter,
-        set: Drill,
-        view: ListView,
+        list: ExportList,
+        markdown: bool,
+        /// The markdown heading.
+        title: String,
+        /// What a row is, plural (`decisions`, `rows`), for the key bar.
+        noun: &'static str,
         path: std::path::PathBuf,
     },
 }
@@ -159,6 +184,7 @@ impl Request {
                     ..
                 }
                 | Request::Export { .. }
+                | Request::PayloadFind { .. }
         )
     }
 }
@@ -242,8 +268,12 @@ pub enum Response {
     ToolDiff(Box<ToolDiffView>),
     /// Text for the clipboard, and what it is.
     Clip(String, String),
+    /// A payload search's answer.
+    PayloadFound(Box<super::find::Found>),
+    /// The step `NextMatch` found.
+    NextMatch(Option<i64>),
     /// A list written: the file and its rows.
-    Exported(std::path::PathBuf, u64),
+    Exported(std::path::PathBuf, u64, &'static str),
     Error(String),
 }
 
