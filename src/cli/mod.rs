@@ -57,6 +57,10 @@ pub struct Global {
     /// Show secrets in arguments and results instead of masking them.
     #[arg(long, global = true)]
     pub no_redact: bool,
+    /// The TUI leaves the mouse to the terminal (no clicks or wheel in
+    /// rung; the terminal's own selection works as usual).
+    #[arg(long, global = true)]
+    pub no_mouse: bool,
     /// No progress display and no summary.
     #[arg(short, long, global = true)]
     pub quiet: bool,
@@ -288,6 +292,8 @@ fn open(g: &Global, paths: &[PathBuf]) -> Result<()> {
     let result = crate::tui::run(&crate::tui::Settings {
         db: g.db.clone(),
         no_redact: g.no_redact,
+        no_mouse: g.no_mouse,
+        config: g.config.clone(),
     });
     tracing::info!(ok = result.is_ok(), "tui end");
     result

@@ -204,7 +204,8 @@ impl Store {
             .validate()
             .map_err(|m| Error::usage(format!("the configuration is not valid: {m}")))?;
         let changed = match self.config() {
-            Ok(stored) => stored != *config,
+            // `[keys]` is the TUI's: rebinding a key reclassifies nothing.
+            Ok(stored) => !stored.classifies_like(config),
             Err(Error::Stored(_)) => true,
             Err(e) => return Err(e),
         };

@@ -21,6 +21,8 @@ pub enum Action {
     PageDown,
     Top,
     Bottom,
+    /// A click or the wheel: the selection moves by this many rows.
+    MoveBy(isize),
     Enter,
     /// `/`: start typing a fuzzy filter (Runs) or a find (Tools, Compare).
     Find,
@@ -81,6 +83,7 @@ impl Action {
             Action::PageDown => page,
             Action::Top => isize::MIN / 2,
             Action::Bottom => isize::MAX / 2,
+            Action::MoveBy(n) => *n,
             _ => return None,
         })
     }

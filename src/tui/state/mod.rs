@@ -167,6 +167,11 @@ pub struct App {
     /// Lists written so far (numbers the next file).
     pub exports: u32,
     pub inflight: Inflight,
+    /// The keys in force (the configuration's `[keys]` over the defaults).
+    pub keys: std::sync::Arc<crate::tui::keymap::Keymap>,
+    /// What each area of the last frame does when clicked: written by
+    /// drawing (its only output besides the cells), read by the mouse.
+    pub hits: std::cell::RefCell<crate::tui::mouse::Hits>,
 }
 
 impl App {
@@ -211,6 +216,8 @@ impl App {
             export_dir: std::path::PathBuf::from("."),
             exports: 0,
             inflight: Inflight::default(),
+            keys: Default::default(),
+            hits: Default::default(),
             opts,
         }
     }

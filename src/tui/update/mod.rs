@@ -229,7 +229,7 @@ fn typing(app: &mut App, action: Action) {
             *typing = false;
             true
         }
-        Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
+        Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::MoveBy(_) => {
             screen_action(app, action);
             false
         }

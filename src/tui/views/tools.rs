@@ -104,6 +104,16 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     // Text cut to its column with `…`.
     let cols = super::column_widths(area.width.saturating_sub(2), &widths);
     let marks_w = cols.last().copied().unwrap_or(0);
+    // A click selects a tool; on a count Enter drills from, drills.
+    super::hit_rows(app, area, top, ts.cursor.sel, order.len(), &[]);
+    let first_count = widths.len() - 5;
+    for row in top..(top + h).min(order.len()) {
+        for (col, at) in [(1, 0), (2, 1), (3, 3)] {
+            let pick = crate::tui::mouse::to_column(ts.col, col);
+            let at = first_count + at;
+            super::hit_count(app, area, &widths, at, row, top, ts.cursor.sel, pick);
+        }
+    }
     let rows: Vec<Row> = order
         .iter()
         .enumerate()
