@@ -8,6 +8,7 @@
 pub mod budget;
 mod classify;
 pub mod compare;
+pub mod completion;
 pub mod consistency;
 pub mod decisions;
 mod decode;
@@ -121,6 +122,7 @@ impl Store {
             "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;",
         )?;
         migrate(&conn)?;
+        conn.execute_batch(completion::INDEXES)?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),

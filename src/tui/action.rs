@@ -67,6 +67,8 @@ pub enum Action {
     Cancel,
     NextField,
     PrevField,
+    /// The filter editor: the completion under the cursor into the field.
+    Pick,
     Resize(u16, u16),
     Loaded(Box<Done>),
 }

@@ -315,6 +315,14 @@ pub const FORM: &[Binding] = &[
     b("", "", &[Ctrl('c')], Action::Quit),
 ];
 
+/// Keys in the filter editor while its completions show (before the
+/// editor's own).
+pub const COMPLETING: &[Binding] = &[
+    b("Tab", "pick", &[Code(KeyCode::Tab)], Action::Pick),
+    b("↑/↓", "choose", &[Code(KeyCode::Down)], Action::Down),
+    b("", "", &[Code(KeyCode::Up)], Action::Up),
+];
+
 /// The bindings of a screen, most specific first (without the global ones).
 pub fn screen_bindings(screen: Screen) -> Vec<&'static Binding> {
     let own: &[Binding] = match screen {
@@ -368,13 +376,24 @@ pub(super) fn contexts() -> Vec<(String, Vec<&'static Binding>)> {
         .collect();
     v.push(("a find being typed".into(), TYPING.iter().collect()));
     v.push(("the filter editor".into(), FORM.iter().collect()));
+    // (They stand before the editor's own keys while they show: Tab picks
+    // there instead of moving to the next field.)
+    v.push((
+        "the filter editor's completions".into(),
+        COMPLETING.iter().collect(),
+    ));
     v
 }
 
 /// Every binding in force now, in lookup order.
 pub fn bindings(app: &App) -> Vec<Bound> {
     if app.editing_filter {
-        return app.keys.resolve(&FORM.iter().collect::<Vec<_>>(), true);
+        let mut v: Vec<&'static Binding> = Vec::new();
+        if !app.popup().is_empty() {
+            v.extend(COMPLETING.iter());
+        }
+        v.extend(FORM.iter());
+        return app.keys.resolve(&v, true);
     }
     if app.is_typing() {
         return app.keys.resolve(&TYPING.iter().collect::<Vec<_>>(), true);
@@ -437,7 +456,12 @@ pub fn help_pairs(list: &[Bound]) -> Vec<(String, &'static str)> {
 /// fit), and the ones always shown (help and quit).
 pub fn bar_pairs(app: &App) -> (Vec<Pair>, Vec<Pair>) {
     if app.editing_filter || app.is_typing() {
-        return (help_pairs(&bindings(app)), Vec::new());
+        let mut rows = bindings(app);
+        // While the completions show, Tab and ↓ are theirs.
+        if rows.first().is_some_and(|b| b.action == Action::Pick) {
+            rows.retain(|b| b.action != Action::NextField);
+        }
+        return (help_pairs(&rows), Vec::new());
     }
     let shown = |b: &Bound| !b.label.is_empty();
     let own_rows = app.keys.resolve(&screen_bindings(app.screen), false);
@@ -476,6 +500,12 @@ pub fn typing_pairs(app: &App) -> Vec<(String, &'static str)> {
 /// The keys of the filter editor, for its footer.
 pub fn form_pairs(app: &App) -> Vec<(String, &'static str)> {
     help_pairs(&app.keys.resolve(&FORM.iter().collect::<Vec<_>>(), true))
+}
+
+/// How the key of an action of the filter editor is spelt now.
+pub fn form_key(app: &App, action: &Action) -> String {
+    let rows: Vec<&'static Binding> = COMPLETING.iter().chain(FORM.iter()).collect();
+    app.keys.label_of(&rows, true, action)
 }
 
 /// How the key of a global action is spelt now (the filter bar's hints).

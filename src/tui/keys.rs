@@ -76,6 +76,7 @@ pub const ACTIONS: &[(&str, Action)] = &[
     ("backspace", Action::Backspace),
     ("next_field", Action::NextField),
     ("prev_field", Action::PrevField),
+    ("pick", Action::Pick),
 ];
 
 /// Actions of the typing contexts (a find, the filter editor): only these
@@ -88,6 +89,7 @@ const TYPING_ACTIONS: &[&str] = &[
     "backspace",
     "next_field",
     "prev_field",
+    "pick",
 ];
 
 /// The `[keys]` name of an action (`None`: not bindable).

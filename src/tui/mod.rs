@@ -232,6 +232,16 @@ fn event_loop(
         .name("rung-input".into())
         .spawn(move || {
             while let Ok(ev) = event::read() {
+                // The pointer moving (mouse capture reports every motion)
+                // asks for nothing: no message, no frame.
+                if let Event::Mouse(m) = &ev
+                    && matches!(
+                        m.kind,
+                        event::MouseEventKind::Moved | event::MouseEventKind::Drag(_)
+                    )
+                {
+                    continue;
+                }
                 if tx.send(Msg::Term(ev)).is_err() {
                     break;
                 }

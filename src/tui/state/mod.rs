@@ -3,6 +3,7 @@
 //! the views read it.
 
 mod compare;
+pub mod complete;
 mod confusions;
 mod decisions;
 mod findings;
@@ -143,6 +144,8 @@ pub struct App {
     pub opts: Options,
     pub empty: Load<bool>,
     pub hints: Load<FilterHints>,
+    /// The filter editor's completions (asked for when it opens).
+    pub completions: Load<crate::store::completion::Completions>,
     pub ladder: LadderState,
     pub confusions: Load<Confusions>,
     pub runs: RunsState,
@@ -189,6 +192,7 @@ impl App {
             size,
             empty: Load::default(),
             hints: Load::default(),
+            completions: Load::default(),
             ladder: LadderState::default(),
             confusions: Load::default(),
             runs: RunsState::default(),

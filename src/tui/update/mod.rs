@@ -58,6 +58,7 @@ impl App {
     /// The database changed under the TUI (`rung serve` or an import wrote
     /// to it): everything shown is asked for again.
     pub fn data_changed(&mut self) {
+        self.completions = Load::default();
         self.empty.begin();
         self.request(super::worker::Slot::Empty, super::worker::Request::Empty);
         self.filter_changed();

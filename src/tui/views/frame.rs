@@ -248,13 +248,27 @@ pub(super) fn filter_form(f: &mut Frame, app: &App, area: Rect) {
             spans.push(Span::styled(format!("  {}", FilterForm::HELP[i]), t.dim()));
         }
         lines.push(Line::from(spans));
-        if active && let Some(k) = known(i) {
+        // (The completions, when they show, stand where this line would.)
+        if active
+            && app.popup().is_empty()
+            && let Some(k) = known(i)
+        {
             lines.push(Line::styled(format!("             known: {k}"), t.dim()));
         }
     }
     lines.push(Line::raw(""));
     if let Some(e) = &form.error {
         lines.push(Line::styled(esc(e).into_owned(), t.bad()));
+    }
+    if form.checking.is_some() {
+        lines.push(Line::styled("checking what the filter keeps…", t.dim()));
+    }
+    if form.warned.is_some() {
+        let enter = keymap::form_key(app, &Action::Submit);
+        lines.push(Line::styled(
+            format!("matches nothing: no decision is in this filter. {enter} applies it anyway; edit to change it."),
+            t.bad(),
+        ));
     }
     lines.push(Line::styled(
         keymap::form_pairs(app)
@@ -272,4 +286,69 @@ pub(super) fn filter_form(f: &mut Frame, app: &App, area: Rect) {
             .wrap(Wrap { trim: false }),
         r,
     );
+    completions(f, app, r, area);
+}
+
+/// Rows the completion popup lists at most.
+const POPUP_ROWS: usize = 8;
+
+/// The completion popup, under the active field of the editor drawn in
+/// `form`: the values the database holds that match what is typed, each
+/// with its count, the one Tab picks highlighted.
+fn completions(f: &mut Frame, app: &App, form: Rect, area: Rect) {
+    let t = &app.opts.theme;
+    let list = app.popup();
+    if list.is_empty() {
+        return;
+    }
+    let pick = app.form.pick.min(list.len() - 1);
+    // Values shown as any trace text is: masked, escaped, cut.
+    let values: Vec<String> = list.iter().map(|c| esc(&c.insert).into_owned()).collect();
+    let counts: Vec<String> = list
+        .iter()
+        .map(|c| format!("{} {}", super::n(c.count), c.unit))
+        .collect();
+    let count_w = counts.iter().map(|c| c.chars().count()).max().unwrap_or(0);
+    // Under the field's text: past the border, the two intro lines, the
+    // fields above, and the label column.
+    let x = form.x + 1 + 12;
+    let y = form.y + 1 + 2 + app.form.field as u16 + 1;
+    let room_w = (area.x + area.width).saturating_sub(x) as usize;
+    let value_w = values
+        .iter()
+        .map(|v| crate::text::width(v))
+        .max()
+        .unwrap_or(0)
+        .min(room_w.saturating_sub(count_w + 6).max(8));
+    let w = (value_w + count_w + 6).min(room_w) as u16;
+    let rows = list.len().min(POPUP_ROWS);
+    let h = (rows as u16 + 2).min((area.y + area.height).saturating_sub(y));
+    if h < 3 || w < 12 {
+        return;
+    }
+    let shown = h as usize - 2;
+    let top = (pick + 1).saturating_sub(shown);
+    let lines: Vec<Line> = (top..list.len().min(top + shown))
+        .map(|i| {
+            let value = super::fit(&values[i], value_w);
+            let style = if i == pick {
+                t.selected()
+            } else {
+                Style::new()
+            };
+            Line::from(vec![
+                Span::styled(format!(" {value:<value_w$} "), style),
+                Span::styled(format!(" {:>count_w$} ", counts[i]), t.dim()),
+            ])
+        })
+        .collect();
+    let title = format!(
+        " {} of {} · {} pick ",
+        pick + 1,
+        list.len(),
+        keymap::form_key(app, &Action::Pick)
+    );
+    let r = Rect::new(x, y, w, h);
+    f.render_widget(Clear, r);
+    f.render_widget(Paragraph::new(lines).block(block(title, t, false)), r);
 }

@@ -53,6 +53,8 @@ pub enum Request {
         name: String,
     },
     Hints,
+    Completions,
+    Keeps(Filter),
     Runs {
         filter: Filter,
         sort: RunSort,
@@ -150,6 +152,8 @@ impl Request {
                 | Request::Tools(_)
                 | Request::ToolAudit { .. }
                 | Request::Hints
+                | Request::Completions
+                | Request::Keeps(_)
                 | Request::Findings { .. }
                 | Request::Compare { .. }
                 | Request::CellAttempts { .. }
@@ -225,6 +229,9 @@ pub enum Response {
     ToolDef(Option<Box<ToolDef>>),
     ToolAudit(ToolAudit),
     Hints(FilterHints),
+    Completions(Box<crate::store::completion::Completions>),
+    /// The filter asked about, and whether it keeps any decision.
+    Keeps(Filter, bool),
     Runs(Page<RunRow>),
     Fuzzy(FuzzyResult),
     RunHeader(Option<RunHeader>),
