@@ -35,7 +35,8 @@ pub struct Config {
     #[serde(default, skip_serializing_if = "FindingsConfig::is_default")]
     pub findings: FindingsConfig,
     /// `[keys]`: the TUI's actions rebound, `action = "key"` (see the
-    /// README's key table); checked when the configuration is read.
+    /// README); the TUI's keymap judges it (`tui::keys`), when the command
+    /// line reads the file and when the TUI starts.
     #[serde(default, skip_serializing_if = "OrderedTable::is_empty")]
     pub keys: OrderedTable,
 }
@@ -82,14 +83,7 @@ impl Config {
         // is stored (and never reaches a report or the TUI).
         crate::redact::Redactor::new(&self.redact.patterns, false).map_err(|e| e.to_string())?;
         self.validate_expectation_tables()?;
-        self.keymap()?;
         self.findings.validate()
-    }
-
-    /// The TUI's keys as the `[keys]` table rebinds them, or what is wrong
-    /// with the table (naming it and the entry).
-    pub fn keymap(&self) -> std::result::Result<crate::tui::keymap::Keymap, String> {
-        crate::tui::keymap::Keymap::from_table(&self.keys)
     }
 
     /// The same configuration for classifying: only `[keys]` (the TUI's)

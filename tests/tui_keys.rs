@@ -43,7 +43,7 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 /// The harness with the keys of the configuration file `toml`.
 fn open_with_keys(db: &Path, config: &Path, w: u16, h: u16) -> Harness {
-    let keys = Config::load(config).unwrap().keymap().unwrap();
+    let keys = rung::tui::keymap_of(&Config::load(config).unwrap(), config).unwrap();
     let mut h = Harness::open(db, now(), false, w, h).unwrap();
     h.app.keys = Arc::new(keys);
     h.draw();
@@ -148,7 +148,7 @@ fn each_bad_keys_table_stops_rung_with_the_file_table_and_entry() {
     let cases = [
         (
             "quitt = \"Q\"",
-            "[keys] quitt = \"Q\": no action is called \"quitt\"; the actions are quit, help, back, go_ladder, go_runs, go_run, go_refusals, go_confusions, go_tools, go_findings, go_compare, next_tab, prev_tab, up, down, left, right, page_up, page_down, top, bottom, enter, search, sort, reverse, next_failing, prev_failing, hidden_tools, arguments, result, raw, matrix, scroll_down, scroll_up, next_day, prev_day, week_back, week_forward, this_week, latest_week, filter, clear_filter, set_base, candidate, diff, copy, copy_record, export, submit, cancel, clear_input, backspace, next_field, prev_field",
+            "[keys] quitt = \"Q\": no action is called \"quitt\"; the actions are quit, help, back, go_ladder, go_runs, go_run, go_refusals, go_confusions, go_tools, go_findings, go_compare, next_tab, prev_tab, up, down, left, right, page_up, page_down, top, bottom, enter, search, sort, reverse, next_failing, prev_failing, hidden_tools, arguments, result, raw, matrix, scroll_down, scroll_up, next_day, prev_day, week_back, week_forward, this_week, latest_week, filter, clear_filter, set_base, candidate, diff, copy, copy_record, export, submit, cancel, clear_input, backspace, next_field, prev_field, pick",
         ),
         (
             "search = \"ctrl-ff\"",
@@ -172,4 +172,23 @@ fn each_bad_keys_table_stops_rung_with_the_file_table_and_entry() {
             "{keys}"
         );
     }
+    // An import with the file refuses it before storing anything.
+    let fresh = dir.path().join("fresh.db");
+    let config = write(dir.path(), "bad.toml", "[keys]\nquit = \"j\"\n");
+    let out = Command::new(env!("CARGO_BIN_EXE_rung"))
+        .args(["--db", fresh.to_str().unwrap(), "--config"])
+        .arg(&config)
+        .arg("import")
+        .arg(fixture())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        format!(
+            "{}: [keys] quit: the key j is also down's on the Ladder screen; rebind down too, or choose another key",
+            config.display()
+        )
+    );
+    assert!(!fresh.exists(), "nothing was stored");
 }

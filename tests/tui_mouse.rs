@@ -248,3 +248,36 @@ fn no_mouse_is_a_global_flag_in_the_help() {
         "{help}"
     );
 }
+
+#[test]
+fn a_click_on_a_rule_of_why_visible_picks_it_or_drills() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = import(dir.path());
+    let mut t = open(&db, 120, 40);
+    t.keys("6");
+    t.settle_draw();
+    t.keys("j j Enter");
+    t.settle_draw();
+    assert_eq!(t.app.screen, Screen::Tool);
+    // delete_customer: hidden by the family rule on 10 decisions, visible by
+    // the flat rule on r-104's 2 (by hand, as tests/tui_drill.rs says).
+    let (x, y) = at(&t, "visible  flat");
+    let line_x = x - 2;
+    // On the rule's name: picked, not drilled.
+    t.click(x + 2, y);
+    t.draw();
+    assert_eq!(t.app.screen, Screen::Tool);
+    assert_eq!(t.app.tool.rule, 1);
+    // Back to the first rule by a click, then on the second's count.
+    let (fx, fy) = at(&t, "hidden   family");
+    t.click(fx, fy);
+    t.draw();
+    assert_eq!(t.app.tool.rule, 0);
+    drilled(
+        &mut t,
+        line_x + 28 + 5,
+        y,
+        2,
+        "2 decisions where delete_customer was visible by the flat rule",
+    );
+}

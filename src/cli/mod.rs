@@ -309,7 +309,7 @@ fn reclassify(g: &Global) -> Result<()> {
     let busy = |e| crate::store::explain_busy(e, &g.db);
     let store = Store::open_rw(&g.db).map_err(busy)?;
     if let Some(path) = &g.config {
-        store.set_config(&Config::load(path)?).map_err(busy)?;
+        store.set_config(&load_config(path)?).map_err(busy)?;
     }
     let n = crate::store::reclassify_all(&store).map_err(busy)?;
     tracing::info!(runs = n, "reclassified");
@@ -317,6 +317,14 @@ fn reclassify(g: &Global) -> Result<()> {
         eprintln!("reclassified {n} runs");
     }
     Ok(())
+}
+
+/// Reads a configuration file, its `[keys]` table (the TUI's) checked too,
+/// so that a bad one is refused before it is stored.
+pub fn load_config(path: &std::path::Path) -> Result<Config> {
+    let config = Config::load(path)?;
+    crate::tui::keymap_of(&config, path)?;
+    Ok(config)
 }
 
 /// Opens the database for reading, with the output format's conventions.

@@ -97,20 +97,13 @@ pub fn prepare(settings: &Settings) -> Result<(Shared, Options, keymap::Keymap)>
     // A bad `[keys]` table stops here, before the terminal changes, with
     // the file, the table and the entry named (exit 2).
     let keys = match &settings.config {
-        Some(path) => crate::config::Config::load(path)?.keymap(),
-        None => config.keymap(),
-    }
-    .map_err(|m| {
-        Error::usage(format!(
-            "{}: {m}",
-            settings
-                .config
-                .as_deref()
-                .map_or("the stored configuration".into(), |p| p
-                    .display()
-                    .to_string())
-        ))
-    })?;
+        Some(path) => keymap_of(&crate::config::Config::load(path)?, path)?,
+        None => keymap::Keymap::from_table(&config.keys).map_err(|m| {
+            Error::usage(format!(
+                "the stored configuration: {m}; store a good one with `rung --config FILE reclassify`"
+            ))
+        })?,
+    };
     let redactor = Redactor::new(&config.redact.patterns, settings.no_redact)?;
     let now = crate::window::now()?;
     Ok((
@@ -127,6 +120,19 @@ pub fn prepare(settings: &Settings) -> Result<(Shared, Options, keymap::Keymap)>
         },
         keys,
     ))
+}
+
+/// The keys of a configuration file's `[keys]` table, or an error naming
+/// the file, the table and the entry.
+pub fn keymap_of(config: &crate::config::Config, path: &std::path::Path) -> Result<keymap::Keymap> {
+    keymap::Keymap::from_table(&config.keys).map_err(|m| {
+        Error::Input(crate::error::InputError::at(
+            &path.display().to_string(),
+            None,
+            None,
+            m,
+        ))
+    })
 }
 
 pub fn run(settings: &Settings) -> Result<()> {

@@ -92,6 +92,15 @@ pub fn actions(app: &App, ev: MouseEvent) -> Vec<Action> {
     }
 }
 
+/// The Down or Up presses that move a rule cursor from `from` to `to`.
+pub fn to_rule(from: usize, to: usize) -> Vec<Action> {
+    if to >= from {
+        vec![Action::Down; to - from]
+    } else {
+        vec![Action::Up; from - to]
+    }
+}
+
 /// The Left or Right presses that move a column cursor from `from` to `to`.
 pub fn to_column(from: usize, to: usize) -> Vec<Action> {
     if to >= from {
