@@ -465,10 +465,19 @@ pub fn bar_pairs(app: &App) -> (Vec<Pair>, Vec<Pair>) {
     }
     let shown = |b: &Bound| !b.label.is_empty();
     let own_rows = app.keys.resolve(&screen_bindings(app.screen), false);
+    // The bar leaves out paging and top/bottom (`g/G`: top with its twin
+    // bottom); the help has them.
     let mut own: Vec<(String, &'static str)> = own_rows
         .iter()
-        .filter(|b| shown(b) && !matches!(b.action, Action::Top | Action::PageDown))
-        .map(|b| (b.label.clone(), b.what))
+        .enumerate()
+        .filter(|(i, b)| {
+            let top_bottom = b.action == Action::Top
+                && own_rows
+                    .get(i + 1)
+                    .is_some_and(|n| n.label.is_empty() && n.action == Action::Bottom);
+            shown(b) && b.action != Action::PageDown && !top_bottom
+        })
+        .map(|(_, b)| (b.label.clone(), b.what))
         .collect();
     let global = app.keys.resolve(&GLOBAL.iter().collect::<Vec<_>>(), false);
     let pick = |want: &[Action]| -> Vec<(String, &'static str)> {
