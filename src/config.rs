@@ -34,6 +34,11 @@ pub struct Config {
     /// `[findings]`: the phrases of `announced_no_call`.
     #[serde(default, skip_serializing_if = "FindingsConfig::is_default")]
     pub findings: FindingsConfig,
+    /// `[keys]`: the TUI's actions rebound, `action = "key"` (see the
+    /// README); the TUI's keymap judges it (`tui::keys`), when the command
+    /// line reads the file and when the TUI starts.
+    #[serde(default, skip_serializing_if = "OrderedTable::is_empty")]
+    pub keys: OrderedTable,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -79,6 +84,16 @@ impl Config {
         crate::redact::Redactor::new(&self.redact.patterns, false).map_err(|e| e.to_string())?;
         self.validate_expectation_tables()?;
         self.findings.validate()
+    }
+
+    /// The same configuration for classifying: only `[keys]` (the TUI's)
+    /// may differ.
+    pub fn classifies_like(&self, other: &Config) -> bool {
+        let strip = |c: &Config| Config {
+            keys: OrderedTable::default(),
+            ..c.clone()
+        };
+        strip(self) == strip(other)
     }
 
     pub fn reason_table(&self) -> ReasonTable {

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use super::{Global, log};
-use crate::config::Config;
 use crate::error::{InputError, Result};
 use crate::ingest::{self, Progress};
 use crate::store::{Batch, ImportOptions, ImportSummary, Store};
@@ -76,7 +75,7 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
             eprintln!("warning: {}", crate::text::escape(&w));
         }
     })?;
-    let config = g.config.as_deref().map(Config::load).transpose()?;
+    let config = g.config.as_deref().map(super::load_config).transpose()?;
     // A database this import creates is removed again if the import fails.
     let created = !g.db.exists();
     let store = match Store::open_rw(&g.db) {

@@ -57,6 +57,10 @@ pub struct Global {
     /// Show secrets in arguments and results instead of masking them.
     #[arg(long, global = true)]
     pub no_redact: bool,
+    /// The TUI leaves the mouse to the terminal (no clicks or wheel in
+    /// rung; the terminal's own selection works as usual).
+    #[arg(long, global = true)]
+    pub no_mouse: bool,
     /// No progress display and no summary.
     #[arg(short, long, global = true)]
     pub quiet: bool,
@@ -288,6 +292,8 @@ fn open(g: &Global, paths: &[PathBuf]) -> Result<()> {
     let result = crate::tui::run(&crate::tui::Settings {
         db: g.db.clone(),
         no_redact: g.no_redact,
+        no_mouse: g.no_mouse,
+        config: g.config.clone(),
     });
     tracing::info!(ok = result.is_ok(), "tui end");
     result
@@ -303,7 +309,7 @@ fn reclassify(g: &Global) -> Result<()> {
     let busy = |e| crate::store::explain_busy(e, &g.db);
     let store = Store::open_rw(&g.db).map_err(busy)?;
     if let Some(path) = &g.config {
-        store.set_config(&Config::load(path)?).map_err(busy)?;
+        store.set_config(&load_config(path)?).map_err(busy)?;
     }
     let n = crate::store::reclassify_all(&store).map_err(busy)?;
     tracing::info!(runs = n, "reclassified");
@@ -311,6 +317,14 @@ fn reclassify(g: &Global) -> Result<()> {
         eprintln!("reclassified {n} runs");
     }
     Ok(())
+}
+
+/// Reads a configuration file, its `[keys]` table (the TUI's) checked too,
+/// so that a bad one is refused before it is stored.
+pub fn load_config(path: &std::path::Path) -> Result<Config> {
+    let config = Config::load(path)?;
+    crate::tui::keymap_of(&config, path)?;
+    Ok(config)
 }
 
 /// Opens the database for reading, with the output format's conventions.

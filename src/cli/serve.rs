@@ -5,7 +5,6 @@ use std::time::Duration;
 use clap::Args;
 
 use super::Global;
-use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::serve;
 
@@ -49,7 +48,7 @@ pub fn run(g: &Global, args: &ServeArgs) -> Result<()> {
             g.db.display()
         );
     }
-    let config = g.config.as_deref().map(Config::load).transpose()?;
+    let config = g.config.as_deref().map(super::load_config).transpose()?;
     serve::run(&serve::Options {
         db: g.db.clone(),
         config,

@@ -8,6 +8,7 @@
 pub mod budget;
 mod classify;
 pub mod compare;
+pub mod completion;
 pub mod consistency;
 pub mod decisions;
 mod decode;
@@ -124,6 +125,7 @@ impl Store {
             "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;",
         )?;
         migrate(&conn)?;
+        conn.execute_batch(completion::INDEXES)?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),
@@ -207,7 +209,8 @@ impl Store {
             .validate()
             .map_err(|m| Error::usage(format!("the configuration is not valid: {m}")))?;
         let changed = match self.config() {
-            Ok(stored) => stored != *config,
+            // `[keys]` is the TUI's: rebinding a key reclassifies nothing.
+            Ok(stored) => !stored.classifies_like(config),
             Err(Error::Stored(_)) => true,
             Err(e) => return Err(e),
         };

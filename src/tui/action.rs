@@ -21,6 +21,8 @@ pub enum Action {
     PageDown,
     Top,
     Bottom,
+    /// A click or the wheel: the selection moves by this many rows.
+    MoveBy(isize),
     Enter,
     /// `/`: start typing a fuzzy filter (Runs), a find (Tools, Compare
     /// menus) or a search (every other list, the payload viewer).
@@ -72,6 +74,8 @@ pub enum Action {
     Cancel,
     NextField,
     PrevField,
+    /// The filter editor: the completion under the cursor into the field.
+    Pick,
     Resize(u16, u16),
     Loaded(Box<Done>),
 }
@@ -88,6 +92,7 @@ impl Action {
             Action::PageDown => page,
             Action::Top => isize::MIN / 2,
             Action::Bottom => isize::MAX / 2,
+            Action::MoveBy(n) => *n,
             _ => return None,
         })
     }

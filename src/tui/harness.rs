@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 
 use super::action::Action;
 use super::state::{App, Options};
@@ -102,6 +104,56 @@ impl Harness {
         if let Some(a) = keymap::action(&self.app, key) {
             self.act(a);
         }
+    }
+
+    /// A mouse event as the terminal sends it, through the same path as
+    /// `rung`'s event loop (the areas of the last `draw`).
+    pub fn mouse(&mut self, kind: MouseEventKind, x: u16, y: u16) {
+        let ev = MouseEvent {
+            kind,
+            column: x,
+            row: y,
+            modifiers: KeyModifiers::NONE,
+        };
+        for a in super::mouse::actions(&self.app, ev) {
+            self.act(a);
+        }
+    }
+
+    /// A left click at column `x`, row `y`.
+    pub fn click(&mut self, x: u16, y: u16) {
+        self.mouse(MouseEventKind::Down(MouseButton::Left), x, y);
+    }
+
+    /// A notch of the wheel at (`x`, `y`): down (towards the end) or up.
+    pub fn wheel(&mut self, x: u16, y: u16, down: bool) {
+        let kind = if down {
+            MouseEventKind::ScrollDown
+        } else {
+            MouseEventKind::ScrollUp
+        };
+        self.mouse(kind, x, y);
+    }
+
+    /// Where `text` first shows on the screen (column, row).
+    pub fn find(&self, text: &str) -> Option<(u16, u16)> {
+        let buf = self.terminal.backend().buffer();
+        for y in 0..buf.area.height {
+            let mut line = String::new();
+            let mut xs = Vec::new();
+            for x in 0..buf.area.width {
+                let sym = buf[(x, y)].symbol();
+                for _ in sym.chars() {
+                    xs.push(x);
+                }
+                line.push_str(sym);
+            }
+            if let Some(i) = line.find(text) {
+                let ci = line[..i].chars().count();
+                return Some((xs[ci], y));
+            }
+        }
+        None
     }
 
     /// Presses keys given as words: `j`, `G`, `Enter`, `Esc`, `Tab`,

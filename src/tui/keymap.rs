@@ -1,10 +1,13 @@
 //! Keys to actions. Each screen lists its bindings once, as (keys, what it
 //! does, action); the keymap, the bottom bar and the `?` help all read those
-//! lists, so the help can never disagree with the keys.
+//! lists, so the help can never disagree with the keys. A [`Keymap`] (the
+//! configuration's `[keys]` table, checked at start) rebinds actions by
+//! name; the lists are read through it, so the help shows the keys in force.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::action::Action;
+pub use super::keys::{ACTIONS, Bound, Keymap, action_name, parse_key, spell};
 use super::state::{App, Screen};
 
 /// One key.
@@ -361,6 +364,14 @@ pub const FORM: &[Binding] = &[
     b("", "", &[Ctrl('c')], Action::Quit),
 ];
 
+/// Keys in the filter editor while its completions show (before the
+/// editor's own).
+pub const COMPLETING: &[Binding] = &[
+    b("Tab", "pick", &[Code(KeyCode::Tab)], Action::Pick),
+    b("↑/↓", "choose", &[Code(KeyCode::Down)], Action::Down),
+    b("", "", &[Code(KeyCode::Up)], Action::Up),
+];
+
 /// The bindings of a screen, most specific first (without the global ones).
 pub fn screen_bindings(screen: Screen) -> Vec<&'static Binding> {
     let own: &[Binding] = match screen {
@@ -384,17 +395,61 @@ pub fn screen_bindings(screen: Screen) -> Vec<&'static Binding> {
     v
 }
 
+/// Every screen, for the checks of a `[keys]` table.
+const SCREENS: [Screen; 12] = [
+    Screen::Ladder,
+    Screen::Runs,
+    Screen::Run,
+    Screen::Refusals,
+    Screen::Confusions,
+    Screen::Tools,
+    Screen::Tool,
+    Screen::Decisions,
+    Screen::Findings,
+    Screen::FindingList,
+    Screen::Compare,
+    Screen::ToolDiff,
+];
+
+/// The contexts a key is looked up in, each with its bindings in lookup
+/// order: every screen (its own keys, then the global ones), a find being
+/// typed, the filter editor.
+pub(super) fn contexts() -> Vec<(String, Vec<&'static Binding>)> {
+    let mut v: Vec<(String, Vec<&'static Binding>)> = SCREENS
+        .iter()
+        .map(|s| {
+            let mut b = screen_bindings(*s);
+            b.extend(GLOBAL.iter());
+            (format!("the {} screen", s.title()), b)
+        })
+        .collect();
+    v.push(("a find being typed".into(), TYPING.iter().collect()));
+    v.push(("the filter editor".into(), FORM.iter().collect()));
+    // (They stand before the editor's own keys while they show: Tab picks
+    // there instead of moving to the next field.)
+    v.push((
+        "the filter editor's completions".into(),
+        COMPLETING.iter().collect(),
+    ));
+    v
+}
+
 /// Every binding in force now, in lookup order.
-pub fn bindings(app: &App) -> Vec<&'static Binding> {
+pub fn bindings(app: &App) -> Vec<Bound> {
     if app.editing_filter {
-        return FORM.iter().collect();
+        let mut v: Vec<&'static Binding> = Vec::new();
+        if !app.popup().is_empty() {
+            v.extend(COMPLETING.iter());
+        }
+        v.extend(FORM.iter());
+        return app.keys.resolve(&v, true);
     }
     if app.is_typing() {
-        return TYPING.iter().collect();
+        return app.keys.resolve(&TYPING.iter().collect::<Vec<_>>(), true);
     }
     let mut v = screen_bindings(app.screen);
     v.extend(GLOBAL.iter());
-    v
+    app.keys.resolve(&v, false)
 }
 
 fn matches(k: K, key: &KeyEvent) -> bool {
@@ -422,7 +477,7 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
     }
     for bind in bindings(app) {
         if bind.keys.iter().any(|k| matches(*k, &key)) {
-            return Some(bind.action.clone());
+            return Some(bind.action);
         }
     }
     // Typing: every other printable character is text.
@@ -435,33 +490,86 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
     None
 }
 
+/// Keys as the help spells them, and what they do.
+pub type Pair = (String, &'static str);
+
 /// The (keys, what) pairs of the bottom bar and the help, twins left out.
-pub fn help_pairs(list: &[&'static Binding]) -> Vec<(&'static str, &'static str)> {
+pub fn help_pairs(list: &[Bound]) -> Vec<(String, &'static str)> {
     list.iter()
         .filter(|b| !b.label.is_empty())
-        .map(|b| (b.label, b.what))
+        .map(|b| (b.label.clone(), b.what))
         .collect()
 }
 
-/// The pairs of the bottom bar: the screen's own keys, then help and quit.
-pub fn bar_pairs(app: &App) -> Vec<(&'static str, &'static str)> {
+/// The pairs of the bottom bar: the screen's own keys (as far as they
+/// fit), and the ones always shown (help and quit).
+pub fn bar_pairs(app: &App) -> (Vec<Pair>, Vec<Pair>) {
     if app.editing_filter || app.is_typing() {
-        return help_pairs(&bindings(app));
+        let mut rows = bindings(app);
+        // While the completions show, Tab and ↓ are theirs.
+        if rows.first().is_some_and(|b| b.action == Action::Pick) {
+            rows.retain(|b| b.action != Action::NextField);
+        }
+        return (help_pairs(&rows), Vec::new());
     }
-    let mut v = help_pairs(&screen_bindings(app.screen));
-    // n/N only while a search is in force (it moves between its matches).
-    v.retain(|(k, w)| {
-        !matches!(*k, "g/G" | "C-d/C-u") && (*w != NEXT_MATCH.what || app.searching())
-    });
-    v.extend(
-        help_pairs(&GLOBAL.iter().collect::<Vec<_>>())
-            .into_iter()
-            .filter(|(k, _)| matches!(*k, "f" | "?" | "q" | "Esc")),
-    );
-    v
+    let shown = |b: &Bound| !b.label.is_empty();
+    let own_rows = app.keys.resolve(&screen_bindings(app.screen), false);
+    // The bar leaves out paging and top/bottom (`g/G`: top with its twin
+    // bottom); the help has them.
+    let mut own: Vec<(String, &'static str)> = own_rows
+        .iter()
+        .enumerate()
+        .filter(|(i, b)| {
+            let top_bottom = b.action == Action::Top
+                && own_rows
+                    .get(i + 1)
+                    .is_some_and(|n| n.label.is_empty() && n.action == Action::Bottom);
+            // n/N only while a search is in force (it moves between its matches).
+            let idle_match = b.what == NEXT_MATCH.what && !app.searching();
+            shown(b) && b.action != Action::PageDown && !top_bottom && !idle_match
+        })
+        .map(|(_, b)| (b.label.clone(), b.what))
+        .collect();
+    let global = app.keys.resolve(&GLOBAL.iter().collect::<Vec<_>>(), false);
+    let pick = |want: &[Action]| -> Vec<(String, &'static str)> {
+        global
+            .iter()
+            .filter(|b| shown(b) && want.contains(&b.action))
+            .map(|b| (b.label.clone(), b.what))
+            .collect()
+    };
+    own.extend(pick(&[Action::EditFilter, Action::Back]));
+    (own, pick(&[Action::Help, Action::Quit]))
 }
 
 /// The global bindings, for the help.
-pub fn global_pairs() -> Vec<(&'static str, &'static str)> {
-    help_pairs(&GLOBAL.iter().collect::<Vec<_>>())
+pub fn global_pairs(app: &App) -> Vec<(String, &'static str)> {
+    help_pairs(&app.keys.resolve(&GLOBAL.iter().collect::<Vec<_>>(), false))
+}
+
+/// The screen's own bindings, for the help.
+pub fn screen_pairs(app: &App) -> Vec<(String, &'static str)> {
+    help_pairs(&app.keys.resolve(&screen_bindings(app.screen), false))
+}
+
+/// The keys of a find being typed, for the help.
+pub fn typing_pairs(app: &App) -> Vec<(String, &'static str)> {
+    help_pairs(&app.keys.resolve(&TYPING.iter().collect::<Vec<_>>(), true))
+}
+
+/// The keys of the filter editor, for its footer.
+pub fn form_pairs(app: &App) -> Vec<(String, &'static str)> {
+    help_pairs(&app.keys.resolve(&FORM.iter().collect::<Vec<_>>(), true))
+}
+
+/// How the key of an action of the filter editor is spelt now.
+pub fn form_key(app: &App, action: &Action) -> String {
+    let rows: Vec<&'static Binding> = COMPLETING.iter().chain(FORM.iter()).collect();
+    app.keys.label_of(&rows, true, action)
+}
+
+/// How the key of a global action is spelt now (the filter bar's hints).
+pub fn global_key(app: &App, action: &Action) -> String {
+    app.keys
+        .label_of(&GLOBAL.iter().collect::<Vec<_>>(), false, action)
 }

@@ -7,7 +7,9 @@
 pub mod action;
 pub mod harness;
 pub mod keymap;
+pub mod keys;
 pub mod layout;
+pub mod mouse;
 pub mod paged;
 pub mod payload;
 pub mod state;
@@ -79,14 +81,29 @@ pub struct Settings {
     pub db: PathBuf,
     /// Show secrets in arguments and results instead of masking them.
     pub no_redact: bool,
+    /// Leave the mouse to the terminal (`--no-mouse`): no capture.
+    pub no_mouse: bool,
+    /// The configuration file given on the command line (`--config`): its
+    /// `[keys]` table wins over the one stored at import.
+    pub config: Option<PathBuf>,
 }
 
 /// The options and worker setup for a database, read before the terminal
 /// changes so that a bad database is reported as a plain error.
-pub fn prepare(settings: &Settings) -> Result<(Shared, Options)> {
+pub fn prepare(settings: &Settings) -> Result<(Shared, Options, keymap::Keymap)> {
     let store = Store::open_ro(&settings.db)?;
     let config = store.config()?;
     drop(store);
+    // A bad `[keys]` table stops here, before the terminal changes, with
+    // the file, the table and the entry named (exit 2).
+    let keys = match &settings.config {
+        Some(path) => keymap_of(&crate::config::Config::load(path)?, path)?,
+        None => keymap::Keymap::from_table(&config.keys).map_err(|m| {
+            Error::usage(format!(
+                "the stored configuration: {m}; store a good one with `rung --config FILE reclassify`"
+            ))
+        })?,
+    };
     let redactor = Redactor::new(&config.redact.patterns, settings.no_redact)?;
     let now = crate::window::now()?;
     Ok((
@@ -101,11 +118,25 @@ pub fn prepare(settings: &Settings) -> Result<(Shared, Options)> {
             no_redact: settings.no_redact,
             redactor: Arc::new(redactor),
         },
+        keys,
     ))
 }
 
+/// The keys of a configuration file's `[keys]` table, or an error naming
+/// the file, the table and the entry.
+pub fn keymap_of(config: &crate::config::Config, path: &std::path::Path) -> Result<keymap::Keymap> {
+    keymap::Keymap::from_table(&config.keys).map_err(|m| {
+        Error::Input(crate::error::InputError::at(
+            &path.display().to_string(),
+            None,
+            None,
+            m,
+        ))
+    })
+}
+
 pub fn run(settings: &Settings) -> Result<()> {
-    let (shared, opts) = prepare(settings)?;
+    let (shared, opts, keys) = prepare(settings)?;
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(Error::usage(
             "the TUI needs a terminal; for scripts use `rung report KIND` or `rung explain RUN`",
@@ -117,10 +148,37 @@ pub fn run(settings: &Settings) -> Result<()> {
     // workers' hook, installed after it, keeps the panics they catch from
     // reaching it.
     let mut terminal = ratatui::init();
+    let mouse = !settings.no_mouse;
+    if mouse {
+        mouse_capture(true);
+        // Runs before init's hook (which leaves raw mode and the alternate
+        // screen): a panic gives the mouse back to the terminal too.
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            mouse_capture(false);
+            hook(info);
+        }));
+    }
     let result = Workers::start(shared, tx.clone(), wrap)
-        .and_then(|workers| event_loop(&mut terminal, opts, &workers, tx, rx));
+        .and_then(|workers| event_loop(&mut terminal, opts, keys, &workers, tx, rx));
+    if mouse {
+        mouse_capture(false);
+    }
     ratatui::restore();
     result
+}
+
+/// Turns the terminal's mouse reporting on or off (a failure leaves the
+/// mouse to the terminal, which is no worse than `--no-mouse`).
+fn mouse_capture(on: bool) {
+    use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+    use ratatui::crossterm::execute;
+    let mut out = std::io::stdout();
+    let _ = if on {
+        execute!(out, EnableMouseCapture)
+    } else {
+        execute!(out, DisableMouseCapture)
+    };
 }
 
 fn flush(app: &mut App, workers: &Workers) {
@@ -164,12 +222,14 @@ pub fn base64(bytes: &[u8]) -> String {
 fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     opts: Options,
+    keys: keymap::Keymap,
     workers: &Workers,
     tx: std::sync::mpsc::Sender<Msg>,
     rx: Receiver<Msg>,
 ) -> Result<()> {
     let size = terminal.size()?;
     let mut app = App::new(opts, (size.width, size.height));
+    app.keys = Arc::new(keys);
     // The first frame comes before the first query.
     terminal.draw(|f| views::draw(f, &app))?;
     app.start();
@@ -178,6 +238,16 @@ fn event_loop(
         .name("rung-input".into())
         .spawn(move || {
             while let Ok(ev) = event::read() {
+                // The pointer moving (mouse capture reports every motion)
+                // asks for nothing: no message, no frame.
+                if let Event::Mouse(m) = &ev
+                    && matches!(
+                        m.kind,
+                        event::MouseEventKind::Moved | event::MouseEventKind::Drag(_)
+                    )
+                {
+                    continue;
+                }
                 if tx.send(Msg::Term(ev)).is_err() {
                     break;
                 }
@@ -204,6 +274,11 @@ fn handle(app: &mut App, msg: Msg) {
         Msg::Done(d) => update(app, Action::Loaded(d)),
         Msg::Term(Event::Key(k)) => {
             if let Some(a) = keymap::action(app, k) {
+                update(app, a);
+            }
+        }
+        Msg::Term(Event::Mouse(m)) => {
+            for a in mouse::actions(app, m) {
                 update(app, a);
             }
         }

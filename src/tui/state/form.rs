@@ -9,6 +9,16 @@ pub struct FilterForm {
     pub fields: [String; 6],
     pub field: usize,
     pub error: Option<String>,
+    /// The completion under the cursor (an index into the candidates).
+    pub pick: usize,
+    /// The completions were put away (Esc, or a value picked) until the
+    /// next edit.
+    pub closed: bool,
+    /// A filter sent to be checked (does it keep any decision?) before it
+    /// is applied.
+    pub checking: Option<Filter>,
+    /// A filter that keeps nothing, said so: Enter again applies it.
+    pub warned: Option<Filter>,
 }
 
 impl FilterForm {
@@ -89,7 +99,7 @@ pub fn form_of(f: &Filter, _now_us: i64) -> FilterForm {
                 .join(","),
         ],
         field: 0,
-        error: None,
+        ..FilterForm::default()
     }
 }
 

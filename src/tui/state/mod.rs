@@ -3,6 +3,7 @@
 //! the views read it.
 
 mod compare;
+pub mod complete;
 mod confusions;
 mod decisions;
 mod findings;
@@ -147,6 +148,8 @@ pub struct App {
     pub opts: Options,
     pub empty: Load<bool>,
     pub hints: Load<FilterHints>,
+    /// The filter editor's completions (asked for when it opens).
+    pub completions: Load<crate::store::completion::Completions>,
     pub ladder: LadderState,
     pub confusions: Load<Confusions>,
     pub runs: RunsState,
@@ -171,6 +174,11 @@ pub struct App {
     /// Lists written so far (numbers the next file).
     pub exports: u32,
     pub inflight: Inflight,
+    /// The keys in force (the configuration's `[keys]` over the defaults).
+    pub keys: std::sync::Arc<crate::tui::keymap::Keymap>,
+    /// What each area of the last frame does when clicked: written by
+    /// drawing (its only output besides the cells), read by the mouse.
+    pub hits: std::cell::RefCell<crate::tui::mouse::Hits>,
 }
 
 impl App {
@@ -188,6 +196,7 @@ impl App {
             size,
             empty: Load::default(),
             hints: Load::default(),
+            completions: Load::default(),
             ladder: LadderState::default(),
             confusions: Load::default(),
             runs: RunsState::default(),
@@ -215,6 +224,8 @@ impl App {
             export_dir: std::path::PathBuf::from("."),
             exports: 0,
             inflight: Inflight::default(),
+            keys: Default::default(),
+            hits: Default::default(),
             opts,
         }
     }

@@ -289,6 +289,7 @@ pub(super) fn act_tool_diff(app: &mut App, action: Action) {
         Action::Up => *s = s.saturating_sub(1),
         Action::PageDown => *s = s.saturating_add(10),
         Action::PageUp => *s = s.saturating_sub(10),
+        Action::MoveBy(n) => *s = s.saturating_add_signed(n as i16),
         Action::Top => *s = 0,
         _ => {}
     }

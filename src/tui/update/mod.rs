@@ -61,6 +61,7 @@ impl App {
     /// The database changed under the TUI (`rung serve` or an import wrote
     /// to it): everything shown is asked for again.
     pub fn data_changed(&mut self) {
+        self.completions = Load::default();
         self.empty.begin();
         self.request(super::worker::Slot::Empty, super::worker::Request::Empty);
         self.filter_changed();
@@ -251,7 +252,7 @@ fn typing(app: &mut App, action: Action) {
             *typing = false;
             true
         }
-        Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
+        Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::MoveBy(_) => {
             screen_action(app, action);
             false
         }

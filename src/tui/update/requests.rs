@@ -53,6 +53,8 @@ impl App {
             Response::ToolDef(d) => self.tool.def.set(d),
             Response::ToolAudit(a) => self.tool.audit.set(a),
             Response::Hints(h) => self.hints.set(h),
+            Response::Completions(c) => self.completions.set(*c),
+            Response::Keeps(f, any) => super::form::take_keeps(self, f, any),
             Response::Runs(page) => runs::take_page(self, anchor, page),
             Response::Fuzzy(r) => runs::take_fuzzy(self, r),
             Response::RunHeader(h) => self.run.header.set(h),
@@ -96,6 +98,9 @@ impl App {
             Slot::ToolDef => self.tool.def.fail(e),
             Slot::ToolAudit => self.tool.audit.fail(e),
             Slot::Hints => self.hints.fail(e),
+            Slot::Completions => self.completions.fail(e),
+            // The check could not be made: the filter is applied unchecked.
+            Slot::Keeps => super::form::keeps_failed(self),
             Slot::Runs => self.runs.page.fail(e),
             Slot::Fuzzy => {
                 self.runs.fuzzy.loading = false;

@@ -327,6 +327,7 @@ fn act_detail(app: &mut App, a: Action) {
         Action::Up => *s = s.saturating_sub(1),
         Action::PageDown => *s = s.saturating_add(page),
         Action::PageUp => *s = s.saturating_sub(page),
+        Action::MoveBy(n) => *s = s.saturating_add_signed(n as i16),
         Action::Top => *s = 0,
         Action::Bottom => *s = max,
         _ => {}

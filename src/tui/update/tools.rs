@@ -189,6 +189,7 @@ pub(super) fn act_tool(app: &mut App, action: Action) {
         Action::Up => *s = s.saturating_sub(1),
         Action::PageDown => *s = s.saturating_add(page),
         Action::PageUp => *s = s.saturating_sub(page),
+        Action::MoveBy(n) => *s = s.saturating_add_signed(n as i16),
         Action::Top => *s = 0,
         // The tool shown, against the nearest other version (a find's
         // Enter lands here, so `d` works here as on the list).

@@ -57,6 +57,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         Constraint::Length(12),
     ];
     let cols = super::column_widths(body.width.saturating_sub(2), &widths);
+    super::hit_rows(app, body, top_row, cur.sel, c.cells.len(), &[]);
+    for row in top_row..(top_row + h).min(c.cells.len()) {
+        super::hit_count(app, body, &widths, 3, row, top_row, cur.sel, vec![]);
+    }
     let view = &app.confusion.view;
     let pat = view.pattern();
     let rows: Vec<Row> = (0..c.cells.len())

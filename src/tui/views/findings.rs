@@ -128,6 +128,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         Constraint::Length(7),
         Constraint::Length(8),
     ];
+    super::hit_rows(app, table, top_row, fs.cursor.sel, d.rows.len(), &[]);
+    for row in top_row..(top_row + h).min(d.rows.len()) {
+        super::hit_count(app, table, &widths, 1, row, top_row, fs.cursor.sel, vec![]);
+    }
     f.render_widget(Table::new(rows, widths).header(head).block(tbl), table);
 }
 
@@ -223,6 +227,7 @@ pub fn draw_list(f: &mut Frame, app: &App, area: Rect) {
     let cols = super::column_widths(list.width.saturating_sub(2), &widths);
     let fit = |s: String, at: usize| Cell::from(search::marked(&super::fit(&s, cols[at]), &pat, t));
     let top = l.page.cursor.visible_top(h);
+    super::hit_rows(app, list, top, l.page.cursor.sel, l.page.rows.len(), &[]);
     let rows: Vec<Row> = l
         .page
         .rows

@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
 use super::{block, esc, minute};
+use crate::tui::action::Action;
 use crate::tui::keymap;
 use crate::tui::state::{App, FilterForm, Screen};
 use crate::tui::theme::Theme;
@@ -37,18 +38,25 @@ pub(super) fn tabs(f: &mut Frame, app: &App, area: Rect) {
         (" ", false, true)
     };
     let mut spans = vec![Span::styled(if pad { " rung " } else { "rung" }, t.title())];
+    let mut x = area.x + spans[0].width() as u16;
     for (i, s) in Screen::TABS.iter().enumerate() {
         let key = s.number().unwrap_or(i as u8 + 1);
         let here = app.screen.tab() == *s;
         spans.push(Span::raw(gap));
-        spans.push(Span::styled(
+        let tab = Span::styled(
             match (all || here, pad) {
                 (true, true) => format!(" {key} {} ", s.title()),
                 (true, false) => format!("{key} {}", s.title()),
                 (false, _) => format!(" {key} "),
             },
             t.tab(here),
-        ));
+        );
+        x += gap.len() as u16;
+        let w = tab.width() as u16;
+        // A click on a tab goes to its screen.
+        super::hit(app, Rect::new(x, area.y, w, 1), vec![Action::Go(*s)]);
+        x += w;
+        spans.push(tab);
     }
     if let Some(c) = crumb {
         spans.push(Span::styled(c, t.header()));
@@ -86,9 +94,16 @@ pub(super) fn filter_bar(f: &mut Frame, app: &App, area: Rect) {
     } else {
         spans.push(Span::raw(parts.join(" · ")));
     }
-    spans.push(Span::styled("  f edit", t.dim()));
+    let key = |a: Action| keymap::global_key(app, &a);
+    spans.push(Span::styled(
+        format!("  {} edit", key(Action::EditFilter)),
+        t.dim(),
+    ));
     if !parts.is_empty() {
-        spans.push(Span::styled(" · F clear", t.dim()));
+        spans.push(Span::styled(
+            format!(" · {} clear", key(Action::ClearFilter)),
+            t.dim(),
+        ));
     }
     if app.opts.no_redact {
         spans.push(Span::styled("  secrets shown (--no-redact)", t.bad()));
@@ -103,11 +118,8 @@ pub(super) fn key_bar(f: &mut Frame, app: &App, area: Rect) {
         spans.push(Span::styled(format!(" {} ", esc(s)), t.warn()));
     }
     // The screen's keys as far as they fit, then always `? help` and `q quit`.
-    let pairs = keymap::bar_pairs(app);
-    let (mut own, tail): (Vec<_>, Vec<_>) = pairs
-        .into_iter()
-        .partition(|(k, _)| !matches!(*k, "?" | "q"));
-    let width = |p: &[(&str, &str)]| -> usize {
+    let (mut own, tail) = keymap::bar_pairs(app);
+    let width = |p: &[(String, &str)]| -> usize {
         p.iter()
             .map(|(k, w)| k.chars().count() + w.chars().count() + 3)
             .sum()
@@ -157,11 +169,7 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
-fn pairs_lines<'a>(
-    title: &'a str,
-    pairs: &[(&'static str, &'static str)],
-    t: &Theme,
-) -> Vec<Line<'a>> {
+fn pairs_lines<'a>(title: &'a str, pairs: &[(String, &'static str)], t: &Theme) -> Vec<Line<'a>> {
     let mut lines = vec![Line::styled(title, t.header())];
     for (k, what) in pairs {
         lines.push(Line::from(vec![
@@ -176,13 +184,13 @@ fn pairs_lines<'a>(
 pub(super) fn help(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
     let mut lines = Vec::new();
-    let own = keymap::help_pairs(&keymap::screen_bindings(app.screen));
+    let own = keymap::screen_pairs(app);
     let title = format!("{} screen", app.screen.title());
     lines.extend(pairs_lines(&title, &own, t));
-    lines.extend(pairs_lines("Everywhere", &keymap::global_pairs(), t));
+    lines.extend(pairs_lines("Everywhere", &keymap::global_pairs(app), t));
     lines.extend(pairs_lines(
         "While typing a filter",
-        &keymap::help_pairs(&keymap::TYPING.iter().collect::<Vec<_>>()),
+        &keymap::typing_pairs(app),
         t,
     ));
     let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
@@ -240,7 +248,11 @@ pub(super) fn filter_form(f: &mut Frame, app: &App, area: Rect) {
             spans.push(Span::styled(format!("  {}", FilterForm::HELP[i]), t.dim()));
         }
         lines.push(Line::from(spans));
-        if active && let Some(k) = known(i) {
+        // (The completions, when they show, stand where this line would.)
+        if active
+            && app.popup().is_empty()
+            && let Some(k) = known(i)
+        {
             lines.push(Line::styled(format!("             known: {k}"), t.dim()));
         }
     }
@@ -248,8 +260,22 @@ pub(super) fn filter_form(f: &mut Frame, app: &App, area: Rect) {
     if let Some(e) = &form.error {
         lines.push(Line::styled(esc(e).into_owned(), t.bad()));
     }
+    if form.checking.is_some() {
+        lines.push(Line::styled("checking what the filter keeps…", t.dim()));
+    }
+    if form.warned.is_some() {
+        let enter = keymap::form_key(app, &Action::Submit);
+        lines.push(Line::styled(
+            format!("matches nothing: no decision is in this filter. {enter} applies it anyway; edit to change it."),
+            t.bad(),
+        ));
+    }
     lines.push(Line::styled(
-        "Enter apply · Esc cancel · Tab/↓ next field · C-u clear field",
+        keymap::form_pairs(app)
+            .iter()
+            .map(|(k, w)| format!("{k} {w}"))
+            .collect::<Vec<_>>()
+            .join(" · "),
         t.dim(),
     ));
     let r = centered(area, 76, lines.len() as u16 + 2);
@@ -260,4 +286,69 @@ pub(super) fn filter_form(f: &mut Frame, app: &App, area: Rect) {
             .wrap(Wrap { trim: false }),
         r,
     );
+    completions(f, app, r, area);
+}
+
+/// Rows the completion popup lists at most.
+const POPUP_ROWS: usize = 8;
+
+/// The completion popup, under the active field of the editor drawn in
+/// `form`: the values the database holds that match what is typed, each
+/// with its count, the one Tab picks highlighted.
+fn completions(f: &mut Frame, app: &App, form: Rect, area: Rect) {
+    let t = &app.opts.theme;
+    let list = app.popup();
+    if list.is_empty() {
+        return;
+    }
+    let pick = app.form.pick.min(list.len() - 1);
+    // Values shown as any trace text is: masked, escaped, cut.
+    let values: Vec<String> = list.iter().map(|c| esc(&c.insert).into_owned()).collect();
+    let counts: Vec<String> = list
+        .iter()
+        .map(|c| format!("{} {}", super::n(c.count), c.unit))
+        .collect();
+    let count_w = counts.iter().map(|c| c.chars().count()).max().unwrap_or(0);
+    // Under the field's text: past the border, the two intro lines, the
+    // fields above, and the label column.
+    let x = form.x + 1 + 12;
+    let y = form.y + 1 + 2 + app.form.field as u16 + 1;
+    let room_w = (area.x + area.width).saturating_sub(x) as usize;
+    let value_w = values
+        .iter()
+        .map(|v| crate::text::width(v))
+        .max()
+        .unwrap_or(0)
+        .min(room_w.saturating_sub(count_w + 6).max(8));
+    let w = (value_w + count_w + 6).min(room_w) as u16;
+    let rows = list.len().min(POPUP_ROWS);
+    let h = (rows as u16 + 2).min((area.y + area.height).saturating_sub(y));
+    if h < 3 || w < 12 {
+        return;
+    }
+    let shown = h as usize - 2;
+    let top = (pick + 1).saturating_sub(shown);
+    let lines: Vec<Line> = (top..list.len().min(top + shown))
+        .map(|i| {
+            let value = super::fit(&values[i], value_w);
+            let style = if i == pick {
+                t.selected()
+            } else {
+                Style::new()
+            };
+            Line::from(vec![
+                Span::styled(format!(" {value:<value_w$} "), style),
+                Span::styled(format!(" {:>count_w$} ", counts[i]), t.dim()),
+            ])
+        })
+        .collect();
+    let title = format!(
+        " {} of {} · {} pick ",
+        pick + 1,
+        list.len(),
+        keymap::form_key(app, &Action::Pick)
+    );
+    let r = Rect::new(x, y, w, h);
+    f.render_widget(Clear, r);
+    f.render_widget(Paragraph::new(lines).block(block(title, t, false)), r);
 }

@@ -10,6 +10,7 @@ use ratatui::widgets::{Paragraph, Sparkline};
 use super::{block, esc, n, pending, percent};
 use crate::metrics::Rate;
 use crate::model::Rung;
+use crate::tui::action::Action;
 use crate::tui::state::{App, LadderRow, Listed, TREND_DAYS};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
@@ -159,6 +160,28 @@ fn draw_funnel(f: &mut Frame, app: &App, area: Rect) {
         b = b.title_bottom(Line::styled(" » bar cut ", t.dim()).right_aligned());
     }
     f.render_widget(Paragraph::new(lines).block(b), area);
+    // A click on a rung selects it; on its count (or its boundary count),
+    // drills like Enter.
+    let sel = app.ladder.cursor.sel;
+    super::hit_lines(app, area, 2, 0, sel, Rung::ALL.len(), &[]);
+    for i in 0..Rung::ALL.len() {
+        let y = area.y + 2 + i as u16;
+        if y + 1 >= area.y + area.height {
+            break;
+        }
+        let to = |col: Action| {
+            vec![
+                Action::MoveBy(i as isize - sel as isize),
+                col,
+                Action::Enter,
+            ]
+        };
+        super::hit(app, Rect::new(area.x + 1 + 15, y, 9, 1), to(Action::Left));
+        if show_b {
+            let bx = area.x + 1 + (15 + 9 + 1 + bar_w + 1 + 6 + 2) as u16;
+            super::hit(app, Rect::new(bx, y, 6, 1), to(Action::Right));
+        }
+    }
 }
 
 /// The routing rates as lines `width` columns wide: each ratio keeps every

@@ -23,6 +23,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
+use super::action::Action;
 use super::layout;
 use super::state::{App, Screen};
 use super::theme::Theme;
@@ -33,6 +34,7 @@ use crate::text::Shown;
 /// Draws the whole screen.
 pub fn draw(f: &mut Frame, app: &App) {
     let _drawing = Drawing::begin(&app.opts.redactor);
+    app.hits.borrow_mut().clear();
     let area = f.area();
     if area.width < layout::MIN.0 || area.height < layout::MIN.1 {
         let msg = format!(
@@ -420,6 +422,81 @@ pub fn waiting(error: Option<&str>, theme: &Theme) -> Line<'static> {
 /// `waiting` as a paragraph, wrapped so that a long error shows whole.
 pub fn pending(error: Option<&str>, theme: &Theme) -> Paragraph<'static> {
     Paragraph::new(waiting(error, theme)).wrap(Wrap { trim: true })
+}
+
+/// A click in `area` sends `actions` (see `tui::mouse`).
+pub fn hit(app: &App, area: Rect, actions: Vec<Action>) {
+    app.hits.borrow_mut().add(area, actions);
+}
+
+/// The rows of a table drawn in `area` (bordered, one header line) from
+/// row `top` of `len`, the selection at `sel`: a click on a row selects it
+/// (after `pre`, e.g. the key that focuses the pane).
+pub fn hit_rows(app: &App, area: Rect, top: usize, sel: usize, len: usize, pre: &[Action]) {
+    hit_lines(app, area, 2, top, sel, len, pre);
+}
+
+/// As [`hit_rows`], for lines of a list starting `head` lines below the
+/// top of `area` (border included).
+pub fn hit_lines(
+    app: &App,
+    area: Rect,
+    head: u16,
+    top: usize,
+    sel: usize,
+    len: usize,
+    pre: &[Action],
+) {
+    let inner = area.height.saturating_sub(head + 1) as usize;
+    for i in 0..inner.min(len.saturating_sub(top)) {
+        let r = Rect::new(
+            area.x + 1,
+            area.y + head + i as u16,
+            area.width.saturating_sub(2),
+            1,
+        );
+        let mut acts = pre.to_vec();
+        acts.push(Action::MoveBy((top + i) as isize - sel as isize));
+        hit(app, r, acts);
+    }
+}
+
+/// The x and width of column `i` of a table of `widths` in `area`
+/// (bordered, one column between columns, as the views draw tables).
+pub fn column_rect(area: Rect, constraints: &[Constraint], i: usize) -> (u16, u16) {
+    let w = column_widths(area.width.saturating_sub(2), constraints);
+    let x = area.x
+        + 1
+        + w[..i.min(w.len())]
+            .iter()
+            .map(|c| *c as u16 + 1)
+            .sum::<u16>();
+    (x, w.get(i).copied().unwrap_or(0) as u16)
+}
+
+/// A count a click drills into, like Enter: in column `col` of the row at
+/// `top + i` of a table in `area` (bordered, one header line); `pick` puts
+/// the column cursor on it.
+#[allow(clippy::too_many_arguments)]
+pub fn hit_count(
+    app: &App,
+    area: Rect,
+    constraints: &[Constraint],
+    col: usize,
+    row: usize,
+    top: usize,
+    sel: usize,
+    pick: Vec<Action>,
+) {
+    let (x, w) = column_rect(area, constraints, col);
+    let y = area.y + 2 + (row - top) as u16;
+    if y + 1 >= area.y + area.height {
+        return;
+    }
+    let mut acts = vec![Action::MoveBy(row as isize - sel as isize)];
+    acts.extend(pick);
+    acts.push(Action::Enter);
+    hit(app, Rect::new(x, y, w, 1), acts);
 }
 
 /// Splits `area` into a left and right column of `left` width.

@@ -182,6 +182,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         Constraint::Length(9),
     ];
     let cols = super::column_widths(table.width.saturating_sub(2), &widths);
+    super::hit_rows(app, table, top_row, rs.cursor.sel, r.rows.len(), &[]);
+    for row in top_row..(top_row + h).min(r.rows.len()) {
+        super::hit_count(app, table, &widths, 2, row, top_row, rs.cursor.sel, vec![]);
+    }
     let pat = view.pattern();
     let rows: Vec<Row> = (0..r.rows.len())
         .skip(top_row)

@@ -11,6 +11,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 use super::detail::detail_lines;
 use super::{block, esc, loading, n, opt, pending, short_badge, waiting, yes_no};
 use crate::store::browse::{DecisionRow, DecisionSort, PayloadColumn, found_in};
+use crate::tui::action::Action;
 use crate::tui::layout::{self, List};
 use crate::tui::payload::human_bytes;
 use crate::tui::state::{App, Viewer};
@@ -189,6 +190,13 @@ fn draw_timeline(f: &mut Frame, app: &App, area: Rect) {
         .iter()
         .any(|(_, d)| d.matching.is_some() || d.label_source.as_deref() == Some("derived"));
     let top = tl.cursor.visible_top(h);
+    let focus = if app.run.focus_detail {
+        vec![Action::Left]
+    } else {
+        vec![]
+    };
+    super::hit_rows(app, area, top, tl.cursor.sel, tl.rows.len(), &focus);
+    app.hits.borrow_mut().add_wheel(area, focus);
     let shown = || tl.rows.iter().skip(top).take(h).map(|(_, d)| d);
     // Steps and turns show whole, however large.
     // Room for the sort's arrow when the steps are the sorted column.
@@ -359,6 +367,14 @@ fn matching_cell<'a>(d: &DecisionRow, t: &crate::tui::theme::Theme) -> Line<'a> 
 
 fn draw_detail(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
+    // The wheel over the detail scrolls it (focusing it first).
+    let focus = if app.run.focus_detail {
+        vec![]
+    } else {
+        vec![Action::Right]
+    };
+    app.hits.borrow_mut().add_wheel(area, focus.clone());
+    super::hit(app, area, focus);
     let title = if app.run.focus_detail {
         " Decision · j/k scroll · Esc timeline "
     } else {

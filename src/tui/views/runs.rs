@@ -241,6 +241,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         let rows = window(&fz.rows, &fz.cursor, h, t, |r| {
             run_cells(r, exp, t, &cols, Some(why(r).unwrap_or("")))
         });
+        let cur = &fz.cursor;
+        super::hit_rows(app, area, cur.visible_top(h), cur.sel, fz.rows.len(), &[]);
         f.render_widget(
             Table::new(rows, widths)
                 .header(header(fz.sorted, exp, t, true))
@@ -274,6 +276,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let rows = window(&p.rows, &p.cursor, h, t, |(_, r)| {
         run_cells(r, exp, t, &cols, None)
     });
+    let cur = &p.cursor;
+    super::hit_rows(app, area, cur.visible_top(h), cur.sel, p.rows.len(), &[]);
     f.render_widget(
         Table::new(rows, widths)
             .header(header(Some((rs.sort, rs.desc)), exp, t, false))
@@ -392,6 +396,7 @@ pub fn draw_decisions(f: &mut Frame, app: &App, area: Rect) {
     }
     let narrow = area.width < 110;
     let top = p.cursor.visible_top(h);
+    super::hit_rows(app, area, top, p.cursor.sel, p.rows.len(), &[]);
     let step_w = super::number_width(p.rows.iter().skip(top).take(h).map(|(_, d)| d.step), 5);
     let mut widths = vec![
         Constraint::Fill(if narrow { 1 } else { 2 }),

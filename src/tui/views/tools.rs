@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::{block, esc, n, pending, percent, search, waiting};
+use crate::tui::action::Action;
 use crate::tui::layout::{self, List};
 use crate::tui::state::{App, Listed, out_of_sight};
 use crate::tui::worker::{AUDIT_CAP, ToolRow};
@@ -104,6 +105,16 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let cols = super::column_widths(area.width.saturating_sub(2), &widths);
     let marks_w = cols.last().copied().unwrap_or(0);
     let pat = crate::find::pattern(&ts.find);
+    // A click selects a tool; on a count Enter drills from, drills.
+    super::hit_rows(app, area, top, ts.cursor.sel, order.len(), &[]);
+    let first_count = widths.len() - 5;
+    for row in top..(top + h).min(order.len()) {
+        for (col, at) in [(1, 0), (2, 1), (3, 3)] {
+            let pick = crate::tui::mouse::to_column(ts.col, col);
+            let at = first_count + at;
+            super::hit_count(app, area, &widths, at, row, top, ts.cursor.sel, pick);
+        }
+    }
     let rows: Vec<Row> = order
         .iter()
         .enumerate()
@@ -208,7 +219,10 @@ fn list_of(v: &serde_json::Value) -> Vec<String> {
 
 /// The visibility audit: rule by rule, how often the tool was visible or
 /// hidden over the decisions on its catalogue.
-fn audit_lines<'a>(app: &'a App, width: usize) -> Vec<Line<'a>> {
+/// The "why visible" lines, and where each rule's lines start (and how
+/// many there are) among them, for the mouse.
+fn audit_lines<'a>(app: &'a App, width: usize) -> (Vec<Line<'a>>, Vec<(usize, usize)>) {
+    let mut at = Vec::new();
     let t = &app.opts.theme;
     let mut lines = vec![Line::styled(
         "Why was this tool visible? Rule by rule, over the decisions on its catalogue",
@@ -276,11 +290,13 @@ fn audit_lines<'a>(app: &'a App, width: usize) -> Vec<Line<'a>> {
                         },
                     ),
                 ];
+                let start = lines.len();
                 lines.extend(super::hang(lead, 47, &esc(&rc.example), t.dim(), width));
+                at.push((start, lines.len() - start));
             }
         }
     }
-    lines
+    (lines, at)
 }
 
 pub fn draw_tool(f: &mut Frame, app: &App, area: Rect) {
@@ -355,7 +371,29 @@ pub fn draw_tool(f: &mut Frame, app: &App, area: Rect) {
         }
     }
     lines.push(Line::raw(""));
-    lines.extend(audit_lines(app, width));
+    let (audit, rules) = audit_lines(app, width);
+    // A click on a rule picks it; on its count, lists its decisions. (The
+    // lines above are wrapped to the width already: a line is a row.)
+    let base = lines.len();
+    for (i, (start, len)) in rules.into_iter().enumerate() {
+        let pick = crate::tui::mouse::to_rule(ts.rule, i);
+        for k in 0..len {
+            let Some(row) = (base + start + k).checked_sub(ts.scroll as usize) else {
+                continue;
+            };
+            let y = area.y + 1 + row as u16;
+            if row as u16 + 2 >= area.height {
+                continue;
+            }
+            super::hit(app, Rect::new(area.x + 1, y, width as u16, 1), pick.clone());
+            if k == 0 {
+                let mut drill = pick.clone();
+                drill.push(Action::Enter);
+                super::hit(app, Rect::new(area.x + 1 + 28, y, 9, 1), drill);
+            }
+        }
+    }
+    lines.extend(audit);
     if let Some(d) = def {
         let r = &d.record;
         for (key, name) in [("use_when", "Use when"), ("avoid_when", "Avoid when")] {

@@ -67,6 +67,13 @@ pub fn answer(
             conn, &filter, &catalogue, &name, AUDIT_CAP, cancelled,
         )?),
         Request::Hints => Response::Hints(browse::filter_hints(conn)?),
+        Request::Completions => {
+            Response::Completions(Box::new(crate::store::completion::completions(conn)?))
+        }
+        Request::Keeps(filter) => {
+            let any = crate::store::completion::filter_keeps_any(conn, &filter)?;
+            Response::Keeps(filter, any)
+        }
         Request::Runs {
             filter,
             sort,

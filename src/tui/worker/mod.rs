@@ -46,6 +46,10 @@ pub enum Slot {
     ToolDef,
     ToolAudit,
     Hints,
+    /// The filter editor's completions.
+    Completions,
+    /// Whether the filter about to be applied keeps any decision.
+    Keeps,
     Runs,
     Fuzzy,
     RunHeader,

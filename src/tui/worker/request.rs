@@ -54,6 +54,8 @@ pub enum Request {
         name: String,
     },
     Hints,
+    Completions,
+    Keeps(Filter),
     Runs {
         filter: Filter,
         sort: RunSort,
@@ -175,6 +177,8 @@ impl Request {
                 | Request::Tools(_)
                 | Request::ToolAudit { .. }
                 | Request::Hints
+                | Request::Completions
+                | Request::Keeps(_)
                 | Request::Findings { .. }
                 | Request::Compare { .. }
                 | Request::CellAttempts { .. }
@@ -251,6 +255,9 @@ pub enum Response {
     ToolDef(Option<Box<ToolDef>>),
     ToolAudit(ToolAudit),
     Hints(FilterHints),
+    Completions(Box<crate::store::completion::Completions>),
+    /// The filter asked about, and whether it keeps any decision.
+    Keeps(Filter, bool),
     Runs(Page<RunRow>),
     Fuzzy(FuzzyResult),
     RunHeader(Option<RunHeader>),

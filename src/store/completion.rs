@@ -1,0 +1,169 @@
+//! The filter bar's completions: every model, catalogue, phase and tag
+//! (key and value) stored, with how many runs or decisions have it; and
+//! whether a filter keeps any decision (to warn before it empties the
+//! screen). Catalogue and phase counts read an index of their own.
+
+use rusqlite::Connection;
+
+use super::filter_sql::FilterSql;
+use crate::error::Result;
+use crate::filter::Filter;
+
+/// Known values of the filter's fields with their counts, most common first
+/// (then by value). Models and tags count runs; catalogues and phases count
+/// decisions (the unit each field filters).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Completions {
+    pub models: Vec<(String, u64)>,
+    pub catalogues: Vec<(String, u64)>,
+    pub phases: Vec<(String, u64)>,
+    /// (key, value, runs).
+    pub tags: Vec<(String, String, u64)>,
+}
+
+/// The index the catalogue and phase counts (and filters on them) read:
+/// created when a database is opened to write, so that a database made
+/// before it gains it; a database without it is still answered, by a scan.
+pub(super) const INDEXES: &str =
+    "CREATE INDEX IF NOT EXISTS ladder_catalogue_phase ON ladder (catalogue, phase);
+     CREATE INDEX IF NOT EXISTS runs_model ON runs (model);";
+
+fn pairs(conn: &Connection, sql: &str) -> Result<Vec<(String, u64)>> {
+    Ok(conn
+        .prepare_cached(sql)?
+        .query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+        })?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// Every value the filter bar completes, with its count.
+pub fn completions(conn: &Connection) -> Result<Completions> {
+    let mut catalogues: Vec<(String, u64)> = Vec::new();
+    let mut phases: Vec<(String, u64)> = Vec::new();
+    // One pass over the (catalogue, phase) index gives both.
+    let mut stmt = conn.prepare_cached(
+        "SELECT catalogue, phase, count(*) FROM ladder GROUP BY catalogue, phase",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, Option<String>>(0)?,
+            r.get::<_, Option<String>>(1)?,
+            r.get::<_, i64>(2)? as u64,
+        ))
+    })?;
+    let add =
+        |v: &mut Vec<(String, u64)>, k: String, n: u64| match v.iter_mut().find(|(x, _)| *x == k) {
+            Some((_, m)) => *m += n,
+            None => v.push((k, n)),
+        };
+    for row in rows {
+        let (c, p, n) = row?;
+        if let Some(c) = c {
+            add(&mut catalogues, c, n);
+        }
+        if let Some(p) = p {
+            add(&mut phases, p, n);
+        }
+    }
+    let order = |v: &mut Vec<(String, u64)>| v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    order(&mut catalogues);
+    order(&mut phases);
+    let models = pairs(
+        conn,
+        "SELECT model, count(*) FROM runs WHERE model IS NOT NULL
+         GROUP BY model ORDER BY count(*) DESC, model",
+    )?;
+    // Only text values: the filter compares a tag's value as text, so a
+    // number or a list offered here would match nothing.
+    let tags = conn
+        .prepare_cached(
+            "SELECT t.key, t.value, count(DISTINCT r.run_id)
+             FROM runs r, json_each(r.tags) t
+             WHERE r.tags IS NOT NULL AND json_valid(r.tags) AND t.type = 'text'
+             GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2",
+        )?
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)? as u64,
+            ))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(Completions {
+        models,
+        catalogues,
+        phases,
+        tags,
+    })
+}
+
+/// Whether `f` keeps at least one decision, through the same WHERE clause
+/// the screens count with (stops at the first).
+pub fn filter_keeps_any(conn: &Connection, f: &Filter) -> Result<bool> {
+    let (clause, args) = f.decision_clause();
+    let sql = format!("SELECT EXISTS (SELECT 1 {} WHERE {clause})", f.from());
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row(rusqlite::params_from_iter(args), |r| r.get(0))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db() -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE runs (run_id TEXT PRIMARY KEY, model TEXT, tags TEXT);
+             CREATE TABLE ladder (decision_id INTEGER PRIMARY KEY, run_id TEXT, catalogue TEXT,
+                                  phase TEXT, time_us INTEGER);
+             INSERT INTO runs VALUES ('a', 'm1', '{\"suite\":\"x\",\"n\":3}'),
+                                     ('b', 'm1', '{\"suite\":\"y\"}'),
+                                     ('c', 'm2', NULL), ('d', NULL, 'not json');
+             INSERT INTO ladder (run_id, catalogue, phase) VALUES
+                ('a', 'v1', 'plan'), ('a', 'v1', 'act'), ('b', 'v2', 'act'),
+                ('c', NULL, 'act'), ('d', 'v1', NULL);",
+        )
+        .unwrap();
+        conn.execute_batch(INDEXES).unwrap();
+        conn
+    }
+
+    #[test]
+    fn every_value_comes_with_its_count_most_common_first() {
+        let c = completions(&db()).unwrap();
+        let s = |v: &[(&str, u64)]| {
+            v.iter()
+                .map(|(a, n)| (a.to_string(), *n))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(c.models, s(&[("m1", 2), ("m2", 1)]));
+        assert_eq!(c.catalogues, s(&[("v1", 3), ("v2", 1)]));
+        assert_eq!(c.phases, s(&[("act", 3), ("plan", 1)]));
+        // Text values only (a number would not match the filter); text
+        // that is not JSON has no tags.
+        assert_eq!(
+            c.tags,
+            vec![
+                ("suite".to_string(), "x".to_string(), 1),
+                ("suite".to_string(), "y".to_string(), 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_filter_that_keeps_nothing_is_told_apart() {
+        let conn = db();
+        let f = |models: &[&str], phases: &[&str]| Filter {
+            models: models.iter().map(|s| s.to_string()).collect(),
+            phases: phases.iter().map(|s| s.to_string()).collect(),
+            ..Filter::default()
+        };
+        assert!(filter_keeps_any(&conn, &f(&["m1"], &["plan"])).unwrap());
+        assert!(filter_keeps_any(&conn, &f(&["m2"], &[])).unwrap());
+        assert!(!filter_keeps_any(&conn, &f(&["m2"], &["plan"])).unwrap());
+        assert!(!filter_keeps_any(&conn, &f(&["nope"], &[])).unwrap());
+    }
+}
