@@ -59,7 +59,7 @@ fn rebound_keys_drive_the_app_and_show_in_the_bar_and_help() {
     let config = write(
         dir.path(),
         "keys.toml",
-        "[keys]\nquit = \"Q\"\nsearch = \"ctrl-f\"\ngo_runs = \"R\"\nfilter = [\"ctrl-e\", \"E\"]\n",
+        "[keys]\nquit = \"Q\"\nsearch = \"ctrl-f\"\ngo_runs = \"R\"\nfilter = [\"ctrl-e\", \"X\"]\n",
     );
     let mut h = open_with_keys(&db, &config, 120, 40);
     // The filter bar names the rebound key.
@@ -91,7 +91,7 @@ fn rebound_keys_drive_the_app_and_show_in_the_bar_and_help() {
     // `q` closed the help only; it no longer quits.
     h.keys("q");
     assert!(!h.app.quit);
-    h.keys("E");
+    h.keys("X");
     assert!(h.app.editing_filter);
     h.keys("Esc Q");
     assert!(h.app.quit);
@@ -148,7 +148,7 @@ fn each_bad_keys_table_stops_rung_with_the_file_table_and_entry() {
     let cases = [
         (
             "quitt = \"Q\"",
-            "[keys] quitt = \"Q\": no action is called \"quitt\"; the actions are quit, help, back, go_ladder, go_runs, go_run, go_refusals, go_confusions, go_tools, go_findings, go_compare, next_tab, prev_tab, up, down, left, right, page_up, page_down, top, bottom, enter, search, sort, reverse, next_failing, prev_failing, hidden_tools, arguments, result, raw, matrix, scroll_down, scroll_up, next_day, prev_day, week_back, week_forward, this_week, latest_week, filter, clear_filter, set_base, candidate, diff, copy, copy_record, export, submit, cancel, clear_input, backspace, next_field, prev_field, pick",
+            "[keys] quitt = \"Q\": no action is called \"quitt\"; the actions are quit, help, back, go_ladder, go_runs, go_run, go_refusals, go_confusions, go_tools, go_findings, go_compare, next_tab, prev_tab, up, down, left, right, page_up, page_down, top, bottom, enter, search, sort, reverse, next_failing, prev_failing, hidden_tools, arguments, result, raw, matrix, scroll_down, scroll_up, next_day, prev_day, week_back, week_forward, this_week, latest_week, filter, clear_filter, set_base, candidate, diff, copy, copy_record, export, export_markdown, next_match, prev_match, submit, cancel, clear_input, backspace, next_field, prev_field, pick",
         ),
         (
             "search = \"ctrl-ff\"",
@@ -160,7 +160,7 @@ fn each_bad_keys_table_stops_rung_with_the_file_table_and_entry() {
         ),
         (
             "sort = \"x\"\nreverse = \"x\"",
-            "[keys] reverse: the key x is also sort's on the Runs screen; rebind sort too, or choose another key",
+            "[keys] reverse: the key x is also sort's on the Ladder screen; rebind sort too, or choose another key",
         ),
     ];
     for (keys, message) in cases {

@@ -70,6 +70,9 @@ pub const ACTIONS: &[(&str, Action)] = &[
     ("copy", Action::Copy),
     ("copy_record", Action::CopyRecord),
     ("export", Action::Export),
+    ("export_markdown", Action::ExportMarkdown),
+    ("next_match", Action::NextMatch),
+    ("prev_match", Action::PrevMatch),
     ("submit", Action::Submit),
     ("cancel", Action::Cancel),
     ("clear_input", Action::ClearInput),
@@ -453,7 +456,7 @@ mod tests {
         );
         assert_eq!(
             err(&[("sort", "/".into())]),
-            "[keys] sort: the key / is also search's on the Runs screen; rebind search too, or choose another key"
+            "[keys] sort: the key / is also search's on the Ladder screen; rebind search too, or choose another key"
         );
         assert_eq!(
             err(&[("quit", "f".into())]),
