@@ -4,7 +4,7 @@
 //!
 //! Fixture: tests/fixtures/expectations/airline.jsonl with airline.toml
 //! (effects: get_* read_only, think none, cancel/book/send_certificate
-//! mutating; "^Error: not enough seats" → precondition). Task airline/26
+//! mutating; "^Error: no seats left" → precondition). Task airline/26
 //! expects get_reservation_details(NQNU5R) (read-only: not required),
 //! cancel_reservation(NQNU5R, "change of plan") and
 //! book_reservation(cabin economy|basic_economy, passengers 1), and the
@@ -14,7 +14,7 @@
 //!   (SEMANTICS) · 4 cancel again ✓#2 · 5 book economy, passengers 1.0 and
 //!   an extra key ✓#3 · 6 "$1,628" text. Not as expected (the mismatch).
 //! - a2 (failure): 1 get ✓#1 · 2 cancel refused (AUTHORIZATION, not a call)
-//!   · 3 book error "not enough seats" (PRECONDITION, error:precondition) ·
+//!   · 3 book error "no seats left" (PRECONDITION, error:precondition) ·
 //!   4 send_certificate, mutating and unexpected (SELECTION) · 5 think (no
 //!   effect: not judged) · 6 text, last, cancel and book still missing
 //!   (SELECTION). Missing calls #2 #3, missing output "1,628".
@@ -245,7 +245,7 @@ fn findings_report_has_the_four_kinds_masked() {
         // looking up another reservation (ZZZ999).
         {"kind": "unsourced_id", "catalogue": null, "task_id": "airline/26", "run_id": "a2",
          "step": 4, "tool": "send_certificate",
-         "detail": "send_certificate (mutating) was called with an identifier that no earlier result of the run returned and neither its goal nor its scope contains: user_id = \"mia_li_3668\" (never seen earlier in the run); executed (ok)"},
+         "detail": "send_certificate (mutating) was called with an identifier that no earlier result of the run returned and neither its goal nor its scope contains: user_id = \"noa_ek_5521\" (never seen earlier in the run); executed (ok)"},
         {"kind": "unsourced_id", "catalogue": null, "task_id": "airline/26", "run_id": "a3",
          "step": 2, "tool": "cancel_reservation",
          "detail": "cancel_reservation (mutating) was called with an identifier that no earlier result of the run returned and neither its goal nor its scope contains: reservation_id = \"NQNU5R\" (never seen earlier in the run); executed (ok)"}

@@ -34,41 +34,16 @@ fn samples() -> Db {
 /// relative (pass^k is a product of ratios in SQL, of exact binomials in
 /// rung).
 fn diff(path: &str, got: &Value, want: &Value) -> Option<String> {
-    use Value::*;
-    match (got, want) {
-        (Object(g), Object(w)) => {
-            for k in w.keys().chain(g.keys()) {
-                match (g.get(k), w.get(k)) {
-                    (Some(a), Some(b)) => {
-                        if let Some(d) = diff(&format!("{path}.{k}"), a, b) {
-                            return Some(d);
-                        }
-                    }
-                    (None, Some(b)) => return Some(format!("{path}.{k}: missing (want {b})")),
-                    (Some(a), None) => return Some(format!("{path}.{k}: unexpected {a}")),
-                    (None, None) => unreachable!(),
-                }
-            }
-            None
+    report_util::json_diff_by(path, got, want, &|a, b| {
+        if !(a.is_f64() || b.is_f64()) {
+            return a == b;
         }
-        (Array(g), Array(w)) => {
-            for (i, (a, b)) in g.iter().zip(w).enumerate() {
-                if let Some(d) = diff(&format!("{path}[{i}]"), a, b) {
-                    return Some(d);
-                }
-            }
-            (g.len() != w.len()).then(|| format!("{path}: {} items, want {}", g.len(), w.len()))
-        }
-        (Number(a), Number(b)) if a.is_f64() || b.is_f64() => {
-            let (x, y) = (a.as_f64().unwrap(), b.as_f64().unwrap());
-            let close = (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0);
-            // A float where rung has a count (or the other way) is a
-            // difference too, unless the count is a whole float's value.
-            let kinds = a.is_f64() == b.is_f64();
-            (!(close && kinds)).then(|| format!("{path}: {a}, want {b}"))
-        }
-        (a, b) => (a != b).then(|| format!("{path}: {a}, want {b}")),
-    }
+        let (x, y) = (a.as_f64().unwrap(), b.as_f64().unwrap());
+        let close = (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0);
+        // A float where rung has a count (or the other way) is a
+        // difference too, unless the count is a whole float's value.
+        close && a.is_f64() == b.is_f64()
+    })
 }
 
 /// The reports, window and kinds compared.

@@ -639,7 +639,7 @@ fn nested_parts_keep_unknown_fields() {
 #[test]
 fn tau_bench_expected_calls_outputs_and_a_crashed_run() {
     let dir = tempfile::tempdir().unwrap();
-    let task = json!({"user_id": "mia_li_3668",
+    let task = json!({"user_id": "noa_ek_5521",
         "actions": [
             {"name": "get_reservation_details", "kwargs": {"reservation_id": "NQNU5R"}},
             {"name": "cancel_reservation", "kwargs": {"reservation_id": "NQNU5R"}}],

@@ -239,18 +239,8 @@ fn map_response(
     };
     let record = Some(format!("run {run_id}"));
     let (items, _) = read_messages(&[response_message(o)], &[record_line], record_line);
-    let mut run = Map::new();
-    run.insert("type".into(), json!("run"));
-    run.insert("run_id".into(), json!(run_id));
-    if let Some(Value::String(m)) = o.get("model") {
-        run.insert("model".into(), json!(m));
-    }
-    let rest = response_rest(o);
-    if !rest.is_empty() {
-        run.insert("response".into(), Value::Object(rest));
-    }
-    run.insert("imported_from".into(), json!("anthropic"));
-    out.push(Value::Object(run), record_line, None);
+    let run = convo::response_run(&run_id, o, response_rest(o), "anthropic");
+    out.push(run, record_line, None);
     convo::decisions(&run_id, None, items, &record, out);
     Ok(())
 }

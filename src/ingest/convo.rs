@@ -491,6 +491,27 @@ pub fn decisions(
     emit(run_id, drafts, out);
 }
 
+/// The run record of one recorded provider response: its id, its model, the
+/// fields no other part maps (kept under `response`) and the importer's name.
+pub fn response_run(
+    run_id: &str,
+    o: &Map<String, Value>,
+    rest: Map<String, Value>,
+    imported_from: &str,
+) -> Value {
+    let mut run = Map::new();
+    run.insert("type".into(), json!("run"));
+    run.insert("run_id".into(), json!(run_id));
+    if let Some(Value::String(m)) = o.get("model") {
+        run.insert("model".into(), json!(m));
+    }
+    if !rest.is_empty() {
+        run.insert("response".into(), Value::Object(rest));
+    }
+    run.insert("imported_from".into(), json!(imported_from));
+    Value::Object(run)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

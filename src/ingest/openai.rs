@@ -527,18 +527,8 @@ fn map_response(
         &super::messages::mswea_action,
         out,
     );
-    let mut run = Map::new();
-    run.insert("type".into(), json!("run"));
-    run.insert("run_id".into(), json!(run_id));
-    if let Some(Value::String(m)) = o.get("model") {
-        run.insert("model".into(), json!(m));
-    }
-    let rest = response_rest(o);
-    if !rest.is_empty() {
-        run.insert("response".into(), Value::Object(rest));
-    }
-    run.insert("imported_from".into(), json!("openai"));
-    out.push(Value::Object(run), record_line, None);
+    let run = convo::response_run(&run_id, o, response_rest(o), "openai");
+    out.push(run, record_line, None);
     convo::decisions(&run_id, None, msgs.items, &record, out);
     Ok(())
 }

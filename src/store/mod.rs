@@ -270,11 +270,14 @@ pub fn imported_before(
 pub fn reclassify_all(store: &Store) -> Result<u64> {
     let conn = &store.conn;
     import::begin_touched(conn)?;
-    let config = store.config()?;
-    let mut ctx = classify::Context::new(conn, &config);
-    let result = import::touch_all(conn)
-        .and_then(|_| import::take_reclassify_due(conn))
-        .and_then(|_| classify::reclassify_touched(&mut ctx));
+    // A stored configuration that fails to decode or compile rolls back
+    // like any other failure.
+    let result = store.config().and_then(|config| {
+        let mut ctx = classify::Context::new(conn, &config)?;
+        import::touch_all(conn)?;
+        import::take_reclassify_due(conn)?;
+        classify::reclassify_touched(&mut ctx)
+    });
     match result {
         Ok(n) => {
             conn.execute_batch("COMMIT")?;

@@ -77,14 +77,27 @@ pub fn assert_json_eq(got: &serde_json::Value, want: &serde_json::Value) {
 }
 
 /// The first path where `got` and `want` differ, with both values there.
+/// Numbers compare exactly, integer or float as written (1 is not 1.0).
 pub fn json_diff(path: &str, got: &serde_json::Value, want: &serde_json::Value) -> Option<String> {
+    json_diff_by(path, got, want, &|a, b| a == b)
+}
+
+/// [`json_diff`] with numbers compared by `same_number` (e.g. floats to a
+/// tolerance); every other value compares exactly.
+#[allow(dead_code)] // not every test crate that includes this module compares floats
+pub fn json_diff_by(
+    path: &str,
+    got: &serde_json::Value,
+    want: &serde_json::Value,
+    same_number: &dyn Fn(&serde_json::Number, &serde_json::Number) -> bool,
+) -> Option<String> {
     use serde_json::Value::*;
     match (got, want) {
         (Object(g), Object(w)) => {
             for k in w.keys().chain(g.keys()) {
                 match (g.get(k), w.get(k)) {
                     (Some(a), Some(b)) => {
-                        if let Some(d) = json_diff(&format!("{path}.{k}"), a, b) {
+                        if let Some(d) = json_diff_by(&format!("{path}.{k}"), a, b, same_number) {
                             return Some(d);
                         }
                     }
@@ -97,13 +110,13 @@ pub fn json_diff(path: &str, got: &serde_json::Value, want: &serde_json::Value) 
         }
         (Array(g), Array(w)) => {
             for (i, (a, b)) in g.iter().zip(w).enumerate() {
-                if let Some(d) = json_diff(&format!("{path}[{i}]"), a, b) {
+                if let Some(d) = json_diff_by(&format!("{path}[{i}]"), a, b, same_number) {
                     return Some(d);
                 }
             }
             (g.len() != w.len()).then(|| format!("{path}: {} items, want {}", g.len(), w.len()))
         }
-        // Numbers compare exactly, integer or float as written (1 is not 1.0).
+        (Number(a), Number(b)) => (!same_number(a, b)).then(|| format!("{path}: {a}, want {b}")),
         (a, b) => (a != b).then(|| format!("{path}: {a}, want {b}")),
     }
 }

@@ -495,23 +495,6 @@ pub fn build() -> TraceSet {
     set
 }
 
-fn rows(rs: &[check::RefusalRow]) -> String {
-    let mut s = String::from(
-        "| reason | stage | count | runs | previous |\n| --- | --- | ---: | ---: | ---: |\n",
-    );
-    for r in rs {
-        s.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
-            r.reason.as_deref().unwrap_or("—"),
-            r.stage,
-            r.count,
-            r.runs,
-            r.previous
-        ));
-    }
-    s
-}
-
 /// `rung report refusals --format json` for the latest week, as rung
 /// prints it.
 fn refusals_json(rs: &[check::RefusalRow]) -> String {
@@ -593,8 +576,8 @@ right sequence, not a repeat. `rung report findings`:
 
 {summary}"#,
         json = refusals_json(&latest),
-        latest = rows(&latest),
-        middle = rows(&middle),
+        latest = super::refusal_rows(&latest),
+        middle = super::refusal_rows(&middle),
         numbers = super::numbers_section(a, "All decisions", &all),
         summary = crate::check::findings_summary_table(&a.all_findings()),
     )

@@ -64,3 +64,27 @@ pub fn numbers_section(a: &Analysis, title: &str, ds: &[&check::Classified]) -> 
         check::metrics_json(&m)
     )
 }
+
+/// The markdown table of `rung report refusals` for the week `[since, until)`
+/// that the sets' READMEs print.
+pub(crate) fn refusals_table(all: &[&check::Classified], since: i64, until: i64) -> String {
+    refusal_rows(&Analysis::refusals(all, since, until))
+}
+
+/// Refusal rows as the markdown table `rung report refusals` prints.
+pub(crate) fn refusal_rows(rows: &[check::RefusalRow]) -> String {
+    let mut rf = String::from(
+        "| reason | stage | count | runs | previous |\n| --- | --- | ---: | ---: | ---: |\n",
+    );
+    for r in rows {
+        rf.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            r.reason.as_deref().unwrap_or("—"),
+            r.stage,
+            r.count,
+            r.runs,
+            r.previous
+        ));
+    }
+    rf
+}

@@ -370,20 +370,7 @@ fn readme(a: &Analysis) -> String {
             r.success.unwrap_or(false)
         ));
     }
-    let refusals = Analysis::refusals(&all, at(2026, 11, 28, 0, 0, 0), at(2026, 12, 5, 0, 0, 0));
-    let mut rf = String::from(
-        "| reason | stage | count | runs | previous |\n| --- | --- | ---: | ---: | ---: |\n",
-    );
-    for r in &refusals {
-        rf.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
-            r.reason.as_deref().unwrap_or("—"),
-            r.stage,
-            r.count,
-            r.runs,
-            r.previous
-        ));
-    }
+    let rf = crate::sets::refusals_table(&all, at(2026, 11, 28, 0, 0, 0), at(2026, 12, 5, 0, 0, 0));
     format!(
         r#"# operations-cases
 

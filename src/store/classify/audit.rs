@@ -45,15 +45,16 @@ pub(crate) struct AuditCache {
 }
 
 impl AuditCache {
-    pub(crate) fn new(config: &Config) -> AuditCache {
-        AuditCache {
+    /// A `[redact]` pattern that does not compile is an error (the
+    /// configuration was checked when it was loaded or read back, but a
+    /// finding stored unmasked is never the fallback).
+    pub(crate) fn new(config: &Config) -> Result<AuditCache> {
+        Ok(AuditCache {
             announce: config.announce(),
             rules: config.effect_rules(),
-            // The configuration was checked when it was loaded or read back.
-            // (`Redactor::default()` is the built-in patterns alone.)
-            redactor: Redactor::new(&config.redact.patterns, false).unwrap_or_default(),
+            redactor: Redactor::new(&config.redact.patterns, false)?,
             docs: HashMap::new(),
-        }
+        })
     }
 
     /// Forgets a catalogue's documents (it changed).

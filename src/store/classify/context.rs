@@ -8,7 +8,7 @@ use rusqlite::Connection;
 
 use super::stored::{StoredCase, StoredMenu, load_cases, load_catalogue, load_catalogue_schemas};
 use crate::config::Config;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ladder::schema::{SchemaChecker, ToolSchemas};
 use crate::ladder::{CatalogueView, EffectRules, ErrorStages, Menu, ReasonTable};
 use crate::model::{Policy, Retrieval};
@@ -42,24 +42,25 @@ pub(crate) struct Context<'c> {
 }
 
 impl<'c> Context<'c> {
-    pub(crate) fn new(conn: &'c Connection, config: &Config) -> Context<'c> {
-        Context {
+    /// A configuration is validated before it is stored or used, so its
+    /// patterns compile; one that does not is an error here all the same,
+    /// never a classifier without masking or error stages.
+    pub(crate) fn new(conn: &'c Connection, config: &Config) -> Result<Context<'c>> {
+        Ok(Context {
             conn,
             reasons: config.reason_table(),
             abstain: config.abstain().to_string(),
             effect_rules: config.effect_rules(),
-            // A configuration is validated before it is stored or used, so
-            // its patterns compile.
-            error_stages: config.error_stages().unwrap_or_default(),
-            redactor: Redactor::new(&config.redact.patterns, false).unwrap_or_default(),
+            error_stages: config.error_stages().map_err(Error::usage)?,
+            redactor: Redactor::new(&config.redact.patterns, false)?,
             schema_checker: SchemaChecker::new(),
             catalogues: HashMap::new(),
             catalogue_schemas: HashMap::new(),
             cases: HashMap::new(),
             finding_catalogues: BTreeSet::new(),
             packer: Packer::default(),
-            audit: super::audit::AuditCache::new(config),
-        }
+            audit: super::audit::AuditCache::new(config)?,
+        })
     }
 
     /// The interner of tool names and menus for this batch.
@@ -180,4 +181,68 @@ pub(super) fn effective<'a>(
         retrieval: d.retrieval.as_ref().or(run.retrieval.as_ref()),
         visible: d.visible.as_deref().or(run.visible.as_deref()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{OrderedTable, Redact};
+    use crate::store::classify::audit::AuditCache;
+
+    /// A configuration `validate` would refuse, as a corrupt or hand-edited
+    /// stored one could hold: a `[redact]` pattern that does not compile.
+    fn bad_redact() -> Config {
+        Config {
+            redact: Redact {
+                patterns: vec!["cus_[0-9]+".into(), "ab(".into()],
+            },
+            ..Config::default()
+        }
+    }
+
+    #[test]
+    fn a_redact_pattern_that_does_not_compile_is_an_error_not_no_masking() {
+        let conn = Connection::open_in_memory().unwrap();
+        let Err(e) = Context::new(&conn, &bad_redact()) else {
+            panic!("a classifier was built without the configured masking");
+        };
+        assert!(matches!(e, Error::Usage(_)), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "[redact] patterns[1] \"ab(\": not a valid regular expression: unclosed group"
+        );
+        let Err(e) = AuditCache::new(&bad_redact()) else {
+            panic!("the audit was built without the configured masking");
+        };
+        assert_eq!(
+            e.to_string(),
+            "[redact] patterns[1] \"ab(\": not a valid regular expression: unclosed group"
+        );
+    }
+
+    #[test]
+    fn an_error_stage_pattern_that_does_not_compile_is_an_error_not_no_stages() {
+        let conn = Connection::open_in_memory().unwrap();
+        let config = Config {
+            error_stages: OrderedTable(vec![("ab(".into(), "execution".into())]),
+            ..Config::default()
+        };
+        let Err(e) = Context::new(&conn, &config) else {
+            panic!("a classifier was built without the configured error stages");
+        };
+        assert!(matches!(e, Error::Usage(_)), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "[error_stages] \"ab(\": not a regular expression: regex parse error:\n    ab(\n      ^\nerror: unclosed group"
+        );
+    }
+
+    #[test]
+    fn a_valid_configuration_builds_the_context() {
+        let conn = Connection::open_in_memory().unwrap();
+        let mut config = bad_redact();
+        config.redact.patterns.pop();
+        assert!(Context::new(&conn, &config).is_ok());
+        assert!(AuditCache::new(&config).is_ok());
+    }
 }

@@ -82,7 +82,7 @@ pub fn explain_run(
     run_id: &str,
     step: Option<i64>,
 ) -> Result<RunExplained> {
-    let mut ctx = Context::new(conn, config);
+    let mut ctx = Context::new(conn, config)?;
     let run = load_run(conn, run_id)?.unwrap_or_else(StoredRun::bare);
     let names = crate::store::names::Names::load(conn)?;
     let mut decisions = load_decisions(conn, &names, run_id)?;

@@ -179,7 +179,7 @@ impl<'a> Batch<'a> {
             conn,
             opts,
             import_id,
-            ctx: Context::new(conn, &config),
+            ctx: Context::new(conn, &config)?,
             summary: ImportSummary::default(),
             last_bare_run: String::new(),
             pending: None,

@@ -43,20 +43,7 @@ pub(super) fn readme(a: &Analysis, per_set: &[(String, usize, usize, usize)]) ->
         ));
     }
     let all = a.all();
-    let refusals = Analysis::refusals(&all, at(2026, 9, 11, 0, 0, 0), at(2026, 9, 18, 0, 0, 0));
-    let mut rf = String::from(
-        "| reason | stage | count | runs | previous |\n| --- | --- | ---: | ---: | ---: |\n",
-    );
-    for r in &refusals {
-        rf.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
-            r.reason.as_deref().unwrap_or("—"),
-            r.stage,
-            r.count,
-            r.runs,
-            r.previous
-        ));
-    }
+    let rf = crate::sets::refusals_table(&all, at(2026, 9, 11, 0, 0, 0), at(2026, 9, 18, 0, 0, 0));
     format!(
         r#"# brightdesk-billing
 

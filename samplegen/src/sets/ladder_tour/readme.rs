@@ -42,20 +42,7 @@ pub(super) fn readme(a: &Analysis) -> String {
             d.turn()
         ));
     }
-    let refusals = Analysis::refusals(&all, at(2026, 10, 9, 0, 0, 0), at(2026, 10, 16, 0, 0, 0));
-    let mut rf = String::from(
-        "| reason | stage | count | runs | previous |\n| --- | --- | ---: | ---: | ---: |\n",
-    );
-    for r in &refusals {
-        rf.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
-            r.reason.as_deref().unwrap_or("—"),
-            r.stage,
-            r.count,
-            r.runs,
-            r.previous
-        ));
-    }
+    let rf = crate::sets::refusals_table(&all, at(2026, 10, 9, 0, 0, 0), at(2026, 10, 16, 0, 0, 0));
     let mut runs =
         String::from("| run | task | first_failed_rung | success |\n| --- | --- | --- | --- |\n");
     for (id, r) in &a.runs {

@@ -6,20 +6,8 @@ use crate::time::at;
 
 pub(super) fn readme(a: &Analysis) -> String {
     let all = a.all();
-    let refusals = Analysis::refusals(&all, at(2026, 11, 23, 0, 0, 0), at(2026, 11, 30, 0, 0, 0));
-    let mut rf = String::from(
-        "| reason | stage | count | runs | previous |\n| --- | --- | ---: | ---: | ---: |\n",
-    );
-    for r in &refusals {
-        rf.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
-            r.reason.as_deref().unwrap_or("—"),
-            r.stage,
-            r.count,
-            r.runs,
-            r.previous
-        ));
-    }
+    let rf =
+        crate::sets::refusals_table(&all, at(2026, 11, 23, 0, 0, 0), at(2026, 11, 30, 0, 0, 0));
     format!(
         r#"# routing-ladder
 

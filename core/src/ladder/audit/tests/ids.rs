@@ -247,12 +247,12 @@ fn an_id_a_lookup_found_earlier_is_not_unsourced() {
     // them with it, the booking carries it.
     let w = World::new();
     let run = w.run(None, None);
-    let book = || call(3, "cancel_booking", json!({"user_id": "mia_li_3668"}), None);
+    let book = || call(3, "cancel_booking", json!({"user_id": "noa_ek_5521"}), None);
     let lookup = || {
         call(
             1,
             "get_user_details",
-            json!({"user_id": "mia_li_3668"}),
+            json!({"user_id": "noa_ek_5521"}),
             Some(json!({"name": "Mia Li", "reservations": ["NQNU5R"]})),
         )
     };
@@ -265,7 +265,7 @@ fn an_id_a_lookup_found_earlier_is_not_unsourced() {
         kinds(&audit_run(&run, &[failed, book()])),
         vec![(FindingKind::UnsourcedId, 3)]
     );
-    let write = call(1, "cancel_other", json!({"user_id": "mia_li_3668"}), None);
+    let write = call(1, "cancel_other", json!({"user_id": "noa_ek_5521"}), None);
     assert_eq!(
         kinds(&audit_run(&run, &[write, book()])),
         vec![(FindingKind::UnsourcedId, 1), (FindingKind::UnsourcedId, 3)]
