@@ -1,5 +1,5 @@
 //! `rung check`, the CI gate, on the report fixture (`tests/fixtures/reports/`,
-//! its numbers worked out in `tests/reports.rs`): exit 0 when every bound
+//! its numbers worked out in `tests/reports/`): exit 0 when every bound
 //! holds, 1 when one fails, 2 on a usage error; one line per bound with the
 //! measured value and what it was measured over.
 //!

@@ -1,6 +1,6 @@
 //! The Compare screen (`8`) and the Tool diff (`d` on Tools), driven by
 //! keys over the hand-counted compare fixture (tests/fixtures/compare/, see
-//! tests/compare.rs): what the screen shows for the picks a user makes,
+//! tests/compare/): what the screen shows for the picks a user makes,
 //! and snapshots at 120x40 and 80x24.
 
 use std::path::{Path, PathBuf};
