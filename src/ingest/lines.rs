@@ -214,10 +214,10 @@ fn read_raw_lines(
             line: lines.line,
             end: chunk.bytes.len(),
         });
-        if chunk.lines.len() >= CHUNK || chunk.bytes.len() > 1 << 22 {
-            if !send(std::mem::take(&mut chunk), &mut turn) {
-                return;
-            }
+        if (chunk.lines.len() >= CHUNK || chunk.bytes.len() > 1 << 22)
+            && !send(std::mem::take(&mut chunk), &mut turn)
+        {
+            return;
         }
     }
     if !chunk.lines.is_empty() {
