@@ -6,7 +6,9 @@
 //!
 //! Targets (issue 2): ≥ 50,000 decisions/s, ≤ 3× the bare parse, peak
 //! memory < 300 MB, a 100 MB line within ~4× its size, each report < 1 s.
-//! `RUNG_BENCH_DECISIONS` changes the size.
+//! `RUNG_BENCH_DECISIONS` changes the size; `RUNG_BENCH_BASELINE=PATH`
+//! pairs each import with one by another build of rung (the import before a
+//! change), `RUNG_BENCH_IMPORT_ONLY=1` stops after the import figures.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -232,22 +234,34 @@ fn main() {
         parse_times.push(t.elapsed().as_secs_f64());
     }
 
-    // 2. rung import, end to end, into a fresh database
+    // 2. rung import, end to end, into a fresh database. With
+    // `RUNG_BENCH_BASELINE=PATH` (another build of rung, e.g. main's), each
+    // run of this rung is paired with a run of that one, alternating, so
+    // that both see the same machine.
+    let baseline = std::env::var_os("RUNG_BENCH_BASELINE").map(PathBuf::from);
     let db = dir.join(format!("import-{n}.db"));
-    let mut import_times = Vec::new();
-    let mut import_mb: f64 = 0.0;
-    for _ in 0..RUNS {
+    let base_db = dir.join(format!("import-{n}-baseline.db"));
+    let fresh_import = |bin: &Path, db: &Path| {
         for ext in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{ext}", db.display()));
         }
-        let (s, mb) = run_measured(
-            Command::new(rung)
+        run_measured(
+            Command::new(bin)
                 .arg("--db")
-                .arg(&db)
+                .arg(db)
                 .arg("-q")
                 .arg("import")
                 .arg(&trace),
-        );
+        )
+    };
+    let mut import_times = Vec::new();
+    let mut base_times = Vec::new();
+    let mut import_mb: f64 = 0.0;
+    for _ in 0..RUNS {
+        if let Some(b) = &baseline {
+            base_times.push(fresh_import(b, &base_db).0);
+        }
+        let (s, mb) = fresh_import(Path::new(rung), &db);
         import_times.push(s);
         import_mb = import_mb.max(mb);
     }
@@ -271,6 +285,15 @@ fn main() {
         decisions as f64 / import_s,
         import_s / parse_s
     );
+    if !base_times.is_empty() {
+        let (b, b_med) = best(&mut base_times);
+        println!(
+            "baseline import (paired runs):  {b:.2} s [{b_med:.2}]  ({:.0} decisions/s; this rung is {:.2}x as fast, {:.2}x by medians)",
+            decisions as f64 / b,
+            b / import_s,
+            b_med / import_med
+        );
+    }
     println!("rung import peak RSS:           {import_mb:.0} MB");
 
     let db_bytes: u64 = ["", "-wal"]
@@ -283,6 +306,18 @@ fn main() {
         db_bytes as f64 / 1e6,
         db_bytes as f64 / bytes as f64
     );
+    if baseline.is_some() {
+        let base_bytes: u64 = ["", "-wal"]
+            .iter()
+            .filter_map(|ext| std::fs::metadata(format!("{}{ext}", base_db.display())).ok())
+            .map(|m| m.len())
+            .sum();
+        println!(
+            "baseline database size:         {:.1} MB ({:.2}x the input)",
+            base_bytes as f64 / 1e6,
+            base_bytes as f64 / bytes as f64
+        );
+    }
 
     // 3. re-import of the same file: skipped (unchanged), and read again
     // with --force (every record found unchanged).
@@ -305,6 +340,11 @@ fn main() {
         "re-import --force (no-op):      {force_s:.2} s [{force_med:.2}]  ({:.2}x the bare parse)",
         force_s / parse_s
     );
+
+    if std::env::var_os("RUNG_BENCH_IMPORT_ONLY").is_some() {
+        // Only the import figures (reports and the huge line left out).
+        return;
+    }
 
     // 4. every report
     println!("== reports on that database");

@@ -185,7 +185,7 @@ fn a_schema_2_database_is_packed_and_reads_the_same() {
          classified 0 runs\n"
     );
     let conn = Connection::open(&db).unwrap();
-    assert_eq!(one(&conn, "PRAGMA user_version"), Sql::Integer(3));
+    assert_eq!(one(&conn, "PRAGMA user_version"), Sql::Integer(4));
     assert_eq!(rows(&conn, ALL_DECISIONS), before);
     assert_eq!(
         one(
@@ -227,6 +227,82 @@ fn a_schema_2_database_is_packed_and_reads_the_same() {
         assert_eq!(explain(&db, run), explain(&fresh, run), "explain {run}");
     }
     assert_eq!(rows(&Connection::open(&db).unwrap(), ALL_DECISIONS), before);
+}
+
+/// A database written by the rung of schema 3 (`rung import` of desk.jsonl
+/// and menus.jsonl, then `sqlite3 .dump`): upgraded in place to schema 4,
+/// its sources are integers and its retrievals share their heads, and
+/// every decision reads as before.
+#[test]
+fn a_schema_3_database_is_compacted_and_reads_the_same() {
+    let (_dir, db) = setup();
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch(include_str!("fixtures/migration/schema-v3.sql"))
+            .unwrap();
+        conn.execute_batch("PRAGMA user_version = 3").unwrap();
+    }
+    let before = rows(&Connection::open(&db).unwrap(), ALL_DECISIONS);
+    assert_eq!(before.len(), 17);
+    let sources = |conn: &Connection| {
+        one(
+            conn,
+            "SELECT count(*) FROM decision_rows WHERE typeof(source) = 'text'",
+        )
+    };
+    assert_eq!(sources(&Connection::open(&db).unwrap()), Sql::Integer(17));
+
+    let out = import(&db, &[&path(DESK), &path(MENUS)]);
+    assert_eq!(
+        out,
+        "imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 2 files\n\
+         25 records were already stored unchanged\n\
+         classified 0 runs\n"
+    );
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(one(&conn, "PRAGMA user_version"), Sql::Integer(4));
+    assert_eq!(rows(&conn, ALL_DECISIONS), before);
+    assert_eq!(sources(&conn), Sql::Integer(0));
+    assert_eq!(
+        one(&conn, "SELECT count(*) FROM source_paths"),
+        Sql::Integer(2)
+    );
+    // m-1 step 2's retrieval has neither selector nor query: nothing to
+    // share; the fixture's retrievals with a query keep it in a row of its own.
+    assert_eq!(
+        one(
+            &conn,
+            "SELECT count(*) FROM menus WHERE json_type(body, '$.c') IS NOT NULL
+                AND (json_type(body, '$.query') IS NOT NULL
+                     OR json_type(body, '$.selector') IS NOT NULL)"
+        ),
+        Sql::Integer(0)
+    );
+    // Reports read the upgraded database as a fresh import's.
+    let (_dir2, fresh) = setup();
+    import(&fresh, &["-q", &path(DESK), &path(MENUS)]);
+    for kind in ["ladder", "metrics", "tools", "refusals", "findings"] {
+        let shown = |db: &Path| {
+            let mut r = report(db, kind);
+            r.as_object_mut().unwrap().remove("window");
+            r
+        };
+        assert_eq!(shown(&db), shown(&fresh), "report {kind}");
+    }
+    for run in ["r-101", "m-1", "m-2"] {
+        assert_eq!(explain(&db, run), explain(&fresh, run), "explain {run}");
+    }
+    // A fresh import stores what the upgrade made of the old one.
+    let fresh_conn = Connection::open(&fresh).unwrap();
+    assert_eq!(rows(&fresh_conn, ALL_DECISIONS), {
+        // The fresh import's sources are absolute paths; the fixture's relative.
+        let mut b = before.clone();
+        for (r, f) in b.iter_mut().zip(rows(&fresh_conn, ALL_DECISIONS)) {
+            r[24] = f[24].clone();
+            r[25] = f[25].clone();
+        }
+        b
+    });
 }
 
 /// The `sqlite3 rung.db "..."` queries of docs/schema.md.

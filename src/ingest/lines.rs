@@ -74,25 +74,7 @@ pub(super) fn parse_lines<S: RecordSink>(
             // A huge line: give its buffer back before the record is stored.
             buf = Vec::new();
         }
-        let item = match parsed {
-            Err(message) => {
-                Parsed2::Bad(InputError::at(&source.display, Some(line), None, message))
-            }
-            Ok(value) => match native::parse(value) {
-                Ok(Parsed::Record(record)) => Parsed2::Record {
-                    line,
-                    is_decision: matches!(record, Record::Decision(_)),
-                    record: S::prepare(record, line_len),
-                },
-                Ok(Parsed::UnknownType(ty)) => Parsed2::Unknown { line, ty },
-                Err(e) => Parsed2::Bad(InputError {
-                    path: Some(source.display.clone()),
-                    line: Some(line),
-                    record: e.record,
-                    message: e.message,
-                }),
-            },
-        };
+        let item = parsed_item::<S>(parsed, source, line, line_len);
         if let Parsed2::Bad(_) = &item
             && gzip
             && !keep_going
@@ -125,6 +107,156 @@ pub(super) fn parse_lines<S: RecordSink>(
     }
 }
 
+/// One parsed line as the writer takes it.
+fn parsed_item<S: RecordSink>(
+    parsed: std::result::Result<serde_json::Value, String>,
+    source: &Source,
+    line: u64,
+    line_len: usize,
+) -> Parsed2<S::Prepared> {
+    match parsed {
+        Err(message) => Parsed2::Bad(InputError::at(&source.display, Some(line), None, message)),
+        Ok(value) => match native::parse(value) {
+            Ok(Parsed::Record(record)) => Parsed2::Record {
+                line,
+                is_decision: matches!(record, Record::Decision(_)),
+                record: S::prepare(record, line_len),
+            },
+            Ok(Parsed::UnknownType(ty)) => Parsed2::Unknown { line, ty },
+            Err(e) => Parsed2::Bad(InputError {
+                path: Some(source.display.clone()),
+                line: Some(line),
+                record: e.record,
+                message: e.message,
+            }),
+        },
+    }
+}
+
+/// Lines read but not parsed yet, in order: their bytes end to end.
+#[derive(Default)]
+struct RawChunk {
+    bytes: Vec<u8>,
+    /// Each line's number and end in `bytes`, or a line that could not be
+    /// read (the reader stopped after it unless going on).
+    lines: Vec<RawLine>,
+}
+
+enum RawLine {
+    Line { line: u64, end: usize },
+    Bad(InputError),
+    Fatal(Error),
+}
+
+/// How many threads parse a plain (not gzip) source's lines.
+const PARSERS: usize = 2;
+
+/// Reads lines on its own thread and hands chunks of them to [`PARSERS`]
+/// parsing threads in turn (chunk `i` to parser `i % PARSERS`), so that
+/// the writer, taking the parsed chunks in the same turn, sees them in
+/// order.
+fn read_raw_lines(
+    reader: &mut (dyn BufRead + Send),
+    source: &Source,
+    start: Start,
+    keep_going: bool,
+    limits: &Limits,
+    outs: Vec<std::sync::mpsc::SyncSender<RawChunk>>,
+) {
+    let (first, mut buf, mut have) = match start {
+        Start::Fresh => (0, Vec::new(), false),
+        Start::Read { line, bytes } => (line, bytes, true),
+    };
+    let mut lines = Lines::new(reader, limits, first);
+    let mut chunk = RawChunk::default();
+    let mut turn = 0usize;
+    let send = |chunk: RawChunk, turn: &mut usize| -> bool {
+        let ok = outs[*turn % outs.len()].send(chunk).is_ok();
+        *turn += 1;
+        ok
+    };
+    loop {
+        if !std::mem::take(&mut have) {
+            match lines.next(&mut buf) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e @ LineError::TooLong { .. }) => {
+                    let bad =
+                        InputError::at(&source.display, Some(e.line()), None, e.message(limits));
+                    chunk.lines.push(RawLine::Bad(bad));
+                    if !keep_going {
+                        break;
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    let fatal =
+                        InputError::at(&source.display, Some(e.line()), None, e.message(limits));
+                    chunk.lines.push(RawLine::Fatal(fatal.into()));
+                    break;
+                }
+            }
+        }
+        if buf.len() > crate::memory::HUGE && !chunk.lines.is_empty() {
+            // Huge lines go alone, so at most one of them is in flight.
+            if !send(std::mem::take(&mut chunk), &mut turn) {
+                return;
+            }
+        }
+        if chunk.bytes.is_empty() && buf.len() > crate::memory::HUGE {
+            // Hand the huge line's buffer over rather than copy it.
+            chunk.bytes = std::mem::take(&mut buf);
+            crate::memory::release();
+        } else {
+            chunk.bytes.extend_from_slice(&buf);
+        }
+        chunk.lines.push(RawLine::Line {
+            line: lines.line,
+            end: chunk.bytes.len(),
+        });
+        if (chunk.lines.len() >= CHUNK || chunk.bytes.len() > 1 << 22)
+            && !send(std::mem::take(&mut chunk), &mut turn)
+        {
+            return;
+        }
+    }
+    if !chunk.lines.is_empty() {
+        send(chunk, &mut turn);
+    }
+}
+
+/// Parses the chunks one reading thread hands this parser, in order.
+fn parse_raw_chunks<S: RecordSink>(
+    source: &Source,
+    limits: &Limits,
+    input: std::sync::mpsc::Receiver<RawChunk>,
+    out: std::sync::mpsc::SyncSender<Vec<Parsed2<S::Prepared>>>,
+) {
+    for chunk in input {
+        let mut parsed = Vec::with_capacity(chunk.lines.len());
+        let mut start = 0usize;
+        for raw in chunk.lines {
+            parsed.push(match raw {
+                RawLine::Line { line, end } => {
+                    let bytes = &chunk.bytes[start..end];
+                    start = end;
+                    let value = parse_json_line(bytes, limits);
+                    parsed_item::<S>(value, source, line, bytes.len())
+                }
+                RawLine::Bad(e) => Parsed2::Bad(e),
+                RawLine::Fatal(e) => Parsed2::Fatal(e),
+            });
+        }
+        if chunk.bytes.len() > crate::memory::HUGE {
+            drop(chunk.bytes);
+            crate::memory::release();
+        }
+        if out.send(parsed).is_err() {
+            return; // the writer stopped
+        }
+    }
+}
+
 /// Where a rung-format reader starts.
 pub(super) enum Start {
     /// At line 1.
@@ -148,10 +280,35 @@ pub(super) fn read_native_from<S: RecordSink>(
     skip: &mut dyn FnMut(&InputError),
 ) -> Result<()> {
     let keep_going = batch.keep_going();
-    let (tx, rx) = std::sync::mpsc::sync_channel(8);
     std::thread::scope(|scope| {
-        scope.spawn(|| parse_lines::<S>(reader, source, start, gzip, keep_going, limits, tx));
-        for item in rx.into_iter().flatten() {
+        // The parsed chunks, in order: from one thread that reads and
+        // parses (a gzip source, whose corruption the reader must be asked
+        // about), else from parsers taking turns behind one reader.
+        let parsed: Box<dyn Iterator<Item = Vec<Parsed2<S::Prepared>>>> = if gzip {
+            let (tx, rx) = std::sync::mpsc::sync_channel(8);
+            scope.spawn(move || {
+                parse_lines::<S>(reader, source, start, gzip, keep_going, limits, tx)
+            });
+            Box::new(rx.into_iter())
+        } else {
+            let mut raw_txs = Vec::with_capacity(PARSERS);
+            let mut outs = Vec::with_capacity(PARSERS);
+            for _ in 0..PARSERS {
+                let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel(4);
+                let (tx, rx) = std::sync::mpsc::sync_channel(4);
+                scope.spawn(move || parse_raw_chunks::<S>(source, limits, raw_rx, tx));
+                raw_txs.push(raw_tx);
+                outs.push(rx);
+            }
+            scope.spawn(move || read_raw_lines(reader, source, start, keep_going, limits, raw_txs));
+            let mut turn = 0usize;
+            Box::new(std::iter::from_fn(move || {
+                let next = outs[turn % PARSERS].recv().ok();
+                turn += 1;
+                next
+            }))
+        };
+        for item in parsed.flatten() {
             let result = match item {
                 Parsed2::Record {
                     line,

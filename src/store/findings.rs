@@ -368,3 +368,187 @@ pub fn findings_page(
 pub fn finding_key(item: &FindingItem) -> Key {
     (Sql::Integer(item.id), Sql::Integer(item.id))
 }
+
+/// Phrases many finding details share, each stored as one control
+/// character (schema 4; the `findings` view in `schema_v4.sql` spells
+/// them out in the reverse order). Never change a phrase or its
+/// character: stored details depend on them.
+const PHRASES: &[(u8, &str)] = &[
+    (1, ": additionalProperties: not a declared property"),
+    (
+        2,
+        "; it executed anyway (ok): the action boundary let an invalid call through",
+    ),
+    (
+        3,
+        " was called with an identifier that no earlier result of the run returned and neither its goal nor its scope contains: ",
+    ),
+    (4, " (never seen earlier in the run)"),
+    (5, "the arguments of "),
+    (6, " fail its schema: "),
+    (7, ": required: missing"),
+    (8, "; it was refused"),
+    (14, "the visible menu changed "),
+    (15, " times within the run; first here, after step "),
+    (16, ", which was not in the visible menu; "),
+    (
+        17,
+        " executed (ok) in a run whose intent is inform: an inform request changes nothing",
+    ),
+    (18, "executed (ok)"),
+    (19, " (mutating)"),
+    (
+        20,
+        ", which no stage maps; add it to [reasons] in the config",
+    ),
+    (21, "refused with reason "),
+    (22, "; the inline label wins"),
+    (23, "inline expected acceptable "),
+    (24, " differs from the case "),
+    (25, "selected "),
+    (26, "; removed "),
+    (27, "added "),
+];
+
+/// The character that stands for the finding's tool in a packed detail.
+const TOOL_MARK: char = '\u{1f}';
+
+/// A detail packed with [`PHRASES`] and its tool, or `None` when it (or
+/// its tool) holds a control character a packed detail uses.
+fn pack_detail(detail: &str, tool: Option<&str>) -> Option<String> {
+    let marked = |s: &str| s.chars().any(|c| ('\u{1}'..='\u{1f}').contains(&c));
+    if marked(detail) || tool.is_some_and(marked) {
+        return None;
+    }
+    let mut out = match tool {
+        Some(t) if !t.is_empty() => detail.replace(t, &TOOL_MARK.to_string()),
+        _ => detail.to_string(),
+    };
+    for (mark, phrase) in PHRASES {
+        if out.contains(phrase) {
+            out = out.replace(phrase, &char::from(*mark).to_string());
+        }
+    }
+    Some(out)
+}
+
+/// Stores one finding (its detail packed where it can be).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn insert_finding(
+    conn: &Connection,
+    kind: FindingKind,
+    catalogue: Option<&str>,
+    task_id: Option<&str>,
+    run_id: Option<&str>,
+    step: Option<i64>,
+    tool: Option<&str>,
+    detail: &str,
+) -> Result<()> {
+    let packed = pack_detail(detail, tool);
+    conn.prepare_cached(
+        "INSERT INTO finding_rows (kind, catalogue, task_id, run_id, step, tool, detail, packed)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?
+    .execute(rusqlite::params![
+        kind.as_str(),
+        catalogue,
+        task_id,
+        run_id,
+        step,
+        tool,
+        packed.as_deref().unwrap_or(detail),
+        packed.is_some()
+    ])?;
+    Ok(())
+}
+
+/// Packs the details a schema-3 database holds (the upgrade to schema 4).
+pub(crate) fn pack_existing(conn: &Connection) -> Result<()> {
+    let mut after = i64::MIN;
+    loop {
+        let rows: Vec<(i64, Option<String>, String)> = {
+            let mut s = conn.prepare_cached(
+                "SELECT id, tool, detail FROM finding_rows WHERE id > ?1 AND packed = 0
+                 ORDER BY id LIMIT 5000",
+            )?;
+            s.query_map([after], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        let Some(last) = rows.last() else {
+            return Ok(());
+        };
+        after = last.0;
+        for (id, tool, detail) in rows {
+            if let Some(p) = pack_detail(&detail, tool.as_deref()) {
+                conn.prepare_cached(
+                    "UPDATE finding_rows SET detail = ?2, packed = 1 WHERE id = ?1",
+                )?
+                .execute(rusqlite::params![id, p])?;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod packing_tests {
+    use super::*;
+
+    /// What `findings` shows of a detail stored with `insert_finding`.
+    fn shown(detail: &str, tool: Option<&str>) -> (String, i64) {
+        let store = crate::store::Store::open_rw(std::path::Path::new(":memory:")).unwrap();
+        let conn = &store.conn;
+        insert_finding(
+            conn,
+            FindingKind::SchemaViolation,
+            Some("c1"),
+            None,
+            Some("r"),
+            Some(1),
+            tool,
+            detail,
+        )
+        .unwrap();
+        let back: String = conn
+            .query_row("SELECT detail FROM findings", [], |r| r.get(0))
+            .unwrap();
+        let packed: i64 = conn
+            .query_row("SELECT packed FROM finding_rows", [], |r| r.get(0))
+            .unwrap();
+        (back, packed)
+    }
+
+    #[test]
+    fn packed_details_read_back_whole() {
+        let long = "the arguments of get_alert fail its schema: /id: additionalProperties: not a declared property; /alert_id: required: missing; it executed anyway (ok): the action boundary let an invalid call through";
+        for (detail, tool, packed) in [
+            (long, Some("get_alert"), 1),
+            (long, None, 1),
+            (long, Some(""), 1),
+            // A tool name that is also part of a phrase.
+            (
+                "selected added , which was not in the visible menu; executed (ok)",
+                Some("added"),
+                1,
+            ),
+            ("no phrase at all", Some("x"), 1),
+            // Control characters a packed detail uses: kept as they are.
+            ("refused with reason \u{1}x", Some("t"), 0),
+            ("the arguments of t", Some("t\u{1f}"), 0),
+        ] {
+            assert_eq!(
+                shown(detail, tool),
+                (detail.to_string(), packed),
+                "{detail:?}"
+            );
+        }
+        // Every phrase and the tool come back, and the stored text is short.
+        let all: String = PHRASES
+            .iter()
+            .map(|(_, p)| *p)
+            .collect::<Vec<_>>()
+            .join("tool");
+        assert_eq!(shown(&all, Some("tool")).0, all);
+        let packed = pack_detail(long, Some("get_alert")).unwrap();
+        assert_eq!(packed, "\u{5}\u{1f}\u{6}/id\u{1}; /alert_id\u{7}\u{2}");
+    }
+}

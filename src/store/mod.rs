@@ -7,6 +7,7 @@
 
 pub mod budget;
 mod classify;
+mod compact;
 pub mod compare;
 pub mod completion;
 pub mod consistency;
@@ -89,6 +90,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema_v1.sql"),
     include_str!("schema_v2.sql"),
     include_str!("schema_v3.sql"),
+    include_str!("schema_v4.sql"),
 ];
 
 /// The schema version this rung writes.
@@ -430,6 +432,11 @@ fn migrate(conn: &Connection) -> Result<()> {
         if i + 1 == 3 {
             // Schema 3 packs the menus a schema-2 database holds as text.
             names::pack_existing(&tx)?;
+        }
+        if i + 1 == 4 {
+            // Schema 4 converts sources and retrieval heads.
+            compact::compact_existing(&tx)?;
+            findings::pack_existing(&tx)?;
         }
         tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
     }

@@ -21,6 +21,9 @@ const MENU_MEMORY: usize = 200_000;
 /// its JSON text with names (computed off the writing thread).
 pub(crate) type MenuKey = [u8; 16];
 
+/// The sharing key kind of a retrieval's head (kinds 0 to 5 are menus).
+const HEAD_KIND: u8 = 6;
+
 pub(crate) fn menu_key(kind: u8, text: &str) -> MenuKey {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
@@ -277,9 +280,25 @@ impl Packer {
     }
 
     /// A retrieval packed: `head` then the candidates as id, score pairs.
+    /// What a head holds besides `k` (its selector and query) is a `menus`
+    /// row of its own, `{"selector":…,"query":…}`, shared by every
+    /// retrieval that repeats it (schema 4); the body then says
+    /// `{"k":…,"h":<that row's id>,"c":[…]}`.
     fn retrieval_body(&mut self, conn: &Connection, r: &Retrieval, head: &str) -> Result<String> {
-        let mut body = String::with_capacity(head.len() + r.candidates.len() * 10 + 8);
-        body.push_str(head);
+        let mut body = String::with_capacity(r.candidates.len() * 10 + 32);
+        // The head less its `{"k":N,` prefix: what follows k.
+        let shared = head
+            .strip_prefix(&format!("{{\"k\":{},", r.k))
+            .filter(|rest| !rest.is_empty());
+        if let Some(rest) = shared {
+            let head_body = format!("{{{rest}}}");
+            let id = self.menu_keyed(conn, menu_key(HEAD_KIND, &head_body), |_, _| {
+                Ok(head_body.clone())
+            })?;
+            body.push_str(&format!("{{\"k\":{},\"h\":{id}", r.k));
+        } else {
+            body.push_str(head);
+        }
         body.push_str(",\"c\":[");
         for (i, c) in r.candidates.iter().enumerate() {
             if i > 0 {

@@ -221,7 +221,7 @@ pub(super) fn audit_run(
 ) -> Result<()> {
     let conn = ctx.conn;
     conn.prepare_cached(&format!(
-        "DELETE FROM findings WHERE run_id = ?1 AND kind IN ({AUDIT_KINDS})"
+        "DELETE FROM finding_rows WHERE run_id = ?1 AND kind IN ({AUDIT_KINDS})"
     ))?
     .execute([run_id])?;
     if decisions.is_empty() {
@@ -310,20 +310,17 @@ pub(super) fn audit_run(
 
     let redactor = &ctx.audit.redactor;
     let mask = |s: &str| redactor.apply(s).into_owned();
-    let mut insert = conn.prepare_cached(
-        "INSERT INTO findings (kind, catalogue, task_id, run_id, step, tool, detail)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?;
     for f in &found {
-        insert.execute(params![
-            f.kind.as_str(),
+        crate::store::findings::insert_finding(
+            conn,
+            f.kind,
             menus[f.at].catalogue_name,
-            run.task_id,
-            run_id,
-            f.step,
-            f.tool,
-            f.detail(&mask),
-        ])?;
+            run.task_id.as_deref(),
+            Some(run_id),
+            Some(f.step),
+            f.tool.as_deref(),
+            &f.detail(&mask),
+        )?;
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
 use super::stored::load_catalogue;
 use crate::error::Result;
@@ -17,15 +17,20 @@ const CATALOGUE_KINDS: &str =
 /// Recomputes the catalogue-level findings of one catalogue version.
 pub(super) fn catalogue_findings(conn: &Connection, version: &str) -> Result<()> {
     conn.execute(
-        &format!("DELETE FROM findings WHERE catalogue = ?1 AND kind IN ({CATALOGUE_KINDS})"),
+        &format!("DELETE FROM finding_rows WHERE catalogue = ?1 AND kind IN ({CATALOGUE_KINDS})"),
         [version],
     )?;
     let insert = |kind: FindingKind, tool: &str, detail: String| -> Result<()> {
-        conn.prepare_cached(
-            "INSERT INTO findings (kind, catalogue, tool, detail) VALUES (?1, ?2, ?3, ?4)",
-        )?
-        .execute(params![kind.as_str(), version, tool, detail])?;
-        Ok(())
+        crate::store::findings::insert_finding(
+            conn,
+            kind,
+            Some(version),
+            None,
+            None,
+            None,
+            Some(tool),
+            &detail,
+        )
     };
 
     // Drift and conflicts: every definition after the first, per tool.

@@ -135,7 +135,7 @@ pub(crate) fn classify_loaded(
         conn.prepare_cached("DELETE FROM ladder WHERE run_id = ?1")?
             .execute([run_id])?;
         conn.prepare_cached(once_sql!(format!(
-            "DELETE FROM findings WHERE run_id = ?1 AND kind IN ({RUN_FINDING_KINDS})"
+            "DELETE FROM finding_rows WHERE run_id = ?1 AND kind IN ({RUN_FINDING_KINDS})"
         )))?
         .execute([run_id])?;
         conn.prepare_cached("DELETE FROM matching WHERE run_id = ?1")?
@@ -322,18 +322,14 @@ fn insert_finding(
     tool: Option<&str>,
     detail: &str,
 ) -> Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO findings (kind, catalogue, task_id, run_id, step, tool, detail)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?
-    .execute(params![
-        kind.as_str(),
+    crate::store::findings::insert_finding(
+        conn,
+        kind,
         catalogue,
-        run.task_id,
-        run_id,
+        run.task_id.as_deref(),
+        Some(run_id),
         step,
         tool,
-        detail
-    ])?;
-    Ok(())
+        detail,
+    )
 }

@@ -8,6 +8,7 @@ use super::touched::Touch;
 use super::{Batch, Pending, differs};
 use crate::error::{RecordError, Result};
 use crate::store::classify::{self, StoredRun};
+use crate::store::compact::source_text;
 
 /// [`Batch::stored_decision`]'s answer for a stored decision with the same
 /// identity (a row id is never negative).
@@ -25,9 +26,11 @@ impl Batch<'_> {
     ) -> std::result::Result<Option<i64>, RecordError> {
         let row: Option<(i64, Vec<u8>, Option<String>)> = self
             .conn
-            .prepare_cached(
-                "SELECT id, record_hash, source FROM decision_rows WHERE run_id = ?1 AND step = ?2",
-            )
+            .prepare_cached(concat!(
+                "SELECT d.id, d.record_hash, ",
+                source_text!("d"),
+                " FROM decision_rows d WHERE d.run_id = ?1 AND d.step = ?2"
+            ))
             .and_then(|mut s| {
                 s.query_row(params![run_id, step], |row| {
                     Ok((row.get(0)?, row.get(1)?, row.get(2)?))
@@ -173,6 +176,7 @@ impl Batch<'_> {
             }
             _ => None,
         };
+        let (source_text, source_at) = self.source_paths.value(conn, source)?;
         let values = params![
             d.run_id,
             d.step,
@@ -197,12 +201,14 @@ impl Batch<'_> {
             d.expected,
             d.extra,
             hash,
-            source,
+            source_text,
             self.import_id,
+            source_at,
         ];
         const COLUMNS: &str = "run_id, step, turn, at, at_us, phase, catalogue, policy,
             trusted_controls, retrieval, exposed, visible, selected, call_id, status, stage, reason,
-            outcome, latency_ms, progress, expected, extra, record_hash, source, import_id";
+            outcome, latency_ms, progress, expected, extra, record_hash, source, import_id,
+            source_at";
         let id = match existing {
             Some(id) => {
                 self.summary.decisions.replaced += 1;
@@ -210,7 +216,7 @@ impl Batch<'_> {
                     .prepare_cached(once!(format!(
                         "UPDATE decision_rows SET ({COLUMNS}) = (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,
                          ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,
-                         ?25) WHERE id = ?26"
+                         ?25, ?26) WHERE id = ?27"
                     )))
                     .and_then(|mut s| {
                         let mut v: Vec<&dyn rusqlite::ToSql> = values.to_vec();
@@ -228,7 +234,7 @@ impl Batch<'_> {
                     .prepare_cached(once!(format!(
                         "INSERT INTO decision_rows ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,
                          ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,
-                         ?23, ?24, ?25)
+                         ?23, ?24, ?25, ?26)
                          ON CONFLICT(run_id, step) DO NOTHING"
                     )))
                     .and_then(|mut s| s.execute(values))?

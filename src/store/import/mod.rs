@@ -87,6 +87,8 @@ pub struct Batch<'a> {
     last_run: Option<(String, StoredRun)>,
     /// Whether the current run (`last_bare_run`) is in `touched_runs`.
     run_touched: bool,
+    /// Ids of the source paths written (schema 4).
+    source_paths: crate::store::compact::SourcePaths,
     done: bool,
 }
 
@@ -184,6 +186,7 @@ impl<'a> Batch<'a> {
             new_run: None,
             last_run: None,
             run_touched: false,
+            source_paths: Default::default(),
             done: false,
         };
         Ok((batch, changed))
@@ -301,13 +304,15 @@ impl<'a> Batch<'a> {
                 .collect::<rusqlite::Result<_>>()?
         };
         let decisions: Vec<(i64, String, i64, String, Option<String>)> = {
-            let mut s = self.conn.prepare(
-                "SELECT d.id, d.run_id, d.step, d.catalogue, d.source FROM decision_rows d
-                 WHERE d.run_id IN (SELECT run_id FROM touched_runs) AND d.import_id = ?1
-                   AND d.catalogue IS NOT NULL
-                   AND NOT EXISTS (SELECT 1 FROM catalogues c WHERE c.version = d.catalogue)
-                 ORDER BY d.id",
-            )?;
+            let mut s = self.conn.prepare(concat!(
+                "SELECT d.id, d.run_id, d.step, d.catalogue, ",
+                crate::store::compact::source_text!("d"),
+                " FROM decision_rows d
+                     WHERE d.run_id IN (SELECT run_id FROM touched_runs) AND d.import_id = ?1
+                       AND d.catalogue IS NOT NULL
+                       AND NOT EXISTS (SELECT 1 FROM catalogues c WHERE c.version = d.catalogue)
+                     ORDER BY d.id"
+            ))?;
             s.query_map([self.import_id], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
             })?
