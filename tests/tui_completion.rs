@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 use rung::tui::harness::Harness;
 
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tui/desk.jsonl")
-}
+mod tui_util;
+use tui_util::{fixture, now};
 
 fn import(dir: &Path, files: &[PathBuf]) -> PathBuf {
     let db = dir.join("c.db");
@@ -26,12 +25,6 @@ fn import(dir: &Path, files: &[PathBuf]) -> PathBuf {
     };
     rung::cli::import::run(&cli.global, &args).expect("imports");
     db
-}
-
-fn now() -> i64 {
-    rung::model::Timestamp::parse("2026-11-23T00:00:00Z")
-        .unwrap()
-        .micros()
 }
 
 fn records(kind: &str) -> Vec<serde_json::Value> {

@@ -6,44 +6,14 @@
 //! otherwise), the title says it, `Enter` opens the run at the decision and
 //! `Esc` walks back. Each drilled list is snapshotted at 120x40 and 80x24.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::Parser;
 use rung::tui::Screen;
 use rung::tui::harness::Harness;
 
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tui/desk.jsonl")
-}
-
-fn import(dir: &Path) -> PathBuf {
-    let db = dir.join("s.db");
-    let cli = rung::cli::Cli::try_parse_from(["rung", "-q", "--db", db.to_str().unwrap()])
-        .expect("arguments parse");
-    let args = rung::cli::import::ImportArgs {
-        paths: vec![fixture()],
-        format: "auto".into(),
-        ..Default::default()
-    };
-    rung::cli::import::run(&cli.global, &args).expect("imports");
-    db
-}
-
-fn now() -> i64 {
-    rung::model::Timestamp::parse("2026-11-23T00:00:00Z")
-        .unwrap()
-        .micros()
-}
-
-/// The fixture's decision records.
-fn decisions() -> Vec<serde_json::Value> {
-    std::fs::read_to_string(fixture())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter(|v| v["type"] == "decision")
-        .collect()
-}
+mod tui_util;
+use tui_util::{decisions, import, now};
 
 /// Decisions of the fixture that satisfy `keep`.
 fn count(keep: impl Fn(&serde_json::Value) -> bool) -> u64 {

@@ -7,33 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use clap::Parser;
 use rung::config::Config;
 use rung::tui::Screen;
 use rung::tui::harness::Harness;
 
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tui/desk.jsonl")
-}
-
-fn import(dir: &Path) -> PathBuf {
-    let db = dir.join("k.db");
-    let cli = rung::cli::Cli::try_parse_from(["rung", "-q", "--db", db.to_str().unwrap()])
-        .expect("arguments parse");
-    let args = rung::cli::import::ImportArgs {
-        paths: vec![fixture()],
-        format: "auto".into(),
-        ..Default::default()
-    };
-    rung::cli::import::run(&cli.global, &args).expect("imports");
-    db
-}
-
-fn now() -> i64 {
-    rung::model::Timestamp::parse("2026-11-23T00:00:00Z")
-        .unwrap()
-        .micros()
-}
+mod tui_util;
+use tui_util::{fixture, import, now};
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);

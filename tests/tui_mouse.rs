@@ -3,34 +3,14 @@
 //! path as `rung`'s event loop (`tui::mouse::actions` on the areas of the
 //! last frame drawn).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::Parser;
 use rung::tui::Screen;
 use rung::tui::harness::Harness;
 
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tui/desk.jsonl")
-}
-
-fn import(dir: &Path) -> PathBuf {
-    let db = dir.join("m.db");
-    let cli = rung::cli::Cli::try_parse_from(["rung", "-q", "--db", db.to_str().unwrap()])
-        .expect("arguments parse");
-    let args = rung::cli::import::ImportArgs {
-        paths: vec![fixture()],
-        format: "auto".into(),
-        ..Default::default()
-    };
-    rung::cli::import::run(&cli.global, &args).expect("imports");
-    db
-}
-
-fn now() -> i64 {
-    rung::model::Timestamp::parse("2026-11-23T00:00:00Z")
-        .unwrap()
-        .micros()
-}
+mod tui_util;
+use tui_util::{fixture, import, now};
 
 /// Decisions of the fixture that satisfy `keep`.
 fn count(keep: impl Fn(&serde_json::Value) -> bool) -> u64 {

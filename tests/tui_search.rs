@@ -10,9 +10,8 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 use rung::tui::harness::Harness;
 
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tui/desk.jsonl")
-}
+mod tui_util;
+use tui_util::{decisions, fixture, now};
 
 fn import_file(dir: &Path, file: &Path) -> PathBuf {
     let db = dir.join("s.db");
@@ -25,22 +24,6 @@ fn import_file(dir: &Path, file: &Path) -> PathBuf {
     };
     rung::cli::import::run(&cli.global, &args).expect("imports");
     db
-}
-
-fn now() -> i64 {
-    rung::model::Timestamp::parse("2026-11-23T00:00:00Z")
-        .unwrap()
-        .micros()
-}
-
-/// The fixture's decision records.
-fn decisions() -> Vec<serde_json::Value> {
-    std::fs::read_to_string(fixture())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter(|v| v["type"] == "decision")
-        .collect()
 }
 
 fn walk(t: &mut Harness, keys: &str) {

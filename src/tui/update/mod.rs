@@ -222,16 +222,7 @@ fn typing(app: &mut App, action: Action) {
         _ => (&mut app.tools.find, &mut app.tools.typing),
     };
     let changed = match action {
-        Action::Type(c) => {
-            input.push(c);
-            true
-        }
-        Action::Backspace => input.pop().is_some(),
-        Action::ClearInput => {
-            let had = !input.is_empty();
-            input.clear();
-            had
-        }
+        Action::Type(_) | Action::Backspace | Action::ClearInput => edit_input(input, action),
         Action::Submit => {
             // Enter keeps the filter and, on Runs and Tools, opens the
             // selected match at once (the matches still coming: the best
@@ -276,16 +267,7 @@ fn table_typing(app: &mut App, action: Action) {
         return;
     };
     let changed = match action {
-        Action::Type(c) => {
-            input.push(c);
-            true
-        }
-        Action::Backspace => input.pop().is_some(),
-        Action::ClearInput => {
-            let had = !input.is_empty();
-            input.clear();
-            had
-        }
+        Action::Type(_) | Action::Backspace | Action::ClearInput => edit_input(input, action),
         Action::Submit => {
             *typing = false;
             false
@@ -321,5 +303,23 @@ fn screen_action(app: &mut App, action: Action) {
         Screen::FindingList => findings::act_list(app, action),
         Screen::Compare => compare::act(app, action),
         Screen::ToolDiff => compare::act_tool_diff(app, action),
+    }
+}
+
+/// A key that edits a search's text: a character, Backspace or clear;
+/// whether the text changed.
+pub(super) fn edit_input(input: &mut String, action: Action) -> bool {
+    match action {
+        Action::Type(c) => {
+            input.push(c);
+            true
+        }
+        Action::Backspace => input.pop().is_some(),
+        Action::ClearInput => {
+            let had = !input.is_empty();
+            input.clear();
+            had
+        }
+        _ => false,
     }
 }

@@ -38,14 +38,8 @@ pub(super) fn typing(app: &mut App, action: Action) {
         _ => &mut app.run.find,
     };
     let changed = match action {
-        Action::Type(c) => {
-            input.push(c);
-            true
-        }
-        Action::Backspace => input.pop().is_some(),
-        Action::ClearInput => {
-            input.clear();
-            true
+        Action::Type(_) | Action::Backspace | Action::ClearInput => {
+            super::edit_input(input, action)
         }
         Action::Submit => {
             app.run.typing = false;
