@@ -366,3 +366,29 @@ fn database_error_in_a_record_stops_the_import_even_with_keep_going() {
         assert_eq!(counts(&db), before, "keep_going={keep_going}");
     }
 }
+
+#[test]
+fn a_failed_start_of_an_import_leaves_no_transaction_open() {
+    // `rung serve` writes every trace through one connection: an import that
+    // fails before it starts must not leave that connection inside its
+    // transaction (the next trace would fail with "cannot start a
+    // transaction within a transaction", and other processes find the
+    // database locked).
+    use rung::store::{Batch, ImportOptions, Store};
+    let d = Db::new(Some(REDACT));
+    d.tamper(r#"UPDATE meta SET value = '{"redact":{"patterns":' WHERE key = 'config'"#);
+    let store = Store::open_rw(&d.db).unwrap();
+    for _ in 0..2 {
+        let Err(e) = Batch::begin_with(&store, ImportOptions::default(), "a", None) else {
+            panic!("a batch began over a stored configuration that does not decode");
+        };
+        assert!(
+            e.to_string()
+                .contains("the stored configuration does not decode"),
+            "{e}"
+        );
+    }
+    // Another process can write (no lock held), and the next batch begins.
+    d.tamper(r#"UPDATE meta SET value = '{}' WHERE key = 'config'"#);
+    assert!(Batch::begin_with(&store, ImportOptions::default(), "a", None).is_ok());
+}

@@ -157,29 +157,44 @@ impl<'a> Batch<'a> {
         new_config: Option<&Config>,
     ) -> Result<(Batch<'a>, bool)> {
         let conn = &store.conn;
-        begin_touched(conn)?;
-        let mut changed = false;
-        if let Some(c) = new_config {
-            changed = store.set_config(c)?;
-            if changed {
+        // Everything between BEGIN and the batch (whose drop rolls back) is
+        // rolled back here on an error, so that a long-lived connection
+        // (`rung serve`) is not left inside the failed transaction.
+        let started = (|| -> Result<(bool, i64, Context<'a>)> {
+            begin_touched(conn)?;
+            let mut changed = false;
+            if let Some(c) = new_config {
+                changed = store.set_config(c)?;
+                if changed {
+                    touch_all(conn)?;
+                }
+            }
+            if take_reclassify_due(conn)? && !changed {
+                // A database from an older rung: its verdicts are redone.
                 touch_all(conn)?;
             }
-        }
-        if take_reclassify_due(conn)? && !changed {
-            // A database from an older rung: its verdicts are redone.
-            touch_all(conn)?;
-        }
-        let config: Config = store.config()?;
-        conn.execute(
-            "INSERT INTO imports (started_at, sources) VALUES (?1, ?2)",
-            params![now_text(), sources],
-        )?;
-        let import_id = conn.last_insert_rowid();
+            let config: Config = store.config()?;
+            conn.execute(
+                "INSERT INTO imports (started_at, sources) VALUES (?1, ?2)",
+                params![now_text(), sources],
+            )?;
+            let import_id = conn.last_insert_rowid();
+            Ok((changed, import_id, Context::new(conn, &config)?))
+        })();
+        let (changed, import_id, ctx) = match started {
+            Ok(v) => v,
+            Err(e) => {
+                if !conn.is_autocommit() {
+                    let _ = conn.execute_batch("ROLLBACK");
+                }
+                return Err(e);
+            }
+        };
         let batch = Batch {
             conn,
             opts,
             import_id,
-            ctx: Context::new(conn, &config)?,
+            ctx,
             summary: ImportSummary::default(),
             last_bare_run: String::new(),
             pending: None,
