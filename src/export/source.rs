@@ -185,49 +185,12 @@ pub fn findings(f: &Filter) -> Query {
             THEN (SELECT COALESCE(t.started_us, t.first_at_us) FROM runs t WHERE t.run_id = x.run_id)
         END";
     let select = format!(
-        "SELECT {time} AS time_us, x.kind, x.catalogue, x.task_id, x.run_id, x.step, x.tool,
-                x.detail, {time} FROM findings x"
+        "{time} AS time_us, x.kind, x.catalogue, x.task_id, x.run_id, x.step, x.tool,
+                x.detail, {time}"
     );
     let order = "ORDER BY time_us, x.kind, x.catalogue, x.task_id, x.run_id, x.step, x.tool, x.id";
-    if f.is_empty() {
-        return Query {
-            sql: format!("{select} {order}"),
-            args: Vec::new(),
-        };
-    }
-    let (clause, mut args) = f.decision_clause();
-    let (run_clause, run_args) = f.decision_clause();
-    args.extend(run_args);
-    let from = f.from();
-    let catalogue_only = Filter {
-        catalogues: f.catalogues.clone(),
-        ..Filter::default()
-    } == *f;
-    let cat_clause = if catalogue_only {
-        let mut s = String::from("x.catalogue IN (");
-        for (i, c) in f.catalogues.iter().enumerate() {
-            s.push_str(if i == 0 { "?" } else { ", ?" });
-            args.push(Sql::Text(c.clone()));
-        }
-        s.push(')');
-        s
-    } else {
-        let (c2, a2) = f.decision_clause();
-        args.extend(a2);
-        format!("x.catalogue IN (SELECT DISTINCT l.catalogue {from} WHERE {c2})")
-    };
-    Query {
-        sql: format!(
-            "{select} WHERE
-               (x.step IS NOT NULL AND EXISTS (SELECT 1 {from}
-                   WHERE l.run_id = x.run_id AND l.step = x.step AND {clause}))
-               OR (x.step IS NULL AND x.run_id IS NOT NULL AND EXISTS (SELECT 1 {from}
-                   WHERE l.run_id = x.run_id AND {run_clause}))
-               OR (x.step IS NULL AND x.run_id IS NULL AND {cat_clause})
-             {order}"
-        ),
-        args,
-    }
+    let (sql, args) = crate::store::findings::selected(f, &select, order);
+    Query { sql, args }
 }
 
 /// Every tool of every catalogue (or of `--catalogue`): not partitioned.

@@ -27,7 +27,7 @@ pub struct FindingRow {
 /// runs with a filtered decision (a missing call or output names no step),
 /// plus the catalogue-level findings of the catalogues those decisions use
 /// (all findings when unfiltered). `select` is what the query returns.
-fn selected(f: &Filter, select: &str, tail: &str) -> (String, Vec<Sql>) {
+pub fn selected(f: &Filter, select: &str, tail: &str) -> (String, Vec<Sql>) {
     if f.is_empty() {
         return (
             format!("SELECT {select} FROM findings x {tail}"),
