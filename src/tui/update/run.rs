@@ -3,6 +3,7 @@
 //! the detail pane (the payload viewer's are in `viewer`).
 
 use super::viewer;
+use crate::filter::Filter;
 use crate::store::browse::{Anchor, DecisionRow, Page, PayloadColumn, step_key, timeline_key};
 use crate::tui::action::Action;
 use crate::tui::layout;
@@ -120,11 +121,6 @@ pub(super) fn go_to_step(app: &mut App, step: i64) {
     app.run.want_step = Some(step);
     let a = app.run.timeline.reset(Anchor::Around(step_key(step)));
     request_page(app, a);
-}
-
-/// The selected decision changed (a search moved it).
-pub(super) fn selection_moved(app: &mut App) {
-    detail_moved(app);
 }
 
 fn select_step(app: &mut App, step: i64) {
@@ -250,28 +246,64 @@ pub(super) fn act(app: &mut App, action: Action) {
 /// `n`/`N`: the next failing decision among the rows held, else asks the
 /// worker beyond them.
 fn next_failing(app: &mut App, forward: bool) {
+    let none = format!(
+        "no {} failing decision in this run",
+        if forward { "later" } else { "earlier" }
+    );
+    hop(
+        app,
+        forward,
+        false,
+        failing,
+        none,
+        |filter, run_id, step| {
+            let request = Request::NextFailing {
+                filter,
+                run_id,
+                step,
+                forward,
+            };
+            (Slot::NextFailing, request)
+        },
+    );
+}
+
+/// Moves the timeline's selection to the next (previous) row that `hit`
+/// takes, from the selection (`inclusive`: the selection itself counts);
+/// beyond the rows held, asks the worker with the request `ask` makes from
+/// the filter, run and selected step; else says `none`.
+pub(super) fn hop(
+    app: &mut App,
+    forward: bool,
+    inclusive: bool,
+    hit: impl Fn(&DecisionRow) -> bool,
+    none: String,
+    ask: impl FnOnce(Filter, String, i64) -> (Slot, Request),
+) {
     let h = app.height(layout::List::Timeline);
     let tl = &app.run.timeline;
     let sel = tl.cursor.sel;
     let found = if forward {
+        let from = if inclusive { sel } else { sel + 1 };
         tl.rows
             .iter()
             .enumerate()
-            .skip(sel + 1)
-            .find(|(_, (_, r))| failing(r))
+            .skip(from)
+            .find(|(_, (_, r))| hit(r))
             .map(|(i, _)| i)
     } else {
+        let to = if inclusive { sel + 1 } else { sel };
         tl.rows
             .iter()
             .enumerate()
-            .take(sel)
+            .take(to)
             .rev()
-            .find(|(_, (_, r))| failing(r))
+            .find(|(_, (_, r))| hit(r))
             .map(|(i, _)| i)
     };
     match found {
         Some(i) => {
-            let len = app.run.timeline.rows.len();
+            let len = tl.rows.len();
             app.run.timeline.cursor.to(i, len, h);
             detail_moved(app);
         }
@@ -285,21 +317,11 @@ fn next_failing(app: &mut App, forward: bool) {
             if let (Some(step), Some(run_id)) =
                 (tl.selected().map(|r| r.step), app.run.run_id.clone())
             {
-                let request = Request::NextFailing {
-                    filter: app.filter.clone(),
-                    run_id,
-                    step,
-                    forward,
-                };
-                app.request(Slot::NextFailing, request);
+                let (slot, request) = ask(app.filter.clone(), run_id, step);
+                app.request(slot, request);
             }
         }
-        None => {
-            app.status = Some(format!(
-                "no {} failing decision in this run",
-                if forward { "later" } else { "earlier" }
-            ))
-        }
+        None => app.status = Some(none),
     }
 }
 

@@ -8,7 +8,6 @@ use super::run;
 use crate::find;
 use crate::store::browse::found_in;
 use crate::tui::action::Action;
-use crate::tui::layout;
 use crate::tui::state::App;
 use crate::tui::worker::find::{Found, From};
 use crate::tui::worker::{Request, Slot};
@@ -111,62 +110,30 @@ fn step_timeline(app: &mut App, forward: bool, inclusive: bool) {
     if pat.is_empty() {
         return;
     }
-    let h = app.height(layout::List::Timeline);
-    let tl = &app.run.timeline;
-    let sel = tl.cursor.sel;
     let hit = |d: &crate::store::browse::DecisionRow| !found_in(d, &pat).is_empty();
-    let found = if forward {
-        let from = if inclusive { sel } else { sel + 1 };
-        tl.rows
-            .iter()
-            .enumerate()
-            .skip(from)
-            .find(|(_, (_, r))| hit(r))
-            .map(|(i, _)| i)
-    } else {
-        let to = if inclusive { sel + 1 } else { sel };
-        tl.rows
-            .iter()
-            .enumerate()
-            .take(to)
-            .rev()
-            .find(|(_, (_, r))| hit(r))
-            .map(|(i, _)| i)
-    };
-    match found {
-        Some(i) => {
-            let len = tl.rows.len();
-            app.run.timeline.cursor.to(i, len, h);
-            run::selection_moved(app);
-        }
-        None if app.run.sorted() && (tl.more_after || tl.more_before) => {
-            app.status = Some(
-                "in a sorted timeline n/N look among the rows read: s back to step order"
-                    .to_string(),
-            )
-        }
-        None if (forward && tl.more_after) || (!forward && tl.more_before) => {
-            if let (Some(step), Some(run_id)) =
-                (tl.selected().map(|r| r.step), app.run.run_id.clone())
-            {
-                let request = Request::NextMatch {
-                    filter: app.filter.clone(),
-                    run_id,
-                    step,
-                    forward,
-                    pattern: app.run.find.clone(),
-                };
-                app.request(Slot::NextMatch, request);
-            }
-        }
-        None => {
-            app.status = Some(format!(
-                "no {} decision of this run contains {:?}",
-                if forward { "later" } else { "earlier" },
-                app.run.find.trim()
-            ))
-        }
-    }
+    let none = format!(
+        "no {} decision of this run contains {:?}",
+        if forward { "later" } else { "earlier" },
+        app.run.find.trim()
+    );
+    let pattern = app.run.find.clone();
+    run::hop(
+        app,
+        forward,
+        inclusive,
+        hit,
+        none,
+        |filter, run_id, step| {
+            let request = Request::NextMatch {
+                filter,
+                run_id,
+                step,
+                forward,
+                pattern,
+            };
+            (Slot::NextMatch, request)
+        },
+    );
 }
 
 /// The store's answer to `n`/`N` beyond the rows held.
