@@ -461,3 +461,79 @@ fn the_compare_screen_cuts_a_long_version_with_an_ellipsis() {
         "{text}"
     );
 }
+
+/// The popup's lines (inside its frame) as drawn.
+fn help_lines(h: &Harness) -> Vec<String> {
+    let text = h.text();
+    let rows: Vec<&str> = text.lines().collect();
+    let top = rows
+        .iter()
+        .position(|r| r.contains("┌ help"))
+        .expect("the help's frame");
+    let at = rows[top].find("┌ help").unwrap();
+    let left = rows[top][..at].chars().count();
+    rows[top + 1..]
+        .iter()
+        // The popup is 60 columns wide.
+        .map(|r| r.chars().skip(left).take(60).collect::<String>())
+        .take_while(|r| !r.starts_with('└'))
+        .map(|r| {
+            let inner: String = r.chars().skip(1).collect();
+            inner.trim_end_matches(['│', ' ']).to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_help_scrolls_at_80x24_and_every_line_is_reachable() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = import(dir.path(), &[desk()]);
+    // Every line of the help, as a terminal tall enough shows it.
+    let mut tall = open_at(&db, "2026-11-23T00:00:00Z", 120, 80);
+    keys(&mut tall, "?");
+    assert!(tall.text().contains("help · any key closes"));
+    let all = help_lines(&tall);
+    assert_eq!(all.first().map(String::as_str), Some("Ladder screen"));
+    assert_eq!(
+        all.last().map(String::as_str),
+        Some("  C-u       clear input"),
+        "{all:?}"
+    );
+    let mut h = open_at(&db, "2026-11-23T00:00:00Z", 80, 24);
+    keys(&mut h, "?");
+    let first = help_lines(&h);
+    assert_eq!(first.len(), 20, "the popup fills the screen but its bars");
+    assert_eq!(first[..], all[..20]);
+    insta::assert_snapshot!("help_top_80x24", h.terminal.backend());
+    assert!(h.text().contains("more ↓"), "{}", h.text());
+    // Down a line at a time to the end: every line shows once.
+    let mut seen = first.clone();
+    for _ in 0..all.len() {
+        keys(&mut h, "j");
+        assert!(h.app.help, "j scrolls the help");
+        let now = help_lines(&h);
+        if now.last() != seen.last() {
+            seen.push(now.last().unwrap().clone());
+        }
+    }
+    assert_eq!(seen, all);
+    assert!(h.text().contains("↑ more"), "{}", h.text());
+    assert!(!h.text().contains("more ↓"), "{}", h.text());
+    insta::assert_snapshot!("help_bottom_80x24", h.terminal.backend());
+    // PgUp goes back a page, Home to the top; another key closes.
+    keys(&mut h, "G");
+    assert_eq!(help_lines(&h).last(), all.last());
+    keys(&mut h, "PgUp");
+    assert_eq!(help_lines(&h), first);
+    keys(&mut h, "PgDn");
+    assert_eq!(help_lines(&h).last(), all.last());
+    keys(&mut h, "g");
+    assert_eq!(help_lines(&h), first);
+    keys(&mut h, "x");
+    assert!(!h.app.help && !h.app.quit);
+    assert_eq!(h.app.screen, Screen::Ladder);
+    // At 120x40 it all fits.
+    let mut big = open_at(&db, "2026-11-23T00:00:00Z", 120, 40);
+    keys(&mut big, "?");
+    insta::assert_snapshot!("help_120x40", big.terminal.backend());
+}

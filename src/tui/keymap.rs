@@ -470,10 +470,30 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
     if ctrl && key.code == KeyCode::Char('c') {
         return Some(Action::Quit);
     }
-    // The help says "any key closes": every key does, and only that (`q`
-    // closes the help, not the app).
+    // The help says "any other key closes" when it scrolls: the keys that
+    // move scroll it, every other key closes it, and only that (`q` closes the help, not
+    // the app).
     if app.help && !app.editing_filter {
-        return Some(Action::Help);
+        if app.help_max.get() == 0 {
+            // All of it is in sight: nothing to scroll.
+            return Some(Action::Help);
+        }
+        let moves = [
+            Action::Up,
+            Action::Down,
+            Action::PageUp,
+            Action::PageDown,
+            Action::Top,
+            Action::Bottom,
+        ];
+        return Some(
+            bindings(app)
+                .into_iter()
+                .find(|b| b.keys.iter().any(|k| matches(*k, &key)))
+                .map(|b| b.action)
+                .filter(|a| moves.contains(a))
+                .unwrap_or(Action::Help),
+        );
     }
     for bind in bindings(app) {
         if bind.keys.iter().any(|k| matches(*k, &key)) {

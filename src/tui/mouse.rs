@@ -77,8 +77,16 @@ pub fn actions(app: &App, ev: MouseEvent) -> Vec<Action> {
                 .unwrap_or_default()
         }
         MouseEventKind::ScrollDown | MouseEventKind::ScrollUp
-            if !app.help && !app.editing_filter =>
+            if app.help && !app.editing_filter =>
         {
+            // The wheel scrolls the help.
+            vec![Action::MoveBy(if ev.kind == MouseEventKind::ScrollDown {
+                WHEEL
+            } else {
+                -WHEEL
+            })]
+        }
+        MouseEventKind::ScrollDown | MouseEventKind::ScrollUp if !app.editing_filter => {
             let mut acts = app.hits.borrow().wheel_at(ev.column, ev.row);
             let d = if ev.kind == MouseEventKind::ScrollDown {
                 WHEEL

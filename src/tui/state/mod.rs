@@ -179,6 +179,10 @@ pub struct App {
     /// What each area of the last frame does when clicked: written by
     /// drawing (its only output besides the cells), read by the mouse.
     pub hits: std::cell::RefCell<crate::tui::mouse::Hits>,
+    /// The help popup's first line shown (↑/↓/PgUp/PgDn scroll it), and
+    /// the last first line there is, as the last frame drew it.
+    pub help_top: usize,
+    pub help_max: std::cell::Cell<usize>,
 }
 
 impl App {
@@ -226,6 +230,8 @@ impl App {
             inflight: Inflight::default(),
             keys: Default::default(),
             hits: Default::default(),
+            help_top: 0,
+            help_max: Default::default(),
             opts,
         }
     }

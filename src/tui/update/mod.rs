@@ -136,9 +136,26 @@ pub fn update(app: &mut App, action: Action) {
         return form::act(app, action);
     }
     if app.help {
-        // Any key closes the help (the keymap sends `Help` for every key
-        // while it is open) and does nothing else.
-        app.help = false;
+        // The keys that move scroll the help; any other key closes it (the
+        // keymap sends `Help` for them while it is open) and does nothing
+        // else.
+        let max = app.help_max.get();
+        // A page: the lines the popup shows (see `views::frame::help`).
+        let page = (app.size.1 as usize).saturating_sub(4).max(1);
+        app.help_top = match action {
+            Action::Up => app.help_top.saturating_sub(1),
+            Action::Down => app.help_top + 1,
+            Action::PageUp => app.help_top.saturating_sub(page),
+            Action::PageDown => app.help_top + page,
+            Action::Top => 0,
+            Action::Bottom => max,
+            Action::MoveBy(d) => app.help_top.saturating_add_signed(d),
+            _ => {
+                app.help = false;
+                return;
+            }
+        }
+        .min(max);
         return;
     }
     if app.is_typing() {
@@ -146,7 +163,10 @@ pub fn update(app: &mut App, action: Action) {
     }
     app.status = None;
     match action {
-        Action::Help => app.help = true,
+        Action::Help => {
+            app.help = true;
+            app.help_top = 0;
+        }
         Action::Go(s) => app.go(s),
         Action::NextTab | Action::PrevTab => {
             let tabs = Screen::TABS;

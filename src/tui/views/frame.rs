@@ -193,13 +193,34 @@ pub(super) fn help(f: &mut Frame, app: &App, area: Rect) {
         &keymap::typing_pairs(app),
         t,
     ));
-    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
-    let r = centered(area, 60, h);
+    lines.pop();
+    let r = centered(
+        area,
+        60,
+        (lines.len() as u16 + 2).min(area.height.saturating_sub(2)),
+    );
+    // Lines that do not fit scroll (↑/↓, PgUp/PgDn, the wheel); the frame
+    // says when there are more above or below.
+    let rows = r.height.saturating_sub(2) as usize;
+    let max = lines.len().saturating_sub(rows);
+    app.help_max.set(max);
+    let top = app.help_top.min(max);
+    let more = match (top > 0, top < max) {
+        (false, false) => String::new(),
+        (true, false) => " ↑ more ".to_string(),
+        (false, true) => " more ↓ ".to_string(),
+        (true, true) => " ↑ more ↓ ".to_string(),
+    };
+    let title = if max > 0 {
+        " help · ↑↓ PgUp PgDn scroll · any other key closes "
+    } else {
+        " help · any key closes "
+    };
+    let shown: Vec<Line> = lines.into_iter().skip(top).take(rows).collect();
     f.render_widget(Clear, r);
     f.render_widget(
-        Paragraph::new(lines)
-            .block(block(" help · any key closes ", t, true))
-            .wrap(Wrap { trim: false }),
+        Paragraph::new(shown)
+            .block(block(title, t, true).title_bottom(Line::styled(more, t.key()).right_aligned())),
         r,
     );
 }
