@@ -578,3 +578,77 @@ fn a_kinds_findings_search_says_where_they_matched() {
         assert_eq!(sel.row.run_id.as_deref(), Some("r-103"));
     }
 }
+
+/// The text of the viewer's match: the line it is on, from its column.
+fn at_hit(t: &Harness) -> String {
+    let v = t.app.run.viewer.as_ref().expect("the viewer");
+    let hit = v.search.hit.expect("a match");
+    let at = v.line_of(&hit).expect("its chunk is shown");
+    let line = v.lines().nth(at).unwrap();
+    line.chars().skip(hit.col).collect()
+}
+
+#[test]
+fn n_and_n_shift_visit_the_matches_in_order_and_go_round() {
+    // About 680 KB (ten chunks of the viewer): the word five times,
+    // in any case, far apart, each followed by its label.
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = String::from("{\"rows\":[");
+    let labels = ["alpha", "bravo", "charlie", "delta", "echo"];
+    let spellings = ["needle", "NEEDLE", "NeEdLe", "nEEDLE", "Needle"];
+    for i in 0..20_000 {
+        match [150, 4_000, 9_500, 14_000, 19_900]
+            .iter()
+            .position(|&k| k == i)
+        {
+            Some(k) => s.push_str(&format!("\"{} {}\",", spellings[k], labels[k])),
+            None => s.push_str(&format!("\"row {i:05} lorem ipsum dolor sit\",")),
+        }
+    }
+    s.push_str("\"end\"]}");
+    let line = format!(
+        "{{\"type\":\"decision\",\"run_id\":\"big\",\"step\":1,\"at\":\"2026-11-20T09:00:00Z\",\
+         \"selected\":\"export\",\"outcome\":{{\"status\":\"ok\"}},\"result\":{s}}}\n"
+    );
+    let trace = dir.path().join("five.jsonl");
+    std::fs::write(&trace, line).unwrap();
+    let db = import_file(dir.path(), &trace);
+    let mut t = Harness::open(&db, now(), false, 120, 40).expect("opens");
+    walk(&mut t, "2 Enter r /");
+    typed(&mut t, "needle");
+    more(&mut t, "Enter");
+    let label = |t: &Harness| {
+        let text = at_hit(t);
+        let (word, rest) = text.split_at(6);
+        assert_eq!(word.to_lowercase(), "needle", "{text}");
+        rest.trim_start()
+            .split('"')
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(label(&t), "alpha");
+    // Twice round forwards (the second time over chunks already cut),
+    // then twice round backwards.
+    for _ in 0..2 {
+        for want in ["bravo", "charlie", "delta", "echo"] {
+            more(&mut t, "n");
+            assert_eq!(label(&t), want);
+            assert_eq!(t.app.status, None);
+        }
+        more(&mut t, "n");
+        assert_eq!(label(&t), "alpha");
+        assert_eq!(t.app.status.as_deref(), Some("search went round the end"));
+    }
+    for _ in 0..2 {
+        more(&mut t, "N");
+        assert_eq!(label(&t), "echo");
+        assert_eq!(t.app.status.as_deref(), Some("search went round the end"));
+        for want in ["delta", "charlie", "bravo", "alpha"] {
+            more(&mut t, "N");
+            assert_eq!(label(&t), want);
+            assert_eq!(t.app.status, None);
+        }
+    }
+    assert!(t.text().contains("needle alpha"), "{}", t.text());
+}

@@ -53,6 +53,7 @@ fn shared(db: &Path) -> Shared {
         db: db.to_path_buf(),
         config: Arc::new(config),
         redactor: rung::redact::Redactor::new(&[], false).unwrap(),
+        chains: Default::default(),
     }
 }
 

@@ -60,6 +60,7 @@ impl Harness {
             db: db.to_path_buf(),
             config: Arc::new(config),
             redactor: redactor.clone(),
+            chains: Default::default(),
         };
         let workers = Workers::start_with(shared, tx, id, answerer)?;
         let opts = Options {

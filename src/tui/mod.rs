@@ -111,6 +111,7 @@ pub fn prepare(settings: &Settings) -> Result<(Shared, Options, keymap::Keymap)>
             db: settings.db.clone(),
             config: Arc::new(config),
             redactor: redactor.clone(),
+            chains: Default::default(),
         },
         Options {
             now_us: now.timestamp_micros(),

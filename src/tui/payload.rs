@@ -55,13 +55,57 @@ impl Indent {
                     self.step(c, o);
                 }
             }
-            None => {
-                let mut scratch = Vec::with_capacity(2 * MAX_INDENT as usize + 8);
-                for &c in bytes {
-                    self.step(c, &mut scratch);
-                    scratch.clear();
+            None => self.skip(bytes),
+        }
+    }
+
+    /// [`Indent::feed`] without the text: the state after `bytes`, the
+    /// inside of strings passed over to the next quote or backslash.
+    fn skip(&mut self, bytes: &[u8]) {
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.in_str {
+                if self.esc {
+                    self.esc = false;
+                    i += 1;
+                    continue;
+                }
+                match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                    None => return,
+                    Some(j) => {
+                        if bytes[i + j] == b'\\' {
+                            self.esc = true;
+                        } else {
+                            self.in_str = false;
+                        }
+                        i += j + 1;
+                    }
+                }
+                continue;
+            }
+            match bytes[i] {
+                b' ' | b'\n' | b'\r' | b'\t' => {}
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    self.open = false;
+                    self.nl = false;
+                }
+                c => {
+                    self.nl = false;
+                    self.open = false;
+                    match c {
+                        b'{' | b'[' => {
+                            self.depth += 1;
+                            self.nl = true;
+                            self.open = true;
+                        }
+                        b',' => self.nl = true,
+                        b'"' => self.in_str = true,
+                        _ => {}
+                    }
                 }
             }
+            i += 1;
         }
     }
 
@@ -277,6 +321,23 @@ mod tests {
 
     fn pretty(s: &str) -> String {
         render(s.as_bytes(), Indent::default(), &Redactor::default()).join("\n")
+    }
+
+    #[test]
+    fn skipping_ends_in_the_state_feeding_does() {
+        let text = br#"{"a":[1,{"b":"x,\\\"y:{"},[],{}],"c":null,"d":"q\"}", "e" : [ ] }"#;
+        for cut in 0..text.len() {
+            let (mut fed, mut skipped) = (Indent::default(), Indent::default());
+            let mut out = Vec::new();
+            fed.feed(&text[..cut], Some(&mut out));
+            skipped.feed(&text[..cut], None);
+            assert_eq!(fed, skipped, "after {cut} bytes");
+            // and on from there
+            let (mut a, mut b) = (fed, skipped);
+            a.feed(&text[cut..], Some(&mut out));
+            b.feed(&text[cut..], None);
+            assert_eq!(a, b, "from {cut}");
+        }
     }
 
     #[test]

@@ -184,6 +184,7 @@ pub fn answer(
         } => match super::find::find(
             conn,
             &shared.redactor,
+            &shared.chains,
             decision_id,
             column,
             &pattern,

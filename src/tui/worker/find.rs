@@ -8,6 +8,7 @@
 
 use rusqlite::Connection;
 
+use super::chain::Chains;
 use crate::error::Result;
 use crate::redact::Redactor;
 use crate::store::browse::{PayloadColumn, PayloadReader};
@@ -82,11 +83,13 @@ fn fold(s: &str) -> String {
 /// Searches `column` of decision `id` for `pattern`; `forward` from
 /// `from` (the first match after it, going round from the top), else the
 /// last match before it (going round from the bottom). `None` when a newer
-/// request made the answer stale.
+/// request made the answer stale. The chunks walked are remembered in
+/// `chains` (and the ones known there are not cut again).
 #[allow(clippy::too_many_arguments, reason = "one request's fields")]
 pub fn find(
     conn: &Connection,
     redactor: &Redactor,
+    chains: &Chains,
     id: i64,
     column: PayloadColumn,
     pattern: &str,
@@ -95,19 +98,31 @@ pub fn find(
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Option<Found>> {
     let reader = PayloadReader::open(conn, id, column)?;
+    let anchor = fold(pattern)
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .max_by_key(|w| w.len())
+        .unwrap_or("")
+        .to_string();
     let walk = Walk {
         reader: &reader,
         redactor,
         column,
         total: reader.len(),
         pat: fold(pattern),
-        anchor: fold(pattern)
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .max_by_key(|w| w.len())
-            .unwrap_or("")
-            .to_string(),
+        finder: memchr::memmem::Finder::new(anchor.as_bytes()).into_owned(),
+        anchor,
         cancelled,
+        chains,
+        key: (id, column, reader.len()),
+        cuts: Default::default(),
     };
+    let found = search(&walk, from, forward);
+    chains.put(walk.key, &walk.cuts.borrow());
+    found
+}
+
+/// [`find`] over `walk`.
+fn search(walk: &Walk, from: From, forward: bool) -> Result<Option<Found>> {
     let at = (from.start, from.line, from.col);
     let after = |h: &Hit| {
         if from.inclusive {
@@ -181,36 +196,58 @@ struct Walk<'a> {
     column: PayloadColumn,
     total: u64,
     pat: String,
-    /// The pattern's longest run of ASCII letters and digits (folded).
+    /// The pattern's longest run of ASCII letters and digits (folded),
+    /// and a finder of it.
     anchor: String,
+    finder: memchr::memmem::Finder<'static>,
     cancelled: &'a dyn Fn() -> bool,
+    /// The chunks known, this payload's key among them, and the chunks cut
+    /// by this search (remembered when it ends).
+    chains: &'a Chains,
+    key: super::chain::PayloadKey,
+    cuts: std::cell::RefCell<Vec<(u64, Indent, usize, Indent)>>,
 }
 
 impl Walk<'_> {
     /// The text of the chunk at `start` as the viewer shows it (see
-    /// `worker::answer::chunk`), and its length and end state; no text
-    /// when no match can begin in it (see [`Walk::may_hold`]).
-    /// `carried`: the chunk before left a tail a match may run on from.
+    /// `worker::answer::chunk`), its length and end state, and whether a
+    /// match may begin in it (see [`Walk::may_hold`]); no text when none
+    /// can. `carried`: the chunk before left a tail a match may run on
+    /// from.
     fn chunk(
         &self,
         start: u64,
         state: Indent,
         carried: bool,
-    ) -> Result<(Option<ChunkText>, usize, Indent)> {
-        let buf = self.reader.read(start, payload::READ)?;
-        let (len, end) = payload::chunk_len(&buf, state, self.redactor);
-        if !carried && !self.may_hold(&buf, len) {
-            return Ok((None, len, end));
+    ) -> Result<(Option<ChunkText>, usize, Indent, bool)> {
+        let known = self.chains.get(self.key, start, state);
+        let buf = match known {
+            // Its bytes and the few after it a match may run on into.
+            Some((len, _)) => self.reader.read(start, len + self.pat.len())?,
+            None => self.reader.read(start, payload::READ)?,
+        };
+        let (len, end) = match known {
+            Some(k) => k,
+            None => {
+                let (len, end) = payload::chunk_len(&buf, state, self.redactor);
+                self.cuts.borrow_mut().push((start, state, len, end));
+                (len, end)
+            }
+        };
+        let hold = self.may_hold(&buf, len);
+        if !carried && !hold {
+            return Ok((None, len, end, false));
         }
         let bytes = &buf[..len];
         let raw_whole = self.column == PayloadColumn::Raw && start == 0 && len as u64 == self.total;
         if raw_whole && let Ok(serde_json::Value::String(s)) = serde_json::from_slice(bytes) {
-            return Ok((Some(payload::text_lines(&s, self.redactor)), len, end));
+            return Ok((Some(payload::text_lines(&s, self.redactor)), len, end, hold));
         }
         Ok((
             Some(payload::chunk_text(bytes, state, self.redactor)),
             len,
             end,
+            hold,
         ))
     }
 
@@ -231,9 +268,7 @@ impl Walk<'_> {
         if look.iter().any(|&b| !(0x20..0x7f).contains(&b)) {
             return true;
         }
-        let a = self.anchor.as_bytes();
-        look.windows(a.len())
-            .any(|w| w.iter().zip(a).all(|(x, y)| x.to_ascii_lowercase() == *y))
+        self.finder.find(&look.to_ascii_lowercase()).is_some()
     }
 
     /// Walks the chunks from `from` to the end, calling `visit` with each
@@ -256,7 +291,7 @@ impl Walk<'_> {
             if (self.cancelled)() {
                 return Ok(false);
             }
-            let (text, len, end) = self.chunk(start, state, carry.is_some())?;
+            let (text, len, end, hold) = self.chunk(start, state, carry.is_some())?;
             if len == 0 {
                 break;
             }
@@ -328,6 +363,10 @@ impl Walk<'_> {
                     });
                 }
                 base += payload::pieces_in(chars);
+            }
+            if !hold {
+                // No match begins in this chunk: none runs on from it.
+                carry = None;
             }
             start += len as u64;
             state = end;

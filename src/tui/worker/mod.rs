@@ -8,6 +8,7 @@
 //! answering becomes an error answer (see `supervise`).
 
 mod answer;
+pub mod chain;
 mod export;
 pub mod find;
 mod request;
@@ -109,6 +110,8 @@ pub struct Shared {
     pub db: PathBuf,
     pub config: Arc<Config>,
     pub redactor: Redactor,
+    /// The chunks of the payloads searched lately (see [`chain`]).
+    pub chains: Arc<chain::Chains>,
 }
 
 /// How a worker answers a request: [`answer`], or a stand-in in tests.
