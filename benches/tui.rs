@@ -128,6 +128,9 @@ fn ensure_big_result_db() -> PathBuf {
         .arg(&partial)
         .arg("-q")
         .arg("import")
+        // One record of 100 MB: above the default bound on a line.
+        .arg("--max-line")
+        .arg("1GB")
         .arg(&jsonl)
         .status()
         .expect("run rung import");
