@@ -261,3 +261,133 @@ fn a_click_on_a_rule_of_why_visible_picks_it_or_drills() {
         "2 decisions where delete_customer was visible by the flat rule",
     );
 }
+
+#[test]
+fn a_click_on_a_matrix_cell_selects_it_and_a_count_drills() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = import(dir.path());
+    // The fixture's selection failures: acceptable set → the tool picked.
+    let wrong = |acc: &str, sel: &str| {
+        count(|d| {
+            d["selected"] == sel
+                && d["expected"]["acceptable"]
+                    .as_array()
+                    .is_some_and(|a| a.len() == 1 && a[0] == acc)
+        })
+    };
+    assert_eq!(wrong("find_customer", "cancel_subscription"), 1);
+    for (w, h) in [(120u16, 40u16), (80, 24)] {
+        let mut t = open(&db, w, h);
+        t.keys("5 m");
+        t.settle_draw();
+        assert!(t.app.confusion.matrix);
+        assert_eq!(t.app.confusion.cell, (0, 0));
+        // The rows: ask_user, cancel_subscription, find_customer; the
+        // columns: cancel_subscription, delete_customer, refund_invoice,
+        // send_email. An empty cell (·) is only selected.
+        let (_, y_ask) = at(&t, "│ask_user");
+        let (_, y_find) = at(&t, "│find_customer");
+        let (_, head) = at(&t, "acceptable ↓ / instead →");
+        // The x of the last character of the `j`th count in row `y`.
+        let cell_x = |t: &Harness, y: u16, j: usize| -> u16 {
+            let text = t.text();
+            let line: Vec<char> = text.lines().nth(y as usize).unwrap().chars().collect();
+            let mut ends = Vec::new();
+            for i in 1..line.len() {
+                if line[i] == ' ' && line[i - 1] != ' ' && line[i - 1] != '│' {
+                    ends.push(i as u16 - 1);
+                }
+            }
+            // The first word is the row's label.
+            ends[1 + j]
+        };
+        let refund = cell_x(&t, y_ask, 2);
+        t.click(refund, y_ask);
+        t.settle_draw();
+        assert_eq!(t.app.screen, Screen::Confusions);
+        assert_eq!(t.app.confusion.cell, (0, 2), "the empty cell is selected");
+        // The label selects its row, keeping the column.
+        t.click(2, y_find);
+        t.draw();
+        assert_eq!(t.app.confusion.cell, (2, 2));
+        // find_customer → cancel_subscription: 1 decision, listed.
+        let cancel = cell_x(&t, y_find, 0);
+        let n = wrong("find_customer", "cancel_subscription");
+        drilled(
+            &mut t,
+            cancel,
+            y_find,
+            n,
+            "1 decision in confusion cell [find_customer] → cancel_subscription",
+        );
+        assert_eq!(t.app.confusion.cell, (2, 0));
+    }
+}
+
+#[test]
+fn clicks_on_the_compare_screen_pick_menus_cells_and_attempts() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/compare");
+    let db = dir.path().join("c.db");
+    let cli = rung::cli::Cli::try_parse_from(["rung", "-q", "--db", db.to_str().unwrap()])
+        .expect("arguments parse");
+    let args = rung::cli::import::ImportArgs {
+        paths: vec![fixture],
+        format: "auto".into(),
+        ..Default::default()
+    };
+    rung::cli::import::run(&cli.global, &args).expect("imports");
+    for (w, h) in [(120u16, 40u16), (80, 24)] {
+        let mut t = open(&db, w, h);
+        t.keys("8");
+        t.settle_draw();
+        use rung::tui::state::ComparePane;
+        if w < 110 {
+            // Narrow: the menus are one line until they have the keys; a
+            // click on it gives them the keys.
+            assert!(t.find(" kb-3 ").is_none());
+            let (x, y) = at(&t, "h: pick menus");
+            t.click(x, y);
+            t.settle_draw();
+            assert_eq!(t.app.compare.pane, ComparePane::Menus);
+        }
+        // A click on a menu: the menus have the keys, kb-3 is selected.
+        let (x, y) = at(&t, " kb-3 ");
+        t.click(x + 2, y);
+        t.settle_draw();
+        assert_eq!(t.app.compare.pane, ComparePane::Menus);
+        assert_eq!(t.app.compare.selected_menu().unwrap().version, "kb-3");
+        if w < 110 {
+            // The cells show as their frame's top line; a click on it gives
+            // them the keys.
+            let (x, y) = at(&t, "Cells of kb-1");
+            t.click(x, y);
+            t.settle_draw();
+            assert_eq!(t.app.compare.pane, ComparePane::Cells);
+        }
+        // A click on the cell's name: the cells have the keys, nothing opens.
+        let (cx, cy) = at(&t, "search_policy → search_docs");
+        t.click(cx + 3, cy);
+        t.settle_draw();
+        assert_eq!(t.app.compare.pane, ComparePane::Cells);
+        assert!(t.app.compare.open.is_none());
+        // A click on the base's count (0/3): the cell's three attempts.
+        let (bx, by) = at(&t, "0/3");
+        t.click(bx + 1, by);
+        t.settle_draw();
+        let open = t.app.compare.open.as_ref().expect("the cell opened");
+        let attempts = open.data.value.clone().flatten().expect("its attempts");
+        assert_eq!(attempts.base.len(), 3);
+        assert!(
+            t.text().contains(" 1 of 3 · right: kb-4 0/0 "),
+            "{}",
+            t.text()
+        );
+        // A click on the third attempt selects it.
+        let (tx, ty) = at(&t, "t2 ");
+        t.click(tx, ty);
+        t.draw();
+        assert_eq!(t.app.compare.open.as_ref().unwrap().cursor.sel, 2);
+        assert!(t.text().contains(" 3 of 3 · right: "), "{}", t.text());
+    }
+}

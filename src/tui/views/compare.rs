@@ -15,6 +15,7 @@ use super::{block, esc, n, pending, waiting};
 use crate::metrics::compare::{Change, Metric};
 use crate::metrics::diff::Piece;
 use crate::store::compare::{CatalogueInfo, CellDecision, CellRow, CompareReport, MenuFigures};
+use crate::tui::action::Action;
 use crate::tui::state::{App, ComparePane, Listed, panes};
 use crate::tui::theme::Theme;
 
@@ -108,6 +109,10 @@ fn draw_menus(f: &mut Frame, app: &App, area: Rect) {
             ),
             Span::styled("  h: pick menus", t.dim()),
         ]);
+        // A click on it gives the menus the keys.
+        if c.open.is_none() {
+            super::hit(app, area, vec![Action::Left]);
+        }
         f.render_widget(line, area);
         return;
     }
@@ -141,6 +146,12 @@ fn draw_menus(f: &mut Frame, app: &App, area: Rect) {
     }
     let h = area.height.saturating_sub(2) as usize;
     let top = c.cursor.visible_top(h);
+    // A click on a menu gives the menus the keys and selects it (while no
+    // cell is open: the keys then move in its attempts).
+    if c.open.is_none() {
+        super::hit(app, area, vec![Action::Left]);
+        super::hit_lines(app, area, 1, top, c.cursor.sel, rows.len(), &[Action::Left]);
+    }
     let pat = crate::find::pattern(&c.find);
     let lines: Vec<Line> = rows
         .iter()
@@ -324,6 +335,23 @@ fn draw_cells(f: &mut Frame, app: &App, r: &CompareReport, area: Rect) {
     }
     let h = area.height.saturating_sub(3) as usize;
     let top = c.cells.visible_top(h);
+    // A click on a cell gives the cells the keys and selects it; on one of
+    // its counts, opens it (as Enter).
+    super::hit(app, area, vec![Action::Right]);
+    super::hit_rows(app, area, top, c.cells.sel, r.cells.len(), &[Action::Right]);
+    let mut counts = vec![Constraint::Fill(3)];
+    counts.extend(r.menus.iter().map(|_| Constraint::Fill(1)));
+    for row in top..(top + h).min(r.cells.len()) {
+        let y = area.y + 2 + (row - top) as u16;
+        let (x0, _) = super::column_rect(area, &counts, 1);
+        let (xn, wn) = super::column_rect(area, &counts, counts.len() - 1);
+        let acts = vec![
+            Action::Right,
+            Action::MoveBy(row as isize - c.cells.sel as isize),
+            Action::Enter,
+        ];
+        super::hit(app, Rect::new(x0, y, (xn + wn).saturating_sub(x0), 1), acts);
+    }
     let view = &c.cells_view;
     let pat = view.pattern();
     let rows: Vec<Row> = (0..r.cells.len())
@@ -440,6 +468,7 @@ fn draw_attempts(f: &mut Frame, app: &App, area: Rect) {
     };
     let h = area.height.saturating_sub(3) as usize;
     let top = open.cursor.visible_top(h);
+    super::hit_rows(app, area, top, open.cursor.sel, a.base.len(), &[]);
     let rows: Vec<Row> = a
         .base
         .iter()

@@ -11,7 +11,9 @@ use super::{block, esc, fit, n, percent, search, waiting};
 use crate::metrics::{self, top_share};
 use crate::model::Rung;
 use crate::text::{pad_left, pad_right};
+use crate::tui::action::Action;
 use crate::tui::layout::{self, List};
+use crate::tui::mouse;
 use crate::tui::state::{App, Listed};
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
@@ -162,6 +164,26 @@ fn draw_matrix(f: &mut Frame, app: &App, area: Rect) {
             pad_right(label, label_w),
             if i == sr { t.header() } else { Style::new() },
         )];
+        // A click on the label selects the row; on a cell, selects it and
+        // (when it has decisions) lists them, as Enter.
+        let y = area.y + 2 + i as u16;
+        if y + 1 < area.y + area.height {
+            let to_row = mouse::to_rule(sr, i);
+            super::hit(
+                app,
+                Rect::new(area.x + 1, y, label_w as u16, 1),
+                to_row.clone(),
+            );
+            for (j, count) in grid.counts[i].iter().copied().enumerate() {
+                let mut acts = to_row.clone();
+                acts.extend(mouse::to_column(sc, j));
+                if count > 0 {
+                    acts.push(Action::Enter);
+                }
+                let x = area.x + 1 + (label_w + j * col_w) as u16;
+                super::hit(app, Rect::new(x, y, col_w as u16, 1), acts);
+            }
+        }
         for (j, count) in grid.counts[i].iter().copied().enumerate() {
             let text = if count == 0 {
                 "·".to_string()
