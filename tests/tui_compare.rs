@@ -190,3 +190,58 @@ fn tool_diff_from_the_tools_screen() {
     let text = t.text();
     assert!(text.contains(&summary[..100]), "{text}");
 }
+
+#[test]
+fn an_open_cells_attempts_sort_and_search() {
+    for (w, h) in [(120u16, 40u16), (80, 24)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = open(&dir, w, h);
+        keys(&mut t, "8 h j Space j Space l Enter");
+        let tasks = |t: &Harness| -> Vec<(String, Option<i64>)> {
+            let open = t.app.compare.open.as_ref().unwrap();
+            let a = open.data.value.clone().flatten().unwrap();
+            (0..a.base.len())
+                .map(|p| {
+                    let d = &a.base[open.view.at(p)];
+                    (d.key.task_id.clone(), d.key.trial)
+                })
+                .collect()
+        };
+        let t1 = |n| ("t1".to_string(), Some(n));
+        let t2 = ("t2".to_string(), Some(2));
+        assert_eq!(tasks(&t), vec![t1(1), t1(2), t2.clone()]);
+        // t1/2 selected; sorted by the candidates right (t1/2: kb-3 only;
+        // the others: kb-2 and kb-3), it comes first and stays selected.
+        keys(&mut t, "j s s s s");
+        assert_eq!(tasks(&t), vec![t1(2), t1(1), t2.clone()]);
+        let open = t.app.compare.open.as_ref().unwrap();
+        assert_eq!(open.cursor.sel, 0);
+        assert!(t.text().contains("kb-4 · right ↑"), "{}", t.text());
+        // Reversed: the ties keep their order.
+        keys(&mut t, "S");
+        assert_eq!(tasks(&t), vec![t1(1), t2.clone(), t1(2)]);
+        assert_eq!(t.app.compare.open.as_ref().unwrap().cursor.sel, 2);
+        // By task (past the list's own order), still reversed.
+        keys(&mut t, "s s");
+        assert_eq!(t.app.compare.open.as_ref().unwrap().view.sort, Some(0));
+        assert!(t.text().contains("task ↓"), "{}", t.text());
+        assert_eq!(tasks(&t), vec![t2.clone(), t1(1), t1(2)]);
+        // `/`: the attempts whose fields (a pick, the task) hold the text.
+        keys(&mut t, "/ =t1 Enter");
+        let open = t.app.compare.open.as_ref().unwrap();
+        assert_eq!(open.view.hits, vec![1, 2]);
+        // (t1/2, selected, matches: it stays selected.)
+        assert_eq!(open.cursor.sel, 2);
+        insta::assert_snapshot!(format!("compare_cell_sorted_{w}x{h}"), t.terminal.backend());
+        keys(&mut t, "n");
+        assert_eq!(t.app.compare.open.as_ref().unwrap().cursor.sel, 1);
+        keys(&mut t, "N");
+        assert_eq!(t.app.compare.open.as_ref().unwrap().cursor.sel, 2);
+        // Esc clears the search, then closes the cell.
+        keys(&mut t, "Esc");
+        assert!(t.app.compare.open.is_some());
+        assert!(t.app.compare.open.as_ref().unwrap().view.find.is_empty());
+        keys(&mut t, "Esc");
+        assert!(t.app.compare.open.is_none());
+    }
+}

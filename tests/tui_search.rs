@@ -652,3 +652,55 @@ fn n_and_n_shift_visit_the_matches_in_order_and_go_round() {
     }
     assert!(t.text().contains("needle alpha"), "{}", t.text());
 }
+
+#[test]
+fn the_why_visible_rules_sort_and_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = tui_util::import(dir.path());
+    for (w, h) in [(120u16, 40u16), (80, 24)] {
+        let mut t = Harness::open(&db, now(), false, w, h).expect("opens");
+        // delete_customer: hidden by the family rule on 10 decisions,
+        // visible by the flat rule on r-104's 2 (tests/tui_drill.rs).
+        walk(&mut t, "6 j j Enter");
+        let rules = |t: &Harness| -> Vec<String> {
+            let tool = &t.app.tool;
+            let a = tool.audit.value.as_ref().expect("the audit");
+            (0..a.rules.len())
+                .map(|p| a.rules[tool.view.at(p)].rule.clone())
+                .collect()
+        };
+        assert_eq!(rules(&t), vec!["family", "flat"]);
+        // By rule name, then reversed: flat first; family stays selected.
+        more(&mut t, "s s S");
+        assert_eq!(rules(&t), vec!["flat", "family"]);
+        assert_eq!(t.app.tool.rule, 1);
+        let text = t.text();
+        assert!(text.contains("rule ↓"), "{text}");
+        insta::assert_snapshot!(format!("tool_rules_sorted_{w}x{h}"), t.terminal.backend());
+        // Enter drills into the selected rule, as shown.
+        more(&mut t, "Enter");
+        assert_eq!(
+            t.app.decisions.heading(),
+            "10 decisions where delete_customer was hidden by the family rule"
+        );
+        more(&mut t, "Esc");
+        // `/` finds the rules whose fields hold the text.
+        more(&mut t, "/");
+        typed(&mut t, "flat");
+        more(&mut t, "Enter");
+        assert_eq!(t.app.tool.view.hits, vec![0]);
+        assert_eq!(t.app.tool.rule, 0);
+        assert!(t.text().contains("/ flat · match 1 of 1"), "{}", t.text());
+        more(&mut t, "Enter");
+        assert_eq!(
+            t.app.decisions.heading(),
+            "2 decisions where delete_customer was visible by the flat rule"
+        );
+        // Esc back to the Tool screen, Esc clears the search, Esc leaves.
+        more(&mut t, "Esc Esc");
+        assert_eq!(t.app.screen, rung::tui::Screen::Tool);
+        assert!(t.app.tool.view.find.is_empty());
+        more(&mut t, "Esc");
+        assert_eq!(t.app.screen, rung::tui::Screen::Tools);
+    }
+}

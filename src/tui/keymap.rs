@@ -272,6 +272,11 @@ const TOOL: &[Binding] = &[
     b("", "", &[Ctrl('u'), Code(KeyCode::PageUp)], Action::PageUp),
     b("g", "top", &[C('g'), Code(KeyCode::Home)], Action::Top),
     b("d", "diff versions", &[C('d')], Action::Diff),
+    b("/", "search rules", &[C('/')], Action::Find),
+    NEXT_MATCH,
+    PREV_MATCH,
+    SORT,
+    REVERSE,
 ];
 
 const DECISIONS: &[Binding] = &[

@@ -29,7 +29,10 @@ pub struct OpenCell {
     /// The base, then the candidates, as asked.
     pub menus: Vec<String>,
     pub data: Load<Option<CellAttempts>>,
+    /// Over the attempts in `view`'s order.
     pub cursor: Cursor,
+    /// The attempts' sort and search.
+    pub view: TableView,
 }
 
 #[derive(Debug, Default)]

@@ -29,7 +29,7 @@ pub use findings::{FindingListState, FindingsState};
 pub use form::{FilterForm, form_of, parse_form};
 pub use ladder::{LadderState, TREND_DAYS};
 pub use refusals::RefusalsState;
-pub use rows::LadderRow;
+pub use rows::{AttemptRow, LadderRow, attempt_rows};
 pub use run::{DetailCache, PayloadSearch, RunState, Viewer, failing};
 pub use runs::{Fuzzy, RunsState};
 pub use screen::Screen;

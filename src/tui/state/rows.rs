@@ -6,7 +6,8 @@ use super::table::{Listed, SortKey};
 use crate::metrics::{Cell, RefusalRow};
 use crate::model::Rung;
 use crate::store::browse::{FindingItem, KindCount};
-use crate::store::compare::{CatalogueInfo, CellRow};
+use crate::store::compare::{CatalogueInfo, CellDecision, CellRow};
+use crate::store::tools::RuleCount;
 use crate::tui::worker::ToolRow;
 
 fn num(v: u64) -> SortKey {
@@ -185,4 +186,80 @@ impl Listed for FindingItem {
             ("detail", r.detail.clone()),
         ]
     }
+}
+
+impl Listed for RuleCount {
+    const COLUMNS: &'static [&'static str] = &["shown", "rule", "decisions"];
+    fn key(&self, col: usize) -> SortKey {
+        match col {
+            0 => text(if self.visible { "visible" } else { "hidden" }),
+            1 => text(&self.rule),
+            _ => num(self.decisions),
+        }
+    }
+    fn fields(&self) -> Vec<(&'static str, String)> {
+        vec![
+            (
+                "shown",
+                (if self.visible { "visible" } else { "hidden" }).into(),
+            ),
+            ("rule", self.rule.clone()),
+            ("example", self.example.clone()),
+        ]
+    }
+}
+
+/// A row of an open Compare cell: the base's attempt and each candidate's
+/// pick on the same task and trial.
+#[derive(Debug, Clone, Copy)]
+pub struct AttemptRow<'a> {
+    pub base: &'a CellDecision,
+    pub candidates: &'a [Vec<Option<CellDecision>>],
+    pub at: usize,
+}
+
+impl AttemptRow<'_> {
+    /// The candidates' picks that are right.
+    fn right(&self) -> u64 {
+        self.candidates
+            .iter()
+            .filter(|c| c[self.at].as_ref().is_some_and(|d| d.ok == Some(true)))
+            .count() as u64
+    }
+}
+
+impl Listed for AttemptRow<'_> {
+    const COLUMNS: &'static [&'static str] = &["task", "trial", "base", "right"];
+    fn key(&self, col: usize) -> SortKey {
+        match col {
+            0 => text(&self.base.key.task_id),
+            1 => SortKey::Num(self.base.key.trial.map_or(-1.0, |t| t as f64)),
+            2 => text(self.base.selected.as_deref().unwrap_or("")),
+            _ => num(self.right()),
+        }
+    }
+    fn fields(&self) -> Vec<(&'static str, String)> {
+        let mut v = vec![
+            ("task", self.base.key.task_id.clone()),
+            ("run", self.base.run_id.clone()),
+            ("base", self.base.selected.clone().unwrap_or_default()),
+        ];
+        for c in self.candidates {
+            if let Some(d) = &c[self.at] {
+                v.push(("candidate", d.selected.clone().unwrap_or_default()));
+            }
+        }
+        v
+    }
+}
+
+/// The rows of an open cell's attempts.
+pub fn attempt_rows(a: &crate::store::compare::CellAttempts) -> Vec<AttemptRow<'_>> {
+    (0..a.base.len())
+        .map(|at| AttemptRow {
+            base: &a.base[at],
+            candidates: &a.candidates,
+            at,
+        })
+        .collect()
 }

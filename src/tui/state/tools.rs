@@ -52,6 +52,9 @@ pub struct ToolState {
     pub def: Load<Option<Box<ToolDef>>>,
     pub audit: Load<ToolAudit>,
     pub scroll: u16,
-    /// The audit's rule row under the cursor (Enter: its decisions).
+    /// The audit's rule row under the cursor (Enter: its decisions): a
+    /// position in `view`'s order.
     pub rule: usize,
+    /// The rules' sort and search.
+    pub view: TableView,
 }

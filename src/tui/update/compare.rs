@@ -90,6 +90,11 @@ pub(super) fn take_cell(app: &mut App, a: Option<CellAttempts>) {
     if let Some(open) = &mut app.compare.open {
         open.data.set(a);
     }
+    super::table::apply(
+        app,
+        super::table::Table::CompareAttempts,
+        super::table::Op::Refresh,
+    );
 }
 
 /// The comparison is asked again (the picks or the filter changed).
@@ -205,6 +210,7 @@ fn open_cell(app: &mut App, cell: CellSpec) {
         menus: app.compare.menus(),
         data: Load::default(),
         cursor: Cursor::default(),
+        view: Default::default(),
     });
     ensure(app);
 }

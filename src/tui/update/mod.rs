@@ -206,10 +206,11 @@ fn back(app: &mut App) {
         Screen::Run => run::back(app),
         Screen::Runs => runs::back(app),
         Screen::Tools => tools::back(app),
-        Screen::Compare => compare::back(app),
+        // An open cell's search goes first, then the cell.
+        Screen::Compare => table::clear(app) || compare::back(app),
         Screen::Decisions => decisions::back(app),
         Screen::Refusals => app.refusals.day.take().is_some() || table::clear(app),
-        Screen::Ladder | Screen::Confusions | Screen::Findings => table::clear(app),
+        Screen::Ladder | Screen::Confusions | Screen::Findings | Screen::Tool => table::clear(app),
         Screen::FindingList => findings::back_list(app),
         _ => false,
     };

@@ -51,7 +51,10 @@ impl App {
             Response::Refusals(r) => refusals::take(self, r),
             Response::Tools(t) => tools::take(self, t),
             Response::ToolDef(d) => self.tool.def.set(d),
-            Response::ToolAudit(a) => self.tool.audit.set(a),
+            Response::ToolAudit(a) => {
+                self.tool.audit.set(a);
+                super::table::apply(self, super::table::Table::Rules, super::table::Op::Refresh);
+            }
             Response::Hints(h) => self.hints.set(h),
             Response::Completions(c) => self.completions.set(*c),
             Response::Keeps(f, any) => super::form::take_keeps(self, f, any),

@@ -20,6 +20,10 @@ pub(super) enum Table {
     Tools,
     CompareCells,
     CompareMenus,
+    /// An open Compare cell's attempts.
+    CompareAttempts,
+    /// The Tool screen's "why visible" rules.
+    Rules,
 }
 
 /// What to do to a table.
@@ -45,10 +49,12 @@ pub(super) fn current(app: &App) -> Option<Table> {
         Screen::Confusions if !app.confusion.matrix => Table::Cells,
         Screen::Findings => Table::Kinds,
         Screen::Tools => Table::Tools,
-        Screen::Compare if app.compare.open.is_none() => match app.compare.pane {
+        Screen::Compare if app.compare.open.is_some() => Table::CompareAttempts,
+        Screen::Compare => match app.compare.pane {
             ComparePane::Cells => Table::CompareCells,
             ComparePane::Menus => Table::CompareMenus,
         },
+        Screen::Tool => Table::Rules,
         _ => return None,
     })
 }
@@ -68,6 +74,8 @@ fn view(app: &App, t: Table) -> Option<&TableView> {
         Table::Cells => &app.confusion.view,
         Table::Kinds => &app.findings.view,
         Table::CompareCells => &app.compare.cells_view,
+        Table::CompareAttempts => &app.compare.open.as_ref()?.view,
+        Table::Rules => &app.tool.view,
         Table::Tools | Table::CompareMenus => return None,
     })
 }
@@ -80,6 +88,8 @@ pub(super) fn input(app: &mut App) -> Option<(&mut String, &mut bool)> {
         Table::Cells => &mut app.confusion.view,
         Table::Kinds => &mut app.findings.view,
         Table::CompareCells => &mut app.compare.cells_view,
+        Table::CompareAttempts => &mut app.compare.open.as_mut()?.view,
+        Table::Rules => &mut app.tool.view,
         Table::Tools | Table::CompareMenus => return None,
     };
     Some((&mut v.find, &mut v.typing))
@@ -172,6 +182,30 @@ pub(super) fn apply(app: &mut App, t: Table, op: Op) {
             let h = rows_in(app.size, c.pane, false, ComparePane::Cells);
             let rows = c.result.value.as_ref().map_or(&[][..], |r| &r.cells);
             run(rows, &mut c.cells_view, &mut c.cells, h, op)
+        }
+        Table::CompareAttempts => {
+            let h = rows_in(app.size, app.compare.pane, true, ComparePane::Cells);
+            let Some(open) = &mut app.compare.open else {
+                return;
+            };
+            let Some(Some(a)) = &open.data.value else {
+                return;
+            };
+            let rows = crate::tui::state::attempt_rows(a);
+            run(&rows, &mut open.view, &mut open.cursor, h, op)
+        }
+        Table::Rules => {
+            let tool = &mut app.tool;
+            let rows = tool.audit.value.as_ref().map_or(&[][..], |a| &a.rules[..]);
+            // The rules are all in sight (the pane scrolls as a whole).
+            let h = rows.len().max(1);
+            let mut cursor = Cursor {
+                sel: tool.rule,
+                top: 0,
+            };
+            let status = run(rows, &mut tool.view, &mut cursor, h, op);
+            tool.rule = cursor.sel;
+            status
         }
         Table::Tools => {
             let h = layout::list_height(layout::List::Tools, app.size);

@@ -160,7 +160,7 @@ pub(super) fn act_tool(app: &mut App, action: Action) {
         let Some(a) = &app.tool.audit.value else {
             return;
         };
-        if let Some(rc) = a.rules.get(app.tool.rule) {
+        if let Some(rc) = a.rules.get(app.tool.view.at(app.tool.rule)) {
             let title = format!(
                 "decision{{s}} where {} was {} by the {} rule",
                 app.tool.name,

@@ -16,7 +16,7 @@ use crate::metrics::compare::{Change, Metric};
 use crate::metrics::diff::Piece;
 use crate::store::compare::{CatalogueInfo, CellDecision, CellRow, CompareReport, MenuFigures};
 use crate::tui::action::Action;
-use crate::tui::state::{App, ComparePane, Listed, panes};
+use crate::tui::state::{App, AttemptRow, ComparePane, Listed, panes};
 use crate::tui::theme::Theme;
 
 /// A metric's name, short enough for the screen.
@@ -419,7 +419,7 @@ fn draw_cells(f: &mut Frame, app: &App, r: &CompareReport, area: Rect) {
 }
 
 /// A menu's decision in the attempts list: its tool and ✓ or ✗.
-fn pick<'a>(d: Option<&CellDecision>, t: &Theme) -> Line<'a> {
+fn pick<'a>(d: Option<&CellDecision>, pat: &str, t: &Theme) -> Line<'a> {
     match d {
         None => Line::styled("— not run", t.dim()),
         Some(d) => {
@@ -428,15 +428,14 @@ fn pick<'a>(d: Option<&CellDecision>, t: &Theme) -> Line<'a> {
                 Some(false) => ("✗", t.bad()),
                 None => ("?", t.dim()),
             };
-            Line::from(vec![
-                Span::styled(format!("{m} "), style),
-                Span::raw(
-                    d.selected
-                        .as_deref()
-                        .map_or(crate::text::Shown::ours("(no call)"), esc)
-                        .into_owned(),
-                ),
-            ])
+            let name = d
+                .selected
+                .as_deref()
+                .map_or(crate::text::Shown::ours("(no call)"), esc)
+                .into_owned();
+            let mut spans = vec![Span::styled(format!("{m} "), style)];
+            spans.extend(super::search::marked_spans(&name, pat, t));
+            Line::from(spans)
         }
     }
 }
@@ -469,43 +468,57 @@ fn draw_attempts(f: &mut Frame, app: &App, area: Rect) {
     let h = area.height.saturating_sub(3) as usize;
     let top = open.cursor.visible_top(h);
     super::hit_rows(app, area, top, open.cursor.sel, a.base.len(), &[]);
-    let rows: Vec<Row> = a
-        .base
-        .iter()
-        .enumerate()
+    let view = &open.view;
+    let pat = view.pattern();
+    let rows: Vec<Row> = (0..a.base.len())
         .skip(top)
         .take(h)
-        .map(|(i, d)| {
+        .map(|pos| {
+            let i = view.at(pos);
+            let d = &a.base[i];
             let mut cells = vec![
-                Cell::from(esc(&d.key.task_id).into_owned()),
+                Cell::from(super::search::marked(&esc(&d.key.task_id), &pat, t)),
                 Cell::from(
                     Line::from(d.key.trial.map_or("—".into(), |x| x.to_string())).right_aligned(),
                 ),
-                Cell::from(pick(Some(d), t)),
+                Cell::from(pick(Some(d), &pat, t)),
             ];
             for cand in &a.candidates {
-                cells.push(Cell::from(pick(cand[i].as_ref(), t)));
+                cells.push(Cell::from(pick(cand[i].as_ref(), &pat, t)));
             }
             let row = Row::new(cells);
-            if i == open.cursor.sel {
+            if pos == open.cursor.sel {
                 row.style(t.selected())
             } else {
                 row
             }
         })
         .collect();
+    let cols = AttemptRow::COLUMNS;
     let mut head = vec![
-        Cell::from("task"),
-        Cell::from(Line::from("trial").right_aligned()),
+        Cell::from(super::search::head(view, cols, 0, 12)),
+        Cell::from(Line::from(super::search::head(view, cols, 1, 5)).right_aligned()),
     ];
     let mut widths = vec![Constraint::Length(12), Constraint::Length(5)];
+    // The base's column sorts by its pick, the last by the candidates
+    // right.
+    let arrow = |col: usize| match (view.sort == Some(col), view.desc) {
+        (false, _) => "",
+        (true, false) => " ↑",
+        (true, true) => " ↓",
+    };
+    let last = open.menus.len() - 1;
     for (i, m) in open.menus.iter().enumerate() {
         let name = esc(m).into_owned();
-        head.push(Cell::from(if i == 0 {
-            format!("{name} (base)")
+        let mut label = if i == 0 {
+            format!("{name} (base){}", arrow(2))
         } else {
             name
-        }));
+        };
+        if i == last && view.sort == Some(3) {
+            label.push_str(&format!(" · right{}", arrow(3)));
+        }
+        head.push(Cell::from(label));
         widths.push(Constraint::Fill(1));
     }
     let right: Vec<String> = a
@@ -518,7 +531,7 @@ fn draw_attempts(f: &mut Frame, app: &App, area: Rect) {
             format!("{} {ok}/{paired}", esc(m))
         })
         .collect();
-    let b = b.title_bottom(
+    let mut b = b.title_bottom(
         Line::from(format!(
             " {} of {} · right: {} ",
             open.cursor.sel + 1,
@@ -527,6 +540,9 @@ fn draw_attempts(f: &mut Frame, app: &App, area: Rect) {
         ))
         .right_aligned(),
     );
+    if let Some(bar) = super::search::table_bar(view, &open.cursor, t) {
+        b = b.title_bottom(bar);
+    }
     f.render_widget(
         Table::new(rows, widths)
             .header(Row::new(head).style(t.header()))

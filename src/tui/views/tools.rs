@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::{block, esc, n, pending, percent, search, waiting};
+use crate::store::tools::RuleCount;
 use crate::tui::action::Action;
 use crate::tui::layout::{self, List};
 use crate::tui::state::{App, Listed, out_of_sight};
@@ -255,15 +256,39 @@ fn audit_lines<'a>(app: &'a App, width: usize) -> (Vec<Line<'a>>, Vec<(usize, us
                     t.dim(),
                 ));
             } else {
+                // The sorted column's arrow (`s`/`S`); the shown column is
+                // named only when it is sorted.
+                let view = &app.tool.view;
+                let cols = <RuleCount as Listed>::COLUMNS;
+                let shown = if view.sort == Some(0) {
+                    search::head(view, cols, 0, 8)
+                } else {
+                    String::new()
+                };
                 lines.push(Line::styled(
                     format!(
                         "  {:<8} {:<16} {:>9} {:>7}  example reason",
-                        "", "rule", "decisions", "share"
+                        shown,
+                        search::head(view, cols, 1, 16),
+                        search::head(view, cols, 2, 9),
+                        "share"
                     ),
                     t.header(),
                 ));
             }
-            for (i, rc) in a.rules.iter().enumerate() {
+            let view = &app.tool.view;
+            let pat = view.pattern();
+            if view.typing || !pat.is_empty() {
+                let cursor = crate::tui::paged::Cursor {
+                    sel: app.tool.rule,
+                    top: 0,
+                };
+                if let Some(bar) = search::table_bar(view, &cursor, t) {
+                    lines.push(bar);
+                }
+            }
+            for i in 0..a.rules.len() {
+                let rc = &a.rules[view.at(i)];
                 let share = (a.examined > 0).then(|| rc.decisions as f64 / a.examined as f64);
                 // The rule Enter opens: marked, its count underlined.
                 let on = i == app.tool.rule;
@@ -285,6 +310,8 @@ fn audit_lines<'a>(app: &'a App, width: usize) -> (Vec<Line<'a>>, Vec<(usize, us
                         ),
                         if on {
                             t.focus()
+                        } else if view.is_hit(i) {
+                            t.matched()
                         } else {
                             ratatui::style::Style::new()
                         },
