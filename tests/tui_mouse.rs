@@ -287,7 +287,6 @@ fn a_click_on_a_matrix_cell_selects_it_and_a_count_drills() {
         // send_email. An empty cell (·) is only selected.
         let (_, y_ask) = at(&t, "│ask_user");
         let (_, y_find) = at(&t, "│find_customer");
-        let (_, head) = at(&t, "acceptable ↓ / instead →");
         // The x of the last character of the `j`th count in row `y`.
         let cell_x = |t: &Harness, y: u16, j: usize| -> u16 {
             let text = t.text();
