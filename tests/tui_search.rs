@@ -704,3 +704,61 @@ fn the_why_visible_rules_sort_and_search() {
         assert_eq!(t.app.screen, rung::tui::Screen::Tools);
     }
 }
+
+#[test]
+fn a_kinds_findings_sort_in_the_store_keeping_the_selection() {
+    let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/ladder-tour");
+    let dir = tempfile::tempdir().unwrap();
+    let db = import_file(dir.path(), &set);
+    let at = rung::model::Timestamp::parse("2026-10-16T00:00:00Z")
+        .unwrap()
+        .micros();
+    for (w, h) in [(120u16, 40u16), (80, 24)] {
+        let mut t = Harness::open(&db, at, false, w, h).expect("opens");
+        // menu_changed: tour-02 step 4 (tour-1), tour-03 step 2 (tour-2),
+        // tour-04 step 2 (tour-1), stored in that order.
+        walk(&mut t, "7 Enter j");
+        let runs = |t: &Harness| -> Vec<String> {
+            let p = &t.app.findings.list.page;
+            p.rows
+                .iter()
+                .map(|(_, x)| x.row.run_id.clone().unwrap_or_default())
+                .collect()
+        };
+        let sel = |t: &Harness| {
+            t.app
+                .findings
+                .list
+                .page
+                .selected()
+                .and_then(|x| x.row.run_id.clone())
+        };
+        assert_eq!(runs(&t), ["tour-02", "tour-03", "tour-04"]);
+        assert_eq!(sel(&t).as_deref(), Some("tour-03"));
+        // By run, reversed.
+        more(&mut t, "s S");
+        assert_eq!(t.app.findings.list.page.error, None);
+        assert_eq!(runs(&t), ["tour-04", "tour-03", "tour-02"]);
+        assert!(t.text().contains("run ↓"), "{}", t.text());
+        // By step, still reversed: step 4, then the two step 2s (ties in
+        // the stored order, reversed too).
+        more(&mut t, "s");
+        assert_eq!(runs(&t), ["tour-02", "tour-04", "tour-03"]);
+        // By catalogue: tour-2 first.
+        more(&mut t, "s s");
+        assert_eq!(runs(&t), ["tour-03", "tour-04", "tour-02"]);
+        assert_eq!(sel(&t).as_deref(), Some("tour-03"), "still selected");
+        assert_eq!(t.app.findings.list.page.cursor.sel, 0);
+        insta::assert_snapshot!(
+            format!("findings_kind_sorted_{w}x{h}"),
+            t.terminal.backend()
+        );
+        // Past the last column: the stored order again (still reversed).
+        more(&mut t, "s s");
+        assert_eq!(t.app.findings.list.sort, None);
+        assert_eq!(runs(&t), ["tour-04", "tour-03", "tour-02"]);
+        more(&mut t, "S");
+        assert_eq!(runs(&t), ["tour-02", "tour-03", "tour-04"]);
+        assert_eq!(sel(&t).as_deref(), Some("tour-03"));
+    }
+}

@@ -328,6 +328,47 @@ pub fn findings_page(
     anchor: &Anchor,
     n: usize,
 ) -> Result<Page<FindingItem>> {
+    findings_page_sorted(conn, f, set, None, false, anchor, n)
+}
+
+/// What a Findings list sorts by (the TUI's columns: run, step, tool,
+/// catalogue, time): the SQL over the list's rows, and the same value of
+/// an item (its key in the sorted list, with its id).
+const FINDING_SORTS: [&str; 5] = [
+    "COALESCE(y.run_id, '')",
+    "COALESCE(y.step, -1)",
+    "COALESCE(y.tool, '')",
+    "COALESCE(y.catalogue, '')",
+    "COALESCE(y.t, -1)",
+];
+
+/// The key of `item` in a Findings list sorted by column `sort` (see
+/// [`findings_page_sorted`]; `None`: the stored order).
+pub fn finding_sorted_key(item: &FindingItem, sort: Option<usize>) -> Key {
+    let r = &item.row;
+    let text = |s: &Option<String>| Sql::Text(s.clone().unwrap_or_default());
+    let value = match sort {
+        None => Sql::Integer(item.id),
+        Some(0) => text(&r.run_id),
+        Some(1) => Sql::Integer(r.step.unwrap_or(-1)),
+        Some(2) => text(&r.tool),
+        Some(3) => text(&r.catalogue),
+        Some(_) => Sql::Integer(item.time_us.unwrap_or(-1)),
+    };
+    (value, Sql::Integer(item.id))
+}
+
+/// [`findings_page`] sorted by column `sort` of [`FINDING_SORTS`] (ties
+/// in the stored order), descending when `desc`.
+pub fn findings_page_sorted(
+    conn: &Connection,
+    f: &Filter,
+    set: &FindingSet,
+    sort: Option<usize>,
+    desc: bool,
+    anchor: &Anchor,
+    n: usize,
+) -> Result<Page<FindingItem>> {
     let (inner, mut args) = selected(
         f,
         &format!("x.id AS id, {FINDING_COLUMNS}, {FINDING_TIME} AS t"),
@@ -343,13 +384,15 @@ pub fn findings_page(
         select: "y.kind, y.catalogue, y.task_id, y.run_id, y.step, y.tool, y.detail, y.t",
         from_where,
         args,
-        key: "y.id",
-        id: None,
-        desc: false,
+        key: sort.map_or("y.id", |c| FINDING_SORTS[c.min(FINDING_SORTS.len() - 1)]),
+        id: sort.map(|_| "y.id"),
+        desc,
     };
     spec.page(conn, anchor, n, &|r| {
         Ok(FindingItem {
-            id: r.get(0)?,
+            // (Column 0 is the sort key; 1 the id, or the key when that is
+            // the id.)
+            id: r.get(1)?,
             row: FindingRow {
                 kind: r.get(2)?,
                 catalogue: r.get(3)?,

@@ -44,7 +44,7 @@ pub mod browse {
     };
     pub use super::findings::{
         FindingCounts, FindingItem, FindingSet, KindCount, finding_counts, finding_key,
-        findings_page,
+        finding_sorted_key, findings_page, findings_page_sorted,
     };
     pub use super::hints::{FilterHints, Unmatched, filter_hints, unmatched};
     pub use super::paging::{Anchor, Key, Page, cmp_key};

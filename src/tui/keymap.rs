@@ -330,6 +330,8 @@ const FINDING_LIST: &[Binding] = &[
     b("/", "search", &[C('/')], Action::Find),
     NEXT_MATCH,
     PREV_MATCH,
+    SORT,
+    REVERSE,
 ];
 
 /// Keys while typing a fuzzy filter or a find.

@@ -24,4 +24,8 @@ pub struct FindingListState {
     /// `/`: the text `n`/`N` look for among the findings read.
     pub find: String,
     pub typing: bool,
+    /// `s`/`S`: the sorted column (of `FindingItem`'s columns; `None`:
+    /// the stored order) and direction; the store sorts.
+    pub sort: Option<usize>,
+    pub desc: bool,
 }

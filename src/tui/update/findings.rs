@@ -71,6 +71,8 @@ pub(super) fn act(app: &mut App, action: Action) {
                     page: Paged::default(),
                     find: String::new(),
                     typing: false,
+                    sort: None,
+                    desc: false,
                 };
                 app.go(Screen::FindingList);
             }
@@ -95,9 +97,12 @@ fn request_page(app: &mut App, anchor: Anchor) {
     let Some(set) = app.findings.list.set.clone() else {
         return;
     };
+    let l = &app.findings.list;
     let request = Request::FindingList {
         filter: app.filter.clone(),
         set,
+        sort: l.sort,
+        desc: l.desc,
         anchor: anchor.clone(),
     };
     app.request_page(Slot::FindingList, anchor, request);
@@ -192,6 +197,26 @@ pub(super) fn act_list(app: &mut App, action: Action) {
         }
         Action::NextMatch | Action::PrevMatch => {
             return step_list(app, action == Action::NextMatch, false);
+        }
+        Action::Sort | Action::Reverse => {
+            let l = &mut app.findings.list;
+            if action == Action::Sort {
+                let n = <FindingItem as Listed>::COLUMNS.len();
+                l.sort = match l.sort {
+                    None => Some(0),
+                    Some(c) if c + 1 < n => Some(c + 1),
+                    Some(_) => None,
+                };
+            } else {
+                l.desc = !l.desc;
+            }
+            // Read again in the new order, around the finding selected.
+            let anchor = match l.page.selected() {
+                Some(x) => Anchor::Around(crate::store::browse::finding_sorted_key(x, l.sort)),
+                None => Anchor::First,
+            };
+            let a = app.findings.list.page.reset(anchor);
+            return request_page(app, a);
         }
         _ => {}
     }

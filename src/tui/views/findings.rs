@@ -139,9 +139,17 @@ pub fn draw_list(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
     let l = &app.findings.list;
     let (list, detail) = layout::finding_list(area);
+    // The sort, said in the title too (a narrow screen drops columns).
+    let sorted = match l
+        .sort
+        .and_then(|c| <crate::store::browse::FindingItem as Listed>::COLUMNS.get(c))
+    {
+        Some(c) => format!("· sorted by {c} {} ", if l.desc { "↓" } else { "↑" }),
+        None => String::new(),
+    };
     let title = match &l.set {
         Some(s) => format!(
-            " {} · {} → {}, and undated ",
+            " {} · {} → {}, and undated {sorted}",
             esc(&s.kind),
             day(s.since),
             day(s.until)
@@ -272,6 +280,23 @@ pub fn draw_list(f: &mut Frame, app: &App, area: Rect) {
                 row.style(t.selected())
             } else {
                 row
+            }
+        })
+        .collect();
+    // The sorted column's arrow (`s`/`S`).
+    let head: Vec<String> = head
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let sorted = l
+                .sort
+                .and_then(|c| <crate::store::browse::FindingItem as Listed>::COLUMNS.get(c))
+                .is_some_and(|c| c == name);
+            if sorted {
+                let arrow = if l.desc { "↓" } else { "↑" };
+                format!("{} {arrow}", super::fit(name, cols[i].saturating_sub(2)))
+            } else {
+                name.to_string()
             }
         })
         .collect();

@@ -153,8 +153,12 @@ pub fn answer(
         Request::FindingList {
             filter,
             set,
+            sort,
+            desc,
             anchor,
-        } => Response::FindingList(browse::findings_page(conn, &filter, &set, &anchor, PAGE)?),
+        } => Response::FindingList(browse::findings_page_sorted(
+            conn, &filter, &set, sort, desc, &anchor, PAGE,
+        )?),
         Request::Catalogues => Response::Catalogues(compare::catalogues(conn)?),
         Request::Compare { filter, ask } => {
             let mask = |s: &str| shared.redactor.apply(s).into_owned();

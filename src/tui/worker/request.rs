@@ -110,6 +110,9 @@ pub enum Request {
     FindingList {
         filter: Filter,
         set: FindingSet,
+        /// The sorted column (of `FindingItem`'s columns) and direction.
+        sort: Option<usize>,
+        desc: bool,
         anchor: Anchor,
     },
     /// The stored catalogue versions (the Compare screen's picker).
