@@ -7,7 +7,7 @@
 //! tell themselves apart from the named ones (`["a","b"]`, `candidates`), so
 //! a value written by hand with names (or by an older rung) still reads.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use rusqlite::{Connection, params};
 
