@@ -75,6 +75,7 @@ pub mod query {
 
 use std::path::{Path, PathBuf};
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 pub use classify::matching::{MatchRow, run_matching};
@@ -110,6 +111,10 @@ impl Store {
         })?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.set_prepared_statement_cache_capacity(64);
+        // A plan that does not depend on the values bound: otherwise SQLite
+        // recompiles some statements (a LEFT JOIN's among them) each time a
+        // new value is bound, and the import runs those once per run.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         if check_version(&conn, path)? == 0 {
             // A new database: decision rows are a few KB, so larger pages
             // mean fewer page splits and WAL frames. Only possible before
