@@ -467,12 +467,35 @@ fn pack_detail(detail: &str, tool: Option<&str>) -> Option<String> {
         Some(t) if !t.is_empty() => detail.replace(t, &TOOL_MARK.to_string()),
         _ => detail.to_string(),
     };
-    for (mark, phrase) in PHRASES {
-        if out.contains(phrase) {
-            out = out.replace(phrase, &char::from(*mark).to_string());
+    for ((mark, _), finder) in PHRASES.iter().zip(phrase_finders()) {
+        // As `str::replace`: every non-overlapping match, left to right.
+        let mut found = finder.find_iter(out.as_bytes()).peekable();
+        if found.peek().is_none() {
+            continue;
         }
+        let mut next = String::with_capacity(out.len());
+        let mut last = 0;
+        for at in found {
+            next.push_str(&out[last..at]);
+            next.push(char::from(*mark));
+            last = at + finder.needle().len();
+        }
+        next.push_str(&out[last..]);
+        out = next;
     }
     Some(out)
+}
+
+/// A searcher per phrase of [`PHRASES`], in its order, built once.
+fn phrase_finders() -> &'static [memchr::memmem::Finder<'static>] {
+    static FINDERS: std::sync::OnceLock<Vec<memchr::memmem::Finder<'static>>> =
+        std::sync::OnceLock::new();
+    FINDERS.get_or_init(|| {
+        PHRASES
+            .iter()
+            .map(|(_, p)| memchr::memmem::Finder::new(p.as_bytes()))
+            .collect()
+    })
 }
 
 /// Stores one finding (its detail packed where it can be).

@@ -7,7 +7,9 @@
 //! tell themselves apart from the named ones (`["a","b"]`, `candidates`), so
 //! a value written by hand with names (or by an older rung) still reads.
 
-use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use rusqlite::{Connection, params};
 
@@ -198,7 +200,8 @@ impl Packer {
             if i > 0 {
                 out.push(',');
             }
-            out.push_str(&self.intern(conn, n)?.to_string());
+            let id = self.intern(conn, n)?;
+            let _ = write!(out, "{id}");
         }
         out.push(']');
         Ok(out)
@@ -304,13 +307,17 @@ impl Packer {
             if i > 0 {
                 body.push(',');
             }
-            body.push_str(&self.intern(conn, &c.name)?.to_string());
-            body.push(',');
+            let id = self.intern(conn, &c.name)?;
+            let _ = write!(body, "{id},");
             match c.score {
-                // A score read from JSON is finite, so it always serialises.
-                Some(s) => {
-                    body.push_str(&serde_json::to_string(&s).unwrap_or_else(|_| "null".into()))
-                }
+                // A score read from JSON is finite, so it always serialises
+                // (as serde_json writes it: the text read back is the same).
+                Some(s) => match serde_json::Number::from_f64(s) {
+                    Some(n) => {
+                        let _ = write!(body, "{n}");
+                    }
+                    None => body.push_str("null"),
+                },
                 None => body.push_str("null"),
             }
         }

@@ -136,7 +136,7 @@ fn run_facts(ctx: &Context<'_>, run_id: &str) -> Result<RunFacts> {
 fn payloads(ctx: &Context<'_>, run_id: &str, decisions: &[StoredDecision]) -> Result<Vec<Payload>> {
     let mut stmt = ctx.conn.prepare_cached(
         "SELECT d.id, p.arguments, d.outcome, p.raw, d.extra
-         FROM decisions d LEFT JOIN payloads p ON p.decision_id = d.id
+         FROM decision_rows d LEFT JOIN payloads p ON p.decision_id = d.id
          WHERE d.run_id = ?1",
     )?;
     let index: FxHashMap<i64, usize> = decisions
@@ -191,7 +191,7 @@ fn read_results(
         return Ok(());
     };
     let mut stmt = ctx.conn.prepare_cached(
-        "SELECT d.id, p.result FROM decisions d JOIN payloads p ON p.decision_id = d.id
+        "SELECT d.id, p.result FROM decision_rows d JOIN payloads p ON p.decision_id = d.id
          WHERE d.run_id = ?1 AND d.step <= ?2 AND p.result IS NOT NULL",
     )?;
     let index: FxHashMap<i64, usize> = decisions[..n]

@@ -245,7 +245,9 @@ pub fn contains_token(hay: &str, needle: &str) -> bool {
     let first = needle.chars().next().is_some_and(word_char);
     let last = needle.chars().next_back().is_some_and(word_char);
     let mut from = 0;
-    while let Some(at) = hay[from..].find(needle) {
+    // memmem: no searcher built per call (this runs for every identifier
+    // against every text of a run).
+    while let Some(at) = memchr::memmem::find(&hay.as_bytes()[from..], needle.as_bytes()) {
         let start = from + at;
         let end = start + needle.len();
         let before_ok = !first || !hay[..start].chars().next_back().is_some_and(word_char);
