@@ -753,6 +753,26 @@ fn a_kinds_findings_sort_in_the_store_keeping_the_selection() {
             format!("findings_kind_sorted_{w}x{h}"),
             t.terminal.backend()
         );
+        // `e` writes the findings in the order shown, not the stored one.
+        let out = tempfile::tempdir().unwrap();
+        t.app.export_dir = out.path().to_path_buf();
+        more(&mut t, "e");
+        let path = out
+            .path()
+            .join(format!("rung-findings-{}-1.csv", at.div_euclid(1_000_000)));
+        let status = t.app.status.clone().unwrap_or_default();
+        assert_eq!(status, format!("wrote 3 findings to {}", path.display()));
+        let csv = std::fs::read_to_string(&path).expect("the file it names");
+        let order: Vec<&str> = csv
+            .lines()
+            .skip(1)
+            .filter_map(|l| {
+                ["tour-02", "tour-03", "tour-04"]
+                    .into_iter()
+                    .find(|r| l.contains(r))
+            })
+            .collect();
+        assert_eq!(order, ["tour-03", "tour-04", "tour-02"], "{csv}");
         // Past the last column: the stored order again (still reversed).
         more(&mut t, "s s");
         assert_eq!(t.app.findings.list.sort, None);

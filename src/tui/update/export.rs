@@ -84,7 +84,12 @@ fn list(app: &App, format: Format) -> Result<Listing, String> {
         Screen::FindingList => {
             let set = app.findings.list.set.clone().ok_or_else(not_yet)?;
             let title = format!("Findings of kind {}", set.kind);
-            ("findings", title, ExportList::Findings(set), "findings")
+            let list = ExportList::Findings {
+                set,
+                sort: app.findings.list.sort,
+                desc: app.findings.list.desc,
+            };
+            ("findings", title, list, "findings")
         }
         Screen::Ladder => {
             let (c, b) = app.ladder.counts.value.as_ref().ok_or_else(not_yet)?;

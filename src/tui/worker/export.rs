@@ -71,8 +71,12 @@ pub enum ExportList {
     Timeline { run_id: String },
     /// The runs in the Runs screen's sort.
     Runs { sort: RunSort, desc: bool },
-    /// One kind's findings.
-    Findings(FindingSet),
+    /// One kind's findings, in the list's sort (`None`: stored order).
+    Findings {
+        set: FindingSet,
+        sort: Option<usize>,
+        desc: bool,
+    },
     /// Rendered by the screen: the text and how many rows it holds.
     Ready { text: String, rows: u64 },
 }
@@ -230,11 +234,11 @@ pub fn write_list(
             n = rows.len() as u64;
             write_report(file, &crate::report::runs::build(&rows, m), markdown)?;
         }
-        ExportList::Findings(set) => {
+        ExportList::Findings { set, sort, desc } => {
             let mut rows = Vec::new();
             each_page(
                 cancelled,
-                |a| browse::findings_page(conn, f, set, a, 1000),
+                |a| browse::findings_page_sorted(conn, f, set, *sort, *desc, a, 1000),
                 |r: &FindingItem| {
                     rows.push(r.row.clone());
                     Ok(())
