@@ -33,7 +33,7 @@ pub use rows::{AttemptRow, LadderRow, attempt_rows};
 pub use run::{DetailCache, PayloadSearch, RunState, Viewer, failing};
 pub use runs::{Fuzzy, RunsState};
 pub use screen::Screen;
-pub use table::{Listed, SortKey, TableView, narrowed, out_of_sight};
+pub use table::{Listed, SortKey, TableView, narrowed, out_of_sight, sorted_by};
 pub use tools::{ToolState, ToolsState};
 
 use super::layout;

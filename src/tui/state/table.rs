@@ -96,11 +96,7 @@ impl TableView {
     /// What the sort is, for a title: `sorted by count ↓`, or nothing in the
     /// list's own order.
     pub fn sorted_by(&self, columns: &[&str]) -> Option<String> {
-        let c = columns.get(self.sort?)?;
-        Some(format!(
-            "sorted by {c} {}",
-            if self.desc { "↓" } else { "↑" }
-        ))
+        sorted_by(columns, self.sort, self.desc)
     }
 
     /// Orders `rows` again (the data or the sort changed), keeping the row
@@ -234,6 +230,13 @@ pub fn out_of_sight<T: Listed>(row: &T, pat: &str, shown: &[&str]) -> Vec<&'stat
 /// The rows a list narrowed by a fuzzy find shows (Tools, the Compare
 /// menus): the matches best first, or in `view`'s sort when one is chosen;
 /// every row in `view`'s order without a find.
+/// [`TableView::sorted_by`] for a list sorted by the store (its own
+/// column and direction).
+pub fn sorted_by(columns: &[&str], sort: Option<usize>, desc: bool) -> Option<String> {
+    let c = columns.get(sort?)?;
+    Some(format!("sorted by {c} {}", if desc { "↓" } else { "↑" }))
+}
+
 pub fn narrowed(matches: &Option<Vec<usize>>, view: &TableView, len: usize) -> Vec<usize> {
     let all = || -> Vec<usize> {
         if view.order.len() == len {

@@ -140,13 +140,9 @@ pub fn draw_list(f: &mut Frame, app: &App, area: Rect) {
     let l = &app.findings.list;
     let (list, detail) = layout::finding_list(area);
     // The sort, said in the title too (a narrow screen drops columns).
-    let sorted = match l
-        .sort
-        .and_then(|c| <crate::store::browse::FindingItem as Listed>::COLUMNS.get(c))
-    {
-        Some(c) => format!("· sorted by {c} {} ", if l.desc { "↓" } else { "↑" }),
-        None => String::new(),
-    };
+    let columns = <crate::store::browse::FindingItem as Listed>::COLUMNS;
+    let sorted = crate::tui::state::sorted_by(columns, l.sort, l.desc)
+        .map_or(String::new(), |s| format!("· {s} "));
     let title = match &l.set {
         Some(s) => format!(
             " {} · {} → {}, and undated {sorted}",
@@ -287,17 +283,9 @@ pub fn draw_list(f: &mut Frame, app: &App, area: Rect) {
     let head: Vec<String> = head
         .iter()
         .enumerate()
-        .map(|(i, name)| {
-            let sorted = l
-                .sort
-                .and_then(|c| <crate::store::browse::FindingItem as Listed>::COLUMNS.get(c))
-                .is_some_and(|c| c == name);
-            if sorted {
-                let arrow = if l.desc { "↓" } else { "↑" };
-                format!("{} {arrow}", super::fit(name, cols[i].saturating_sub(2)))
-            } else {
-                name.to_string()
-            }
+        .map(|(i, name)| match columns.iter().position(|c| c == name) {
+            Some(c) => search::sorted_head(columns, l.sort, l.desc, c, cols[i]),
+            None => name.to_string(),
         })
         .collect();
     let head = Row::new(head).style(t.header());

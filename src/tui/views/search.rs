@@ -131,11 +131,22 @@ pub fn payload_line(
 /// A sortable column's header in `width` columns: its name, cut with `…`
 /// when the sort's arrow would not fit beside it.
 pub fn head(view: &TableView, columns: &[&str], col: usize, width: usize) -> String {
+    sorted_head(columns, view.sort, view.desc, col, width)
+}
+
+/// [`head`] for a list sorted by the store (its own column and direction).
+pub fn sorted_head(
+    columns: &[&str],
+    sort: Option<usize>,
+    desc: bool,
+    col: usize,
+    width: usize,
+) -> String {
     let name = columns.get(col).copied().unwrap_or("");
-    if view.sort != Some(col) {
+    if sort != Some(col) {
         return name.to_string();
     }
-    let arrow = if view.desc { "↓" } else { "↑" };
+    let arrow = if desc { "↓" } else { "↑" };
     let room = width.saturating_sub(2).max(1);
     format!("{} {arrow}", super::fit(name, room))
 }
