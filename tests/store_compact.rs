@@ -185,7 +185,7 @@ fn a_schema_2_database_is_packed_and_reads_the_same() {
          classified 0 runs\n"
     );
     let conn = Connection::open(&db).unwrap();
-    assert_eq!(one(&conn, "PRAGMA user_version"), Sql::Integer(4));
+    assert_eq!(one(&conn, "PRAGMA user_version"), Sql::Integer(5));
     assert_eq!(rows(&conn, ALL_DECISIONS), before);
     assert_eq!(
         one(
@@ -260,7 +260,7 @@ fn a_schema_3_database_is_compacted_and_reads_the_same() {
          classified 0 runs\n"
     );
     let conn = Connection::open(&db).unwrap();
-    assert_eq!(one(&conn, "PRAGMA user_version"), Sql::Integer(4));
+    assert_eq!(one(&conn, "PRAGMA user_version"), Sql::Integer(5));
     assert_eq!(rows(&conn, ALL_DECISIONS), before);
     assert_eq!(sources(&conn), Sql::Integer(0));
     assert_eq!(
@@ -361,4 +361,168 @@ fn every_documented_query_runs_and_shows_names() {
     shown.sort_by_key(key);
     assert!(cells.len() >= 3, "{cells:?}");
     assert_eq!(shown, cells, "{}", queries[3]);
+}
+
+/// Every row of every documented view, in a fixed order.
+const VIEWS: [&str; 4] = [
+    "SELECT * FROM decision_ladder ORDER BY run_id, step",
+    "SELECT * FROM refusals ORDER BY run_id, step",
+    "SELECT kind, catalogue, task_id, run_id, step, tool, detail FROM findings
+     ORDER BY run_id, step, kind, tool, detail",
+    "SELECT * FROM tool_drift ORDER BY catalogue, name",
+];
+
+/// A database written by the rung of schema 4 (`rung import` of desk.jsonl
+/// and menus.jsonl, then `sqlite3 .dump`): upgraded in place to schema 5,
+/// its retrieval candidates are characters where their scores come back bit
+/// for bit, `at` and `outcome` are left out where the views rebuild them,
+/// and it stores and shows what a fresh import stores and shows.
+#[test]
+fn a_schema_4_database_is_compacted_and_is_what_a_fresh_import_is() {
+    let (_dir, db) = setup();
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch(include_str!("fixtures/migration/schema-v4.sql"))
+            .unwrap();
+        conn.execute_batch("PRAGMA user_version = 4").unwrap();
+    }
+    let before = rows(&Connection::open(&db).unwrap(), ALL_DECISIONS);
+    assert_eq!(before.len(), 17);
+    let views_before: Vec<_> = VIEWS
+        .iter()
+        .map(|q| rows(&Connection::open(&db).unwrap(), q))
+        .collect();
+
+    let out = import(&db, &[&path(DESK), &path(MENUS)]);
+    assert_eq!(
+        out,
+        "imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 2 files\n\
+         25 records were already stored unchanged\n\
+         classified 0 runs\n"
+    );
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(one(&conn, "PRAGMA user_version"), Sql::Integer(5));
+    assert_eq!(rows(&conn, ALL_DECISIONS), before);
+    for (q, b) in VIEWS.iter().zip(&views_before) {
+        assert_eq!(&rows(&conn, q), b, "{q}");
+    }
+    // desk.jsonl's 12 decisions have whole-second times; menus.jsonl's 5
+    // none. 13 outcomes say no more than status, stage and reason (the
+    // four refusals and the error with a message keep theirs). The seven
+    // retrievals with scores of up to two decimals are characters; m-1
+    // step 2's (0.30000000000000004) keeps its numbers.
+    let count = |q: &str| one(&conn, q);
+    assert_eq!(
+        count("SELECT count(*) FROM decision_rows WHERE at IS NULL AND at_us IS NOT NULL"),
+        Sql::Integer(12)
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM decision_rows WHERE typeof(at) <> 'null'"),
+        Sql::Integer(0)
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM decision_rows WHERE outcome IS NULL"),
+        Sql::Integer(13)
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM menus WHERE json_type(body, '$.p') = 'text'"),
+        Sql::Integer(7)
+    );
+    assert_eq!(
+        count("SELECT body FROM menus WHERE json_type(body, '$.c') IS NOT NULL"),
+        text("{\"k\":2,\"c\":[4,0.30000000000000004,5,null,3,-0.25]}")
+    );
+
+    // A fresh import stores and shows the same.
+    let (_dir2, fresh) = setup();
+    import(&fresh, &["-q", &path(DESK), &path(MENUS)]);
+    let fresh_conn = Connection::open(&fresh).unwrap();
+    let stored = "SELECT id, run_id, step, at, at_us, status, stage, reason, outcome, policy,
+        trusted_controls, retrieval, exposed, visible FROM decision_rows ORDER BY id";
+    assert_eq!(rows(&fresh_conn, stored), rows(&conn, stored));
+    let menus = "SELECT id, body FROM menus ORDER BY id";
+    assert_eq!(rows(&fresh_conn, menus), rows(&conn, menus));
+    assert_eq!(rows(&fresh_conn, ALL_DECISIONS), {
+        // The fresh import's sources are absolute paths; the fixture's relative.
+        let mut b = before.clone();
+        for (r, f) in b.iter_mut().zip(rows(&fresh_conn, ALL_DECISIONS)) {
+            r[24] = f[24].clone();
+            r[25] = f[25].clone();
+        }
+        b
+    });
+    for (q, b) in VIEWS.iter().zip(&views_before) {
+        assert_eq!(&rows(&fresh_conn, q), b, "{q}");
+    }
+    for kind in ["ladder", "metrics", "tools", "refusals", "findings"] {
+        let shown = |db: &Path| {
+            let mut r = report(db, kind);
+            r.as_object_mut().unwrap().remove("window");
+            r
+        };
+        assert_eq!(shown(&db), shown(&fresh), "report {kind}");
+    }
+    for run in ["r-101", "m-1", "m-2"] {
+        assert_eq!(explain(&db, run), explain(&fresh, run), "explain {run}");
+    }
+}
+
+/// Writing through the `decisions` view: a NULL `at` or `outcome` stays
+/// NULL though the view would rebuild one, and changing the status of a
+/// decision whose outcome was left out keeps the outcome it showed.
+#[test]
+fn at_and_outcome_written_through_the_view_read_back_as_written() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK)]);
+    let conn = Connection::open(&db).unwrap();
+    let shown = |id: i64| {
+        rows(
+            &conn,
+            &format!("SELECT at, at_us, status, outcome FROM decisions WHERE id = {id}"),
+        )
+        .remove(0)
+    };
+    assert_eq!(
+        shown(1),
+        vec![
+            text("2026-11-17T09:00:01Z"),
+            Sql::Integer(1794906001000000),
+            text("ok"),
+            text("{\"status\":\"ok\"}")
+        ]
+    );
+    conn.execute_batch(
+        "UPDATE decisions SET at = NULL, outcome = NULL WHERE id = 1;
+         UPDATE decisions SET status = 'error' WHERE id = 2;
+         UPDATE decisions SET at_us = at_us + 1000000 WHERE id = 3;",
+    )
+    .unwrap();
+    assert_eq!(
+        shown(1),
+        vec![
+            Sql::Null,
+            Sql::Integer(1794906001000000),
+            text("ok"),
+            Sql::Null
+        ]
+    );
+    assert_eq!(
+        shown(2),
+        vec![
+            text("2026-11-17T09:00:03Z"),
+            Sql::Integer(1794906003000000),
+            text("error"),
+            text("{\"status\":\"ok\"}")
+        ]
+    );
+    assert_eq!(shown(3)[0], text("2026-11-17T09:00:06Z"));
+    conn.execute_batch(
+        "INSERT INTO decisions (id, run_id, step, at, at_us, status, outcome, record_hash)
+         VALUES (100, 'r-x', 1, NULL, 5000000, 'ok', NULL, X'00')",
+    )
+    .unwrap();
+    assert_eq!(
+        shown(100),
+        vec![Sql::Null, Sql::Integer(5000000), text("ok"), Sql::Null]
+    );
 }

@@ -190,7 +190,23 @@ impl<'a> Stored<'a> {
                 extra: serde_json::Value::Null,
             })
             .collect();
-        if let Some(flat) = r.c {
+        if let Some(p) = r.p {
+            // Packed (schema 5): see `pack.rs`.
+            let pairs = super::pack::candidates_from_text(&p).ok_or_else(|| {
+                self.damaged(column, "the packed candidates do not decode".into())
+            })?;
+            let ids: Vec<u64> = pairs.iter().map(|(id, _)| *id).collect();
+            let names = self.ids_to_names(column, &ids)?;
+            candidates = names
+                .into_iter()
+                .zip(pairs)
+                .map(|(name, (_, score))| Candidate {
+                    name,
+                    score,
+                    extra: serde_json::Value::Null,
+                })
+                .collect();
+        } else if let Some(flat) = r.c {
             // Packed: id, score pairs.
             if flat.len() % 2 != 0 {
                 return Err(self.damaged(column, "the packed candidates are not pairs".into()));
@@ -264,6 +280,8 @@ struct RetrievalRow {
     candidates: Vec<CandidateRow>,
     /// Packed (schema 3): tool name id, score, id, score, ...
     c: Option<Vec<Option<f64>>>,
+    /// Packed (schema 5): the candidates as characters (`pack.rs`).
+    p: Option<String>,
 }
 
 #[derive(serde::Deserialize)]

@@ -55,9 +55,10 @@ pub struct Detail {
 /// the menu in recorded order with retrieval ranks, payload sizes.
 pub fn decision_detail(conn: &Connection, config: &Config, decision_id: i64) -> Result<Detail> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT l.run_id, l.step, d.at, d.latency_ms, l.boundary, {MENU_SELECT}
+        "SELECT l.run_id, l.step, {}, d.latency_ms, l.boundary, {MENU_SELECT}
          FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
-         LEFT JOIN runs r ON r.run_id = l.run_id WHERE l.decision_id = ?1"
+         LEFT JOIN runs r ON r.run_id = l.run_id WHERE l.decision_id = ?1",
+        super::pack::at_text!("d")
     ))?;
     let mut rows = stmt.query([decision_id])?;
     let r = rows.next()?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;

@@ -22,6 +22,7 @@ mod import;
 mod menu;
 mod names;
 pub mod next_match;
+mod pack;
 pub mod paging;
 pub mod payload;
 pub mod refusals;
@@ -92,6 +93,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema_v2.sql"),
     include_str!("schema_v3.sql"),
     include_str!("schema_v4.sql"),
+    include_str!("schema_v5.sql"),
 ];
 
 /// The schema version this rung writes.
@@ -442,6 +444,10 @@ fn migrate(conn: &Connection) -> Result<()> {
             // Schema 4 converts sources and retrieval heads.
             compact::compact_existing(&tx)?;
             findings::pack_existing(&tx)?;
+        }
+        if i + 1 == 5 {
+            // Schema 5 packs retrieval candidates as characters.
+            pack::compact_existing(&tx)?;
         }
         tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
     }

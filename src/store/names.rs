@@ -282,13 +282,14 @@ impl Packer {
         })
     }
 
-    /// A retrieval packed: `head` then the candidates as id, score pairs.
+    /// A retrieval packed: `head` then the candidates (schema 5: as
+    /// characters, see `pack.rs`; else as id, score pairs).
     /// What a head holds besides `k` (its selector and query) is a `menus`
     /// row of its own, `{"selector":…,"query":…}`, shared by every
     /// retrieval that repeats it (schema 4); the body then says
     /// `{"k":…,"h":<that row's id>,"c":[…]}`.
     fn retrieval_body(&mut self, conn: &Connection, r: &Retrieval, head: &str) -> Result<String> {
-        let mut body = String::with_capacity(r.candidates.len() * 10 + 32);
+        let mut body = String::with_capacity(32);
         // The head less its `{"k":N,` prefix: what follows k.
         let shared = head
             .strip_prefix(&format!("{{\"k\":{},", r.k))
@@ -302,27 +303,11 @@ impl Packer {
         } else {
             body.push_str(head);
         }
-        body.push_str(",\"c\":[");
-        for (i, c) in r.candidates.iter().enumerate() {
-            if i > 0 {
-                body.push(',');
-            }
-            let id = self.intern(conn, &c.name)?;
-            let _ = write!(body, "{id},");
-            match c.score {
-                // A score read from JSON is finite, so it always serialises
-                // (as serde_json writes it: the text read back is the same).
-                Some(s) => match serde_json::Number::from_f64(s) {
-                    Some(n) => {
-                        let _ = write!(body, "{n}");
-                    }
-                    None => body.push_str("null"),
-                },
-                None => body.push_str("null"),
-            }
+        let mut candidates = Vec::with_capacity(r.candidates.len());
+        for c in &r.candidates {
+            candidates.push((self.intern(conn, &c.name)?, c.score));
         }
-        body.push_str("]}");
-        Ok(body)
+        Ok(super::pack::retrieval_body(&body, &candidates))
     }
 }
 

@@ -134,11 +134,13 @@ fn run_facts(ctx: &Context<'_>, run_id: &str) -> Result<RunFacts> {
 /// failed decision). Results are read later, only where needed. One query
 /// per run.
 fn payloads(ctx: &Context<'_>, run_id: &str, decisions: &[StoredDecision]) -> Result<Vec<Payload>> {
-    let mut stmt = ctx.conn.prepare_cached(
-        "SELECT d.id, p.arguments, d.outcome, p.raw, d.extra
-         FROM decision_rows d LEFT JOIN payloads p ON p.decision_id = d.id
-         WHERE d.run_id = ?1",
-    )?;
+    let mut stmt = ctx.conn.prepare_cached(concat!(
+        "SELECT d.id, p.arguments, ",
+        crate::store::pack::outcome_text!("d"),
+        ", p.raw, d.extra
+             FROM decision_rows d LEFT JOIN payloads p ON p.decision_id = d.id
+             WHERE d.run_id = ?1"
+    ))?;
     let index: FxHashMap<i64, usize> = decisions
         .iter()
         .enumerate()

@@ -9,6 +9,7 @@ use super::{Batch, Pending, differs};
 use crate::error::{RecordError, Result};
 use crate::store::classify::{self, StoredRun};
 use crate::store::compact::source_text;
+use crate::store::pack;
 
 /// [`Batch::stored_decision`]'s answer for a stored decision with the same
 /// identity (a row id is never negative).
@@ -177,11 +178,15 @@ impl Batch<'_> {
             _ => None,
         };
         let (source_text, source_at) = self.source_paths.value(conn, source)?;
+        // What the views rebuild is not stored (schema 5).
+        let at = pack::stored_at(d.at.as_deref(), d.at_us);
+        let outcome =
+            pack::stored_outcome(d.outcome.as_deref(), d.status, d.stage, d.reason.as_deref());
         let values = params![
             d.run_id,
             d.step,
             d.turn,
-            d.at,
+            at,
             d.at_us,
             d.phase,
             d.catalogue,
@@ -195,7 +200,7 @@ impl Batch<'_> {
             d.status,
             d.stage,
             d.reason,
-            d.outcome,
+            outcome,
             d.latency_ms,
             d.progress,
             d.expected,
