@@ -442,6 +442,15 @@ fn a_schema_4_database_is_compacted_and_is_what_a_fresh_import_is() {
     assert_eq!(rows(&fresh_conn, stored), rows(&conn, stored));
     let menus = "SELECT id, body FROM menus ORDER BY id";
     assert_eq!(rows(&fresh_conn, menus), rows(&conn, menus));
+    // Findings name their kind and catalogue by id.
+    let findings = "SELECT k.name, c.version, x.catalogue, x.run_id, x.step, x.tool, x.detail,
+        x.packed FROM finding_rows x JOIN finding_kinds k ON k.id = x.kind
+        LEFT JOIN catalogue_ids c ON c.id = x.catalogue ORDER BY x.id";
+    assert_eq!(rows(&fresh_conn, findings), rows(&conn, findings));
+    assert_eq!(
+        count("SELECT count(*) FROM finding_rows WHERE typeof(kind) = 'integer'"),
+        count("SELECT count(*) FROM findings")
+    );
     assert_eq!(rows(&fresh_conn, ALL_DECISIONS), {
         // The fresh import's sources are absolute paths; the fixture's relative.
         let mut b = before.clone();
@@ -524,5 +533,59 @@ fn at_and_outcome_written_through_the_view_read_back_as_written() {
     assert_eq!(
         shown(100),
         vec![Sql::Null, Sql::Integer(5000000), text("ok"), Sql::Null]
+    );
+}
+
+/// Writing through the `findings` view: kinds and catalogues it has not
+/// seen are interned, and it reads back as written.
+#[test]
+fn findings_written_through_the_view_read_back_as_written() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK)]);
+    let conn = Connection::open(&db).unwrap();
+    let before = one(&conn, "SELECT count(*) FROM findings");
+    conn.execute_batch(
+        "INSERT INTO findings (id, kind, catalogue, task_id, run_id, step, tool, detail)
+         VALUES (1000, 'my_kind', 'my-cat', 't', 'r', 3, 'x', 'by hand');
+         INSERT INTO findings (id, kind, catalogue, run_id, detail)
+         VALUES (1001, 'schema_violation', NULL, 'r', 'no catalogue');",
+    )
+    .unwrap();
+    let shown = |id: i64| {
+        rows(
+            &conn,
+            &format!(
+                "SELECT kind, catalogue, task_id, run_id, step, tool, detail FROM findings
+                 WHERE id = {id}"
+            ),
+        )
+    };
+    assert_eq!(
+        shown(1000),
+        vec![vec![
+            text("my_kind"),
+            text("my-cat"),
+            text("t"),
+            text("r"),
+            Sql::Integer(3),
+            text("x"),
+            text("by hand")
+        ]]
+    );
+    assert_eq!(shown(1001)[0][1], Sql::Null);
+    conn.execute_batch(
+        "UPDATE findings SET catalogue = 'other', kind = 'schema_violation' WHERE id = 1000;
+         DELETE FROM findings WHERE id = 1001;",
+    )
+    .unwrap();
+    assert_eq!(
+        shown(1000)[0][..2],
+        [text("schema_violation"), text("other")]
+    );
+    assert_eq!(shown(1001), Vec::<Vec<Sql>>::new());
+    let Sql::Integer(n) = before else { panic!() };
+    assert_eq!(
+        one(&conn, "SELECT count(*) FROM findings"),
+        Sql::Integer(n + 1)
     );
 }

@@ -511,9 +511,15 @@ pub(crate) fn insert_finding(
     detail: &str,
 ) -> Result<()> {
     let packed = pack_detail(detail, tool);
+    // The kind and catalogue as ids (schema 5).
+    if let Some(c) = catalogue {
+        conn.prepare_cached("INSERT OR IGNORE INTO catalogue_ids (version) VALUES (?1)")?
+            .execute([c])?;
+    }
     conn.prepare_cached(
         "INSERT INTO finding_rows (kind, catalogue, task_id, run_id, step, tool, detail, packed)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+         VALUES ((SELECT id FROM finding_kinds WHERE name = ?1),
+                 (SELECT id FROM catalogue_ids WHERE version = ?2), ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
     .execute(rusqlite::params![
         kind.as_str(),
@@ -581,6 +587,39 @@ mod packing_tests {
             .query_row("SELECT packed FROM finding_rows", [], |r| r.get(0))
             .unwrap();
         (back, packed)
+    }
+
+    /// Every kind rung writes has its row, so that none is lost to the
+    /// view's join (a new kind needs a row in the next schema version).
+    #[test]
+    fn every_kind_is_in_finding_kinds_and_reads_back_by_name() {
+        let store = crate::store::Store::open_rw(std::path::Path::new(":memory:")).unwrap();
+        let conn = &store.conn;
+        for (i, kind) in FindingKind::ALL.iter().enumerate() {
+            let catalogue = ["c1", "c2"][i % 2];
+            insert_finding(conn, *kind, Some(catalogue), None, None, None, None, "d").unwrap();
+        }
+        let shown: Vec<(String, String)> = conn
+            .prepare("SELECT kind, catalogue FROM findings ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let expected: Vec<(String, String)> = FindingKind::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.as_str().to_string(), ["c1", "c2"][i % 2].to_string()))
+            .collect();
+        assert_eq!(shown, expected);
+        let ids: (i64, i64) = conn
+            .query_row(
+                "SELECT count(DISTINCT catalogue), max(typeof(kind) = 'integer') FROM finding_rows",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(ids, (2, 1));
     }
 
     #[test]

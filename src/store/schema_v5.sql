@@ -192,3 +192,101 @@ WHERE status IS NOT NULL AND typeof(outcome) = 'text'
                      WHEN reason IS NULL THEN json_object('status', status, 'stage', stage)
                      WHEN stage IS NULL THEN json_object('status', status, 'reason', reason)
                      ELSE json_object('status', status, 'stage', stage, 'reason', reason) END;
+
+-- Findings (schema 5): `finding_rows.kind` is a `finding_kinds` id and
+-- `finding_rows.catalogue` a `catalogue_ids` id; the `findings` view shows
+-- their names, as before (and takes INSERT, UPDATE and DELETE, interning
+-- what it is given).
+CREATE TABLE finding_kinds (
+    id   INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE
+);
+INSERT INTO finding_kinds (id, name) VALUES
+    (1, 'exposure_mismatch'),
+    (2, 'hidden_proposal'),
+    (3, 'description_drift'),
+    (4, 'catalogue_conflict'),
+    (5, 'control_impostor'),
+    (6, 'invalid_control'),
+    (7, 'unclassified_reason'),
+    (8, 'label_conflict'),
+    (9, 'missing_call'),
+    (10, 'argument_mismatch'),
+    (11, 'unexpected_call'),
+    (12, 'missing_output'),
+    (13, 'schema_violation'),
+    (14, 'unsourced_id'),
+    (15, 'id_from_description'),
+    (16, 'announced_no_call'),
+    (17, 'write_under_inform'),
+    (18, 'menu_changed'),
+    (19, 'repeated_call');
+
+CREATE TABLE catalogue_ids (
+    id      INTEGER PRIMARY KEY,
+    version TEXT NOT NULL UNIQUE
+);
+
+DROP VIEW findings;
+ALTER TABLE finding_rows RENAME TO finding_rows_v4;
+DROP INDEX finding_rows_run;
+DROP INDEX finding_rows_catalogue;
+CREATE TABLE finding_rows (
+    id        INTEGER PRIMARY KEY,
+    kind      INTEGER NOT NULL,
+    catalogue INTEGER,
+    task_id   TEXT,
+    run_id    TEXT,
+    step      INTEGER,
+    tool      TEXT,
+    detail    TEXT NOT NULL,
+    packed    INTEGER NOT NULL DEFAULT 0
+);
+INSERT OR IGNORE INTO finding_kinds (name) SELECT DISTINCT kind FROM finding_rows_v4;
+INSERT OR IGNORE INTO catalogue_ids (version)
+    SELECT DISTINCT catalogue FROM finding_rows_v4 WHERE catalogue IS NOT NULL ORDER BY 1;
+INSERT INTO finding_rows (id, kind, catalogue, task_id, run_id, step, tool, detail, packed)
+    SELECT o.id, (SELECT id FROM finding_kinds WHERE name = o.kind),
+           (SELECT id FROM catalogue_ids WHERE version = o.catalogue),
+           o.task_id, o.run_id, o.step, o.tool, o.detail, o.packed
+    FROM finding_rows_v4 o ORDER BY o.id;
+DROP TABLE finding_rows_v4;
+CREATE INDEX finding_rows_run ON finding_rows (run_id);
+CREATE INDEX finding_rows_catalogue ON finding_rows (catalogue, kind);
+
+CREATE VIEW findings AS
+SELECT x.id, k.name AS kind, c.version AS catalogue, x.task_id, x.run_id, x.step, x.tool,
+       CASE WHEN x.packed THEN
+            replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x.detail, char(27), 'added '), char(26), '; removed '), char(25), 'selected '), char(24), ' differs from the case '), char(23), 'inline expected acceptable '), char(22), '; the inline label wins'), char(21), 'refused with reason '), char(20), ', which no stage maps; add it to [reasons] in the config'), char(19), ' (mutating)'), char(18), 'executed (ok)'), char(17), ' executed (ok) in a run whose intent is inform: an inform request changes nothing'), char(16), ', which was not in the visible menu; '), char(15), ' times within the run; first here, after step '), char(14), 'the visible menu changed '), char(8), '; it was refused'), char(7), ': required: missing'), char(6), ' fail its schema: '), char(5), 'the arguments of '), char(4), ' (never seen earlier in the run)'), char(3), ' was called with an identifier that no earlier result of the run returned and neither its goal nor its scope contains: '), char(2), '; it executed anyway (ok): the action boundary let an invalid call through'), char(1), ': additionalProperties: not a declared property'), char(31), COALESCE(x.tool, ''))
+       ELSE x.detail END AS detail
+FROM finding_rows x
+JOIN finding_kinds k ON k.id = x.kind
+LEFT JOIN catalogue_ids c ON c.id = x.catalogue;
+
+CREATE TRIGGER findings_insert INSTEAD OF INSERT ON findings BEGIN
+    INSERT OR IGNORE INTO finding_kinds (name) SELECT NEW.kind WHERE NEW.kind IS NOT NULL;
+    INSERT OR IGNORE INTO catalogue_ids (version)
+        SELECT NEW.catalogue WHERE NEW.catalogue IS NOT NULL;
+    INSERT INTO finding_rows (id, kind, catalogue, task_id, run_id, step, tool, detail)
+    VALUES (NEW.id, (SELECT id FROM finding_kinds WHERE name = NEW.kind),
+            (SELECT id FROM catalogue_ids WHERE version = NEW.catalogue), NEW.task_id,
+            NEW.run_id, NEW.step, NEW.tool, NEW.detail);
+END;
+
+CREATE TRIGGER findings_delete INSTEAD OF DELETE ON findings BEGIN
+    DELETE FROM finding_rows WHERE id = OLD.id;
+END;
+
+CREATE TRIGGER findings_update INSTEAD OF UPDATE ON findings BEGIN
+    INSERT OR IGNORE INTO finding_kinds (name) SELECT NEW.kind WHERE NEW.kind IS NOT NULL;
+    INSERT OR IGNORE INTO catalogue_ids (version)
+        SELECT NEW.catalogue WHERE NEW.catalogue IS NOT NULL;
+    UPDATE finding_rows SET id = NEW.id, kind = (SELECT id FROM finding_kinds WHERE name = NEW.kind),
+        catalogue = (SELECT id FROM catalogue_ids WHERE version = NEW.catalogue),
+        task_id = NEW.task_id, run_id = NEW.run_id, step = NEW.step, tool = NEW.tool,
+        detail = CASE WHEN NEW.detail IS OLD.detail AND NEW.tool IS OLD.tool
+                      THEN detail ELSE NEW.detail END,
+        packed = CASE WHEN NEW.detail IS OLD.detail AND NEW.tool IS OLD.tool
+                      THEN packed ELSE 0 END
+    WHERE id = OLD.id;
+END;

@@ -223,7 +223,8 @@ pub(super) fn audit_run(
 ) -> Result<()> {
     let conn = ctx.conn;
     conn.prepare_cached(&format!(
-        "DELETE FROM finding_rows WHERE run_id = ?1 AND kind IN ({AUDIT_KINDS})"
+        "DELETE FROM finding_rows WHERE run_id = ?1
+         AND kind IN (SELECT id FROM finding_kinds WHERE name IN ({AUDIT_KINDS}))"
     ))?
     .execute([run_id])?;
     if decisions.is_empty() {

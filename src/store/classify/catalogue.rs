@@ -17,7 +17,11 @@ const CATALOGUE_KINDS: &str =
 /// Recomputes the catalogue-level findings of one catalogue version.
 pub(super) fn catalogue_findings(conn: &Connection, version: &str) -> Result<()> {
     conn.execute(
-        &format!("DELETE FROM finding_rows WHERE catalogue = ?1 AND kind IN ({CATALOGUE_KINDS})"),
+        &format!(
+            "DELETE FROM finding_rows
+             WHERE catalogue = (SELECT id FROM catalogue_ids WHERE version = ?1)
+               AND kind IN (SELECT id FROM finding_kinds WHERE name IN ({CATALOGUE_KINDS}))"
+        ),
         [version],
     )?;
     let insert = |kind: FindingKind, tool: &str, detail: String| -> Result<()> {
