@@ -451,6 +451,28 @@ fn a_schema_4_database_is_compacted_and_is_what_a_fresh_import_is() {
         count("SELECT count(*) FROM finding_rows WHERE typeof(kind) = 'integer'"),
         count("SELECT count(*) FROM findings")
     );
+    // Their task, run and tool by `finding_names` id, named as the view
+    // shows them, in a fresh import as in the upgraded one.
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM finding_rows WHERE typeof(task_id) = 'text'
+             OR typeof(run_id) = 'text' OR typeof(tool) = 'text'"
+        ),
+        Sql::Integer(0)
+    );
+    let named = "SELECT x.id, t.name, r.name, n.name FROM finding_rows x
+        LEFT JOIN finding_names t ON t.id = x.task_id LEFT JOIN finding_names r ON r.id = x.run_id
+        LEFT JOIN finding_names n ON n.id = x.tool ORDER BY x.id";
+    let shown = "SELECT id, task_id, run_id, tool FROM findings ORDER BY id";
+    assert_eq!(rows(&conn, named), rows(&conn, shown));
+    assert_eq!(rows(&fresh_conn, named), rows(&conn, shown));
+    // The fixture's 15 findings name 4 tasks (harbor-refund,
+    // northwind-cancel, lumen-export, m-task), 6 runs (r-101 to r-104, m-1,
+    // m-2) and 7 tools, each stored once.
+    assert_eq!(
+        count("SELECT count(*) FROM finding_names"),
+        Sql::Integer(17)
+    );
     assert_eq!(rows(&fresh_conn, ALL_DECISIONS), {
         // The fresh import's sources are absolute paths; the fixture's relative.
         let mut b = before.clone();

@@ -516,10 +516,18 @@ pub(crate) fn insert_finding(
         conn.prepare_cached("INSERT OR IGNORE INTO catalogue_ids (version) VALUES (?1)")?
             .execute([c])?;
     }
+    // Its task, run and tool as `finding_names` ids, named in that order.
+    for name in [task_id, run_id, tool].into_iter().flatten() {
+        conn.prepare_cached("INSERT OR IGNORE INTO finding_names (name) VALUES (?1)")?
+            .execute([name])?;
+    }
     conn.prepare_cached(
         "INSERT INTO finding_rows (kind, catalogue, task_id, run_id, step, tool, detail, packed)
          VALUES ((SELECT id FROM finding_kinds WHERE name = ?1),
-                 (SELECT id FROM catalogue_ids WHERE version = ?2), ?3, ?4, ?5, ?6, ?7, ?8)",
+                 (SELECT id FROM catalogue_ids WHERE version = ?2),
+                 (SELECT id FROM finding_names WHERE name = ?3),
+                 (SELECT id FROM finding_names WHERE name = ?4), ?5,
+                 (SELECT id FROM finding_names WHERE name = ?6), ?7, ?8)",
     )?
     .execute(rusqlite::params![
         kind.as_str(),

@@ -231,46 +231,72 @@ DROP VIEW findings;
 ALTER TABLE finding_rows RENAME TO finding_rows_v4;
 DROP INDEX finding_rows_run;
 DROP INDEX finding_rows_catalogue;
+-- A finding's task, run and tool are `finding_names` ids (one table for
+-- the three: the view looks each up by id).
+CREATE TABLE finding_names (
+    id   INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE
+);
 CREATE TABLE finding_rows (
     id        INTEGER PRIMARY KEY,
     kind      INTEGER NOT NULL,
     catalogue INTEGER,
-    task_id   TEXT,
-    run_id    TEXT,
+    task_id   INTEGER,
+    run_id    INTEGER,
     step      INTEGER,
-    tool      TEXT,
+    tool      INTEGER,
     detail    TEXT NOT NULL,
     packed    INTEGER NOT NULL DEFAULT 0
 );
 INSERT OR IGNORE INTO finding_kinds (name) SELECT DISTINCT kind FROM finding_rows_v4;
 INSERT OR IGNORE INTO catalogue_ids (version)
     SELECT DISTINCT catalogue FROM finding_rows_v4 WHERE catalogue IS NOT NULL ORDER BY 1;
+-- Named in the order an import names them: by finding, its task, run, tool.
+INSERT OR IGNORE INTO finding_names (name)
+    SELECT v FROM (SELECT id, 0 AS o, task_id AS v FROM finding_rows_v4
+                   UNION ALL SELECT id, 1, run_id FROM finding_rows_v4
+                   UNION ALL SELECT id, 2, tool FROM finding_rows_v4)
+    WHERE v IS NOT NULL ORDER BY id, o;
 INSERT INTO finding_rows (id, kind, catalogue, task_id, run_id, step, tool, detail, packed)
     SELECT o.id, (SELECT id FROM finding_kinds WHERE name = o.kind),
            (SELECT id FROM catalogue_ids WHERE version = o.catalogue),
-           o.task_id, o.run_id, o.step, o.tool, o.detail, o.packed
+           (SELECT id FROM finding_names WHERE name = o.task_id),
+           (SELECT id FROM finding_names WHERE name = o.run_id),
+           o.step, (SELECT id FROM finding_names WHERE name = o.tool),
+           o.detail, o.packed
     FROM finding_rows_v4 o ORDER BY o.id;
 DROP TABLE finding_rows_v4;
 CREATE INDEX finding_rows_run ON finding_rows (run_id);
 CREATE INDEX finding_rows_catalogue ON finding_rows (catalogue, kind);
 
 CREATE VIEW findings AS
-SELECT x.id, k.name AS kind, c.version AS catalogue, x.task_id, x.run_id, x.step, x.tool,
+SELECT x.id, k.name AS kind, c.version AS catalogue, tk.name AS task_id, rn.name AS run_id,
+       x.step,
+       tn.name AS tool,
        CASE WHEN x.packed THEN
-            replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x.detail, char(27), 'added '), char(26), '; removed '), char(25), 'selected '), char(24), ' differs from the case '), char(23), 'inline expected acceptable '), char(22), '; the inline label wins'), char(21), 'refused with reason '), char(20), ', which no stage maps; add it to [reasons] in the config'), char(19), ' (mutating)'), char(18), 'executed (ok)'), char(17), ' executed (ok) in a run whose intent is inform: an inform request changes nothing'), char(16), ', which was not in the visible menu; '), char(15), ' times within the run; first here, after step '), char(14), 'the visible menu changed '), char(8), '; it was refused'), char(7), ': required: missing'), char(6), ' fail its schema: '), char(5), 'the arguments of '), char(4), ' (never seen earlier in the run)'), char(3), ' was called with an identifier that no earlier result of the run returned and neither its goal nor its scope contains: '), char(2), '; it executed anyway (ok): the action boundary let an invalid call through'), char(1), ': additionalProperties: not a declared property'), char(31), COALESCE(x.tool, ''))
+            replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x.detail, char(27), 'added '), char(26), '; removed '), char(25), 'selected '), char(24), ' differs from the case '), char(23), 'inline expected acceptable '), char(22), '; the inline label wins'), char(21), 'refused with reason '), char(20), ', which no stage maps; add it to [reasons] in the config'), char(19), ' (mutating)'), char(18), 'executed (ok)'), char(17), ' executed (ok) in a run whose intent is inform: an inform request changes nothing'), char(16), ', which was not in the visible menu; '), char(15), ' times within the run; first here, after step '), char(14), 'the visible menu changed '), char(8), '; it was refused'), char(7), ': required: missing'), char(6), ' fail its schema: '), char(5), 'the arguments of '), char(4), ' (never seen earlier in the run)'), char(3), ' was called with an identifier that no earlier result of the run returned and neither its goal nor its scope contains: '), char(2), '; it executed anyway (ok): the action boundary let an invalid call through'), char(1), ': additionalProperties: not a declared property'), char(31), COALESCE(tn.name, ''))
        ELSE x.detail END AS detail
 FROM finding_rows x
 JOIN finding_kinds k ON k.id = x.kind
-LEFT JOIN catalogue_ids c ON c.id = x.catalogue;
+LEFT JOIN catalogue_ids c ON c.id = x.catalogue
+LEFT JOIN finding_names tk ON tk.id = x.task_id
+LEFT JOIN finding_names rn ON rn.id = x.run_id
+LEFT JOIN finding_names tn ON tn.id = x.tool;
 
 CREATE TRIGGER findings_insert INSTEAD OF INSERT ON findings BEGIN
     INSERT OR IGNORE INTO finding_kinds (name) SELECT NEW.kind WHERE NEW.kind IS NOT NULL;
     INSERT OR IGNORE INTO catalogue_ids (version)
         SELECT NEW.catalogue WHERE NEW.catalogue IS NOT NULL;
+    INSERT OR IGNORE INTO finding_names (name) SELECT NEW.task_id WHERE NEW.task_id IS NOT NULL;
+    INSERT OR IGNORE INTO finding_names (name) SELECT NEW.run_id WHERE NEW.run_id IS NOT NULL;
+    INSERT OR IGNORE INTO finding_names (name) SELECT NEW.tool WHERE NEW.tool IS NOT NULL;
     INSERT INTO finding_rows (id, kind, catalogue, task_id, run_id, step, tool, detail)
     VALUES (NEW.id, (SELECT id FROM finding_kinds WHERE name = NEW.kind),
-            (SELECT id FROM catalogue_ids WHERE version = NEW.catalogue), NEW.task_id,
-            NEW.run_id, NEW.step, NEW.tool, NEW.detail);
+            (SELECT id FROM catalogue_ids WHERE version = NEW.catalogue),
+            (SELECT id FROM finding_names WHERE name = NEW.task_id),
+            (SELECT id FROM finding_names WHERE name = NEW.run_id), NEW.step,
+            (SELECT id FROM finding_names WHERE name = NEW.tool),
+            NEW.detail);
 END;
 
 CREATE TRIGGER findings_delete INSTEAD OF DELETE ON findings BEGIN
@@ -281,9 +307,14 @@ CREATE TRIGGER findings_update INSTEAD OF UPDATE ON findings BEGIN
     INSERT OR IGNORE INTO finding_kinds (name) SELECT NEW.kind WHERE NEW.kind IS NOT NULL;
     INSERT OR IGNORE INTO catalogue_ids (version)
         SELECT NEW.catalogue WHERE NEW.catalogue IS NOT NULL;
+    INSERT OR IGNORE INTO finding_names (name) SELECT NEW.task_id WHERE NEW.task_id IS NOT NULL;
+    INSERT OR IGNORE INTO finding_names (name) SELECT NEW.run_id WHERE NEW.run_id IS NOT NULL;
+    INSERT OR IGNORE INTO finding_names (name) SELECT NEW.tool WHERE NEW.tool IS NOT NULL;
     UPDATE finding_rows SET id = NEW.id, kind = (SELECT id FROM finding_kinds WHERE name = NEW.kind),
         catalogue = (SELECT id FROM catalogue_ids WHERE version = NEW.catalogue),
-        task_id = NEW.task_id, run_id = NEW.run_id, step = NEW.step, tool = NEW.tool,
+        task_id = (SELECT id FROM finding_names WHERE name = NEW.task_id),
+        run_id = (SELECT id FROM finding_names WHERE name = NEW.run_id), step = NEW.step,
+        tool = (SELECT id FROM finding_names WHERE name = NEW.tool),
         detail = CASE WHEN NEW.detail IS OLD.detail AND NEW.tool IS OLD.tool
                       THEN detail ELSE NEW.detail END,
         packed = CASE WHEN NEW.detail IS OLD.detail AND NEW.tool IS OLD.tool

@@ -223,7 +223,7 @@ pub(super) fn audit_run(
 ) -> Result<()> {
     let conn = ctx.conn;
     conn.prepare_cached(&format!(
-        "DELETE FROM finding_rows WHERE run_id = ?1
+        "DELETE FROM finding_rows WHERE run_id = (SELECT id FROM finding_names WHERE name = ?1)
          AND kind IN (SELECT id FROM finding_kinds WHERE name IN ({AUDIT_KINDS}))"
     ))?
     .execute([run_id])?;

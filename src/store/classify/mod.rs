@@ -135,7 +135,7 @@ pub(crate) fn classify_loaded(
         conn.prepare_cached("DELETE FROM ladder WHERE run_id = ?1")?
             .execute([run_id])?;
         conn.prepare_cached(once_sql!(format!(
-            "DELETE FROM finding_rows WHERE run_id = ?1
+            "DELETE FROM finding_rows WHERE run_id = (SELECT id FROM finding_names WHERE name = ?1)
              AND kind IN (SELECT id FROM finding_kinds WHERE name IN ({RUN_FINDING_KINDS}))"
         )))?
         .execute([run_id])?;
