@@ -68,7 +68,7 @@ pub(super) fn parse_lines<S: RecordSink>(
             // The buffer grew by doubling: let go of the smaller copies.
             crate::memory::release();
         }
-        let parsed = parse_json_line(&buf, limits);
+        let parsed = parse_line(&buf, limits);
         bytes_in_chunk += line_len;
         if buf.capacity() > crate::memory::HUGE {
             // A huge line: give its buffer back before the record is stored.
@@ -107,16 +107,38 @@ pub(super) fn parse_lines<S: RecordSink>(
     }
 }
 
+/// A line parsed: by the typed fast path when it takes the line (see
+/// [`native::parse_fast`]), else as a JSON value for [`native::parse`].
+enum LineParse {
+    Fast(Parsed),
+    Value(std::result::Result<serde_json::Value, String>),
+}
+
+fn parse_line(bytes: &[u8], limits: &Limits) -> LineParse {
+    match json_line_text(bytes, limits) {
+        Ok(text) => match native::parse_fast(text) {
+            Some(parsed) => LineParse::Fast(parsed),
+            None => LineParse::Value(parse_json_text(text)),
+        },
+        Err(message) => LineParse::Value(Err(message)),
+    }
+}
+
 /// One parsed line as the writer takes it.
 fn parsed_item<S: RecordSink>(
-    parsed: std::result::Result<serde_json::Value, String>,
+    parsed: LineParse,
     source: &Source,
     line: u64,
     line_len: usize,
 ) -> Parsed2<S::Prepared> {
+    let parsed = match parsed {
+        LineParse::Fast(parsed) => Ok(Ok(parsed)),
+        LineParse::Value(Ok(value)) => Ok(native::parse(value)),
+        LineParse::Value(Err(message)) => Err(message),
+    };
     match parsed {
         Err(message) => Parsed2::Bad(InputError::at(&source.display, Some(line), None, message)),
-        Ok(value) => match native::parse(value) {
+        Ok(parsed) => match parsed {
             Ok(Parsed::Record(record)) => Parsed2::Record {
                 line,
                 is_decision: matches!(record, Record::Decision(_)),
@@ -240,7 +262,7 @@ fn parse_raw_chunks<S: RecordSink>(
                 RawLine::Line { line, end } => {
                     let bytes = &chunk.bytes[start..end];
                     start = end;
-                    let value = parse_json_line(bytes, limits);
+                    let value = parse_line(bytes, limits);
                     parsed_item::<S>(value, source, line, bytes.len())
                 }
                 RawLine::Bad(e) => Parsed2::Bad(e),

@@ -233,15 +233,28 @@ pub fn open(source: &Source, bytes: Arc<AtomicU64>) -> Result<Opened> {
 /// Parses one line's bytes as a JSON value, with errors that say where;
 /// a line over the limits is refused before anything is built.
 pub fn parse_json_line(bytes: &[u8], limits: &Limits) -> std::result::Result<Value, String> {
+    parse_json_text(json_line_text(bytes, limits)?)
+}
+
+/// One line's bytes as text, checked against the limits before anything
+/// is built.
+pub fn json_line_text<'a>(
+    bytes: &'a [u8],
+    limits: &Limits,
+) -> std::result::Result<&'a str, String> {
     // A byte-order mark (some editors write one) is not part of the JSON.
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     read::check_json(bytes, limits).map_err(|e| e.message)?;
-    let text = std::str::from_utf8(bytes).map_err(|e| {
+    std::str::from_utf8(bytes).map_err(|e| {
         format!(
             "invalid UTF-8 at byte {} of the line; trace files must be UTF-8",
             e.valid_up_to() + 1
         )
-    })?;
+    })
+}
+
+/// A line's text (from [`json_line_text`]) as a JSON value.
+pub fn parse_json_text(text: &str) -> std::result::Result<Value, String> {
     serde_json::from_str(text).map_err(|e| {
         format!(
             "invalid JSON at column {}: {}",

@@ -22,6 +22,9 @@ pub enum Parsed {
 }
 
 mod expect;
+mod fast;
+#[cfg(test)]
+mod fast_tests;
 mod obj;
 mod records;
 #[cfg(test)]
@@ -29,6 +32,7 @@ mod tests;
 
 pub use expect::expectations;
 use expect::*;
+pub use fast::parse_fast;
 pub use obj::type_name;
 use obj::*;
 use records::*;
