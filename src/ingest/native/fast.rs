@@ -51,11 +51,7 @@ fn int(n: Option<Number>, min: i64) -> Option<Option<i64>> {
     let Some(n) = n else {
         return Some(None);
     };
-    let i = n.as_i64().or_else(|| {
-        n.as_f64()
-            .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
-            .map(|f| f as i64)
-    })?;
+    let i = super::obj::integer(&n)?;
     (i >= min).then_some(Some(i))
 }
 

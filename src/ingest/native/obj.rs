@@ -146,12 +146,7 @@ impl Obj {
     pub(super) fn opt_int(&mut self, key: &str, min: i64) -> Res<Option<i64>> {
         match self.take(key) {
             None => Ok(None),
-            // `3.0` is the integer 3: some writers print every number so.
-            Some(Value::Number(n)) => match n.as_i64().or_else(|| {
-                n.as_f64()
-                    .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
-                    .map(|f| f as i64)
-            }) {
+            Some(Value::Number(n)) => match integer(&n) {
                 Some(i) if i >= min => Ok(Some(i)),
                 _ => Err(format!(
                     "field \"{}\" must be an integer ≥ {min}, not {n}",
@@ -239,4 +234,14 @@ impl Obj {
     pub(super) fn extra(self) -> Value {
         Value::Object(self.map)
     }
+}
+
+/// A JSON number as an integer: `3.0` is the integer 3 (some writers print
+/// every number so); a fraction or a float beyond exact integers is not.
+pub(super) fn integer(n: &serde_json::Number) -> Option<i64> {
+    n.as_i64().or_else(|| {
+        n.as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
+            .map(|f| f as i64)
+    })
 }
