@@ -7,6 +7,7 @@
 use rusqlite::Connection;
 use serde::de::DeserializeOwned;
 
+use super::dense;
 use super::names::{Names, is_packed_list};
 use crate::error::{Error, Result, StoredError};
 use crate::model::{Candidate, Effect, Label, Policy, Retrieval};
@@ -110,6 +111,11 @@ impl<'a> Stored<'a> {
         s: Option<String>,
     ) -> Result<Option<Vec<String>>> {
         match s {
+            Some(t) if t.starts_with(dense::LIST) => {
+                let ids = dense::list_ids(&t)
+                    .ok_or_else(|| self.damaged(column, "the packed list does not decode".into()))?;
+                self.ids_to_names(column, &ids).map(Some)
+            }
             Some(t) if is_packed_list(&t) => match self.json::<Vec<u64>>(column, Some(t))? {
                 Some(ids) => self.ids_to_names(column, &ids).map(Some),
                 None => Ok(None),
@@ -148,6 +154,13 @@ impl<'a> Stored<'a> {
 
     /// An exposure policy.
     pub(crate) fn policy(&self, column: &'static str, s: Option<String>) -> Result<Option<Policy>> {
+        let s = match s {
+            // Dense (schema 6): its JSON rebuilt as the views rebuild it.
+            Some(t) if t.starts_with(dense::POLICY) => Some(dense::policy_json(&t).ok_or_else(
+                || self.damaged(column, "the packed policy does not decode".into()),
+            )?),
+            s => s,
+        };
         let Some(p) = self.json::<PolicyRow>(column, s)? else {
             return Ok(None);
         };
@@ -178,6 +191,13 @@ impl<'a> Stored<'a> {
         column: &'static str,
         s: Option<String>,
     ) -> Result<Option<Retrieval>> {
+        if let Some(t) = s.as_deref().filter(|t| t.starts_with(dense::RETRIEVAL)) {
+            // Dense (schema 6): see `dense.rs`.
+            let (k, _, pairs) = dense::retrieval_parts(t).ok_or_else(|| {
+                self.damaged(column, "the packed retrieval does not decode".into())
+            })?;
+            return Ok(Some(self.named_candidates(column, k, pairs)?));
+        }
         let Some(r) = self.json::<RetrievalRow>(column, s)? else {
             return Ok(None);
         };
@@ -195,17 +215,7 @@ impl<'a> Stored<'a> {
             let pairs = super::pack::candidates_from_text(&p).ok_or_else(|| {
                 self.damaged(column, "the packed candidates do not decode".into())
             })?;
-            let ids: Vec<u64> = pairs.iter().map(|(id, _)| *id).collect();
-            let names = self.ids_to_names(column, &ids)?;
-            candidates = names
-                .into_iter()
-                .zip(pairs)
-                .map(|(name, (_, score))| Candidate {
-                    name,
-                    score,
-                    extra: serde_json::Value::Null,
-                })
-                .collect();
+            return Ok(Some(self.named_candidates(column, r.k, pairs)?));
         } else if let Some(flat) = r.c {
             // Packed: id, score pairs.
             if flat.len() % 2 != 0 {
@@ -234,6 +244,32 @@ impl<'a> Stored<'a> {
             candidates,
             extra: serde_json::Value::Null,
         }))
+    }
+
+    /// A retrieval of packed candidates (tool name id, score), named.
+    fn named_candidates(
+        &self,
+        column: &'static str,
+        k: u32,
+        pairs: Vec<(u64, Option<f64>)>,
+    ) -> Result<Retrieval> {
+        let ids: Vec<u64> = pairs.iter().map(|(id, _)| *id).collect();
+        let names = self.ids_to_names(column, &ids)?;
+        Ok(Retrieval {
+            k,
+            selector: None,
+            query: None,
+            candidates: names
+                .into_iter()
+                .zip(pairs)
+                .map(|(name, (_, score))| Candidate {
+                    name,
+                    score,
+                    extra: serde_json::Value::Null,
+                })
+                .collect(),
+            extra: serde_json::Value::Null,
+        })
     }
 
     /// An inline label (`{"acceptable": [...], "forbidden": [...]}`).

@@ -13,6 +13,7 @@ pub mod completion;
 pub mod consistency;
 pub mod decisions;
 mod decode;
+mod dense;
 pub mod detail;
 pub mod drill;
 pub mod filter_sql;
@@ -94,6 +95,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema_v3.sql"),
     include_str!("schema_v4.sql"),
     include_str!("schema_v5.sql"),
+    include_str!("schema_v6.sql"),
 ];
 
 /// The schema version this rung writes.
@@ -448,6 +450,10 @@ fn migrate(conn: &Connection) -> Result<()> {
         if i + 1 == 5 {
             // Schema 5 packs retrieval candidates as characters.
             pack::compact_existing(&tx)?;
+        }
+        if i + 1 == 6 {
+            // Schema 6 writes menus as characters (lists, retrievals, policies).
+            dense::compact_existing(&tx)?;
         }
         tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
     }

@@ -207,6 +207,19 @@ impl Packer {
         Ok(out)
     }
 
+    /// A name list as a menu body: dense (schema 6, see `dense.rs`), else
+    /// packed as ids.
+    fn list_body(&mut self, conn: &Connection, names: &[String]) -> Result<String> {
+        let ids = names
+            .iter()
+            .map(|n| self.intern(conn, n))
+            .collect::<Result<Vec<_>>>()?;
+        match super::dense::list_body(&ids) {
+            Some(body) => Ok(body),
+            None => self.list_text(conn, names),
+        }
+    }
+
     /// The id of a menu with this body, stored once per batch.
     pub(crate) fn menu(&mut self, conn: &Connection, body: String) -> Result<i64> {
         let key = menu_key(0, &body);
@@ -225,6 +238,8 @@ impl Packer {
             return Ok(id);
         }
         let body = build(self, conn)?;
+        // A policy of the usual shape is stored dense (schema 6).
+        let body = super::dense::policy_body(&body).unwrap_or(body);
         conn.prepare_cached("INSERT INTO menus (body) VALUES (?1)")?
             .execute([&body])?;
         let id = conn.last_insert_rowid();
@@ -237,7 +252,7 @@ impl Packer {
 
     /// The menu id of a name list.
     pub(crate) fn list_menu(&mut self, conn: &Connection, names: &[String]) -> Result<i64> {
-        let body = self.list_text(conn, names)?;
+        let body = self.list_body(conn, names)?;
         self.menu(conn, body)
     }
 
@@ -248,7 +263,7 @@ impl Packer {
         key: MenuKey,
         names: &[String],
     ) -> Result<i64> {
-        self.menu_keyed(conn, key, |p, conn| p.list_text(conn, names))
+        self.menu_keyed(conn, key, |p, conn| p.list_body(conn, names))
     }
 
     /// The menu id of a retrieval: packed when `head` is given (see
@@ -294,18 +309,23 @@ impl Packer {
         let shared = head
             .strip_prefix(&format!("{{\"k\":{},", r.k))
             .filter(|rest| !rest.is_empty());
+        let mut head_id = 0;
         if let Some(rest) = shared {
             let head_body = format!("{{{rest}}}");
-            let id = self.menu_keyed(conn, menu_key(HEAD_KIND, &head_body), |_, _| {
+            head_id = self.menu_keyed(conn, menu_key(HEAD_KIND, &head_body), |_, _| {
                 Ok(head_body.clone())
             })?;
-            body.push_str(&format!("{{\"k\":{},\"h\":{id}", r.k));
+            body.push_str(&format!("{{\"k\":{},\"h\":{head_id}", r.k));
         } else {
             body.push_str(head);
         }
         let mut candidates = Vec::with_capacity(r.candidates.len());
         for c in &r.candidates {
             candidates.push((self.intern(conn, &c.name)?, c.score));
+        }
+        // Dense (schema 6) where it fits, else schema 5's JSON.
+        if let Some(dense) = super::dense::retrieval_body(r.k, head_id, &candidates) {
+            return Ok(dense);
         }
         Ok(super::pack::retrieval_body(&body, &candidates))
     }

@@ -120,14 +120,33 @@ fn fixed(s: f64, e: i32) -> Option<i64> {
     ((n as f64 / scale(e)).to_bits() == s.to_bits()).then_some(n)
 }
 
-/// The `p` string of candidates (tool name id, score), or `None` when they
-/// do not pack so.
-pub(crate) fn candidates_text(candidates: &[(i64, Option<f64>)]) -> Option<String> {
+/// The smallest exponent `e` at which every score is `n / 10^e` bit for
+/// bit, with each score's `n` (also schema 6's, see `dense.rs`).
+pub(super) fn fixed_scores(candidates: &[(i64, Option<f64>)]) -> Option<(i32, Vec<Option<i64>>)> {
     let e = (0..=MAX_E).find(|&e| {
         candidates
             .iter()
             .all(|(_, s)| s.is_none_or(|s| fixed(s, e).is_some()))
     })?;
+    let n = candidates
+        .iter()
+        .map(|&(_, s)| match s {
+            None => Some(None),
+            Some(s) => fixed(s, e).map(Some),
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((e, n))
+}
+
+/// `n / 10^e` as the views compute it (one correctly rounded division).
+pub(super) fn score(n: i64, e: i32) -> f64 {
+    n as f64 / scale(e)
+}
+
+/// The `p` string of candidates (tool name id, score), or `None` when they
+/// do not pack so.
+pub(crate) fn candidates_text(candidates: &[(i64, Option<f64>)]) -> Option<String> {
+    let (e, _) = fixed_scores(candidates)?;
     let mut out = String::with_capacity(1 + candidates.len() * 4);
     push(&mut out, e as u32)?;
     for &(id, score) in candidates {
