@@ -200,7 +200,7 @@ pub(crate) fn compact_existing(conn: &Connection) -> Result<()> {
 
 /// What a schema-5 menu body becomes in schema 6, if it changes.
 fn dense_of(body: &str) -> Option<String> {
-    if is_packed_list(body) {
+    if is_packed_list(body) || body == "[]" {
         return list_body(&serde_json::from_str::<Vec<i64>>(body).ok()?);
     }
     if body.starts_with(POLICY_HEAD) {
