@@ -1,0 +1,265 @@
+//! Schema 6's denser menus: name lists, packed retrievals and policies as
+//! characters, shown by the `decisions` view and read by every report as
+//! before; the in-place upgrade of a schema-5 database written by the rung
+//! before it.
+
+mod import_util;
+
+use std::path::Path;
+
+use import_util::*;
+use rusqlite::Connection;
+use rusqlite::types::Value as Sql;
+
+fn path(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+const DESK: &str = "tests/fixtures/tui/desk.jsonl";
+const MENUS: &str = "tests/fixtures/migration/menus.jsonl";
+
+/// Every row of a query, values as SQLite gives them.
+fn rows(conn: &Connection, sql: &str) -> Vec<Vec<Sql>> {
+    let mut s = conn.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let n = s.column_count();
+    s.query_map([], |r| (0..n).map(|i| r.get::<_, Sql>(i)).collect())
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn one(conn: &Connection, sql: &str) -> Sql {
+    rows(conn, sql).remove(0).remove(0)
+}
+
+fn text(v: &str) -> Sql {
+    Sql::Text(v.to_string())
+}
+
+/// The decisions as the `decisions` view shows them, every column.
+const ALL_DECISIONS: &str = "SELECT id, run_id, step, turn, at, at_us, phase, catalogue, policy,
+    trusted_controls, retrieval, exposed, visible, selected, call_id, status, stage, reason,
+    outcome, latency_ms, progress, expected, extra, record_hash, source, import_id
+    FROM decisions ORDER BY id";
+
+/// Every row of every documented view, in a fixed order.
+const VIEWS: [&str; 4] = [
+    "SELECT * FROM decision_ladder ORDER BY run_id, step",
+    "SELECT * FROM refusals ORDER BY run_id, step",
+    "SELECT kind, catalogue, task_id, run_id, step, tool, detail FROM findings
+     ORDER BY run_id, step, kind, tool, detail",
+    "SELECT * FROM tool_drift ORDER BY catalogue, name",
+];
+
+/// The menus by what their body starts with: `l` lists, `r` retrievals, `p`
+/// policies, `{` JSON.
+const KINDS: &str = "SELECT substr(body, 1, 1), count(*), sum(length(CAST(body AS BLOB)))
+    FROM menus GROUP BY 1 ORDER BY 1";
+
+/// The menus of one decision as the view shows them.
+fn menus_of(conn: &Connection, run: &str, step: i64) -> Vec<Sql> {
+    rows(
+        conn,
+        &format!(
+            "SELECT policy, trusted_controls, retrieval, exposed, visible FROM decisions
+             WHERE run_id = '{run}' AND step = {step}"
+        ),
+    )
+    .remove(0)
+}
+
+/// A database written by the rung of schema 5 (`rung import` of desk.jsonl
+/// and menus.jsonl, then `sqlite3 .dump`): upgraded in place, its lists,
+/// retrievals with characters and policies are dense, and it stores and
+/// shows what a fresh import stores and shows.
+#[test]
+fn a_schema_5_database_is_made_dense_and_is_what_a_fresh_import_is() {
+    let (_dir, db) = setup();
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch(include_str!("fixtures/migration/schema-v5-rows.sql"))
+            .unwrap();
+        conn.execute_batch("PRAGMA user_version = 5").unwrap();
+    }
+    let old = Connection::open(&db).unwrap();
+    let before = rows(&old, ALL_DECISIONS);
+    assert_eq!(before.len(), 17);
+    let views_before: Vec<_> = VIEWS.iter().map(|q| rows(&old, q)).collect();
+    // 30 menus, 954 bytes: 12 lists, 7 retrievals with `p`, one with `c`
+    // (a score that is not a short decimal), one kept whole (a candidate
+    // with a field of its own), 7 heads and 2 policies, all JSON.
+    assert_eq!(
+        rows(&old, KINDS),
+        vec![
+            vec![text("["), Sql::Integer(12), Sql::Integer(97)],
+            vec![text("{"), Sql::Integer(18), Sql::Integer(857)],
+        ]
+    );
+    drop(old);
+
+    let out = import(&db, &[&path(DESK), &path(MENUS)]);
+    assert_eq!(
+        out,
+        "imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 2 files\n\
+         25 records were already stored unchanged\n\
+         classified 0 runs\n"
+    );
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(
+        one(&conn, "PRAGMA user_version"),
+        Sql::Integer(rung::store::SCHEMA_VERSION)
+    );
+    assert_eq!(rows(&conn, ALL_DECISIONS), before);
+    for (q, b) in VIEWS.iter().zip(&views_before) {
+        assert_eq!(&rows(&conn, q), b, "{q}");
+    }
+    // The 12 lists (42 ids) take 54 bytes instead of 97; the 7 retrievals
+    // and 2 policies 130 instead of 413; the 7 heads and the 2 retrievals
+    // that do not pack stay JSON (444 bytes).
+    assert_eq!(
+        rows(&conn, KINDS),
+        vec![
+            vec![text("l"), Sql::Integer(12), Sql::Integer(54)],
+            vec![text("p"), Sql::Integer(2), Sql::Integer(41)],
+            vec![text("r"), Sql::Integer(7), Sql::Integer(89)],
+            vec![text("{"), Sql::Integer(9), Sql::Integer(444)],
+        ]
+    );
+    assert_eq!(
+        one(&conn, "SELECT body FROM menus WHERE id = 1"),
+        text("pfmutating\"\"billing\"")
+    );
+
+    // A fresh import stores and shows the same.
+    let (_dir2, fresh) = setup();
+    import(&fresh, &["-q", &path(DESK), &path(MENUS)]);
+    let fresh_conn = Connection::open(&fresh).unwrap();
+    let menus = "SELECT id, body FROM menus ORDER BY id";
+    assert_eq!(rows(&fresh_conn, menus), rows(&conn, menus));
+    let stored = "SELECT id, policy, trusted_controls, retrieval, exposed, visible
+        FROM decision_rows ORDER BY id";
+    assert_eq!(rows(&fresh_conn, stored), rows(&conn, stored));
+    assert_eq!(rows(&fresh_conn, ALL_DECISIONS), {
+        // The fresh import's sources are absolute paths; the fixture's relative.
+        let mut b = before.clone();
+        for (r, f) in b.iter_mut().zip(rows(&fresh_conn, ALL_DECISIONS)) {
+            r[24] = f[24].clone();
+            r[25] = f[25].clone();
+        }
+        b
+    });
+    for (q, b) in VIEWS.iter().zip(&views_before) {
+        assert_eq!(&rows(&fresh_conn, q), b, "{q}");
+    }
+    for kind in [
+        "ladder",
+        "metrics",
+        "tools",
+        "refusals",
+        "confusions",
+        "runs",
+        "findings",
+        "budget",
+    ] {
+        let shown = |db: &Path| {
+            let mut r = report(db, kind);
+            r.as_object_mut().unwrap().remove("window");
+            r
+        };
+        assert_eq!(shown(&db), shown(&fresh), "report {kind}");
+    }
+    for run in ["r-101", "r-102", "m-1", "m-2"] {
+        assert_eq!(explain(&db, run), explain(&fresh, run), "explain {run}");
+    }
+    // Classified again from the dense menus, nothing changes.
+    assert_eq!(rung(&db, &["-q", "reclassify"]).code, 0);
+    for (q, b) in VIEWS.iter().zip(&views_before) {
+        assert_eq!(&rows(&Connection::open(&db).unwrap(), q), b, "{q}");
+    }
+}
+
+/// The view spells dense menus out exactly as schema 5 showed them: a
+/// policy, a retrieval with a shared head, a list, an empty list, a
+/// retrieval without a head whose scores go down and up, and one kept as
+/// JSON.
+#[test]
+fn the_decisions_view_shows_dense_menus_as_recorded() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK), &path(MENUS)]);
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(
+        menus_of(&conn, "r-101", 1),
+        vec![
+            text(
+                "{\"allowed_families\":[\"billing\"],\"max_effect\":\"mutating\",\"allow_open_world\":false}"
+            ),
+            Sql::Null,
+            text(
+                "{\"k\":3,\"selector\":\"kw-overlap@1\",\"query\":\"harbor yoga refund october\",\"candidates\":[{\"name\":\"find_customer\",\"score\":0.92},{\"name\":\"list_invoices\",\"score\":0.61},{\"name\":\"refund_invoice\",\"score\":0.4},{\"name\":\"cancel_subscription\",\"score\":0.2}]}"
+            ),
+            Sql::Null,
+            text(
+                "[\"ask_user\",\"no_applicable_tool\",\"find_customer\",\"list_invoices\",\"refund_invoice\"]"
+            ),
+        ]
+    );
+    assert_eq!(
+        menus_of(&conn, "m-1", 2),
+        vec![
+            Sql::Null,
+            text("[\"ask_user\"]"),
+            text(
+                "{\"k\":2,\"candidates\":[{\"name\":\"list_invoices\",\"score\":0.30000000000000004},{\"name\":\"refund_invoice\"},{\"name\":\"find_customer\",\"score\":-0.25}]}"
+            ),
+            text("[\"list_invoices\",\"refund_invoice\",\"find_customer\"]"),
+            text("[\"ask_user\",\"list_invoices\",\"refund_invoice\"]"),
+        ]
+    );
+    assert_eq!(
+        menus_of(&conn, "m-1", 3),
+        vec![
+            text(
+                "{\"allowed_families\":[\"billing\"],\"max_effect\":\"read_only\",\"allow_open_world\":false}"
+            ),
+            Sql::Null,
+            text(
+                "{\"k\":1,\"selector\":\"embed@2\",\"candidates\":[{\"name\":\"list_invoices\",\"score\":0.9,\"source\":\"bm25\"}]}"
+            ),
+            text("[]"),
+            text("[\"list_invoices\"]"),
+        ]
+    );
+    // A menu written through the view as JSON text stays text and reads so.
+    conn.execute_batch(
+        "UPDATE decisions SET visible = '[\"z\"]' WHERE run_id = 'r-101' AND step = 1",
+    )
+    .unwrap();
+    assert_eq!(menus_of(&conn, "r-101", 1)[4], text("[\"z\"]"));
+}
+
+/// A dense value changed outside rung is an error naming its row, never a
+/// default.
+#[test]
+fn a_damaged_dense_menu_is_an_error_naming_its_row() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK)]);
+    let conn = Connection::open(&db).unwrap();
+    // A list whose character is below U+0020 (not a number rung wrote).
+    conn.execute_batch(
+        "UPDATE menus SET body = 'l' || char(31) WHERE id =
+             (SELECT visible FROM decision_rows WHERE run_id = 'r-101' AND step = 1)",
+    )
+    .unwrap();
+    drop(conn);
+    let out = rung(&db, &["-q", "reclassify"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("table decisions, row id 1 (run \"r-101\" step 1), column visible: the packed list does not decode"),
+        "{}",
+        out.stderr
+    );
+}
