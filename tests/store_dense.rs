@@ -132,6 +132,24 @@ fn a_schema_5_database_is_made_dense_and_is_what_a_fresh_import_is() {
         one(&conn, "SELECT body FROM menus WHERE id = 1"),
         text("pfmutating\"\"billing\"")
     );
+    // The 13 inline labels are characters: `e`, the acceptable names' ids,
+    // a space, the forbidden ones' (r-102 step 2: cancel_subscription,
+    // not refund_invoice).
+    assert_eq!(
+        rows(
+            &conn,
+            "SELECT count(*), sum(length(expected)) FROM decision_rows
+             WHERE substr(expected, 1, 1) = 'e'"
+        ),
+        vec![vec![Sql::Integer(13), Sql::Integer(42)]]
+    );
+    assert_eq!(
+        one(
+            &conn,
+            "SELECT expected FROM decisions WHERE run_id = 'r-102' AND step = 2"
+        ),
+        text("{\"acceptable\":[\"cancel_subscription\"],\"forbidden\":[\"refund_invoice\"]}")
+    );
 
     // A fresh import stores and shows the same.
     let (_dir2, fresh) = setup();
@@ -139,7 +157,7 @@ fn a_schema_5_database_is_made_dense_and_is_what_a_fresh_import_is() {
     let fresh_conn = Connection::open(&fresh).unwrap();
     let menus = "SELECT id, body FROM menus ORDER BY id";
     assert_eq!(rows(&fresh_conn, menus), rows(&conn, menus));
-    let stored = "SELECT id, policy, trusted_controls, retrieval, exposed, visible
+    let stored = "SELECT id, policy, trusted_controls, retrieval, exposed, visible, expected
         FROM decision_rows ORDER BY id";
     assert_eq!(rows(&fresh_conn, stored), rows(&conn, stored));
     assert_eq!(rows(&fresh_conn, ALL_DECISIONS), {

@@ -112,8 +112,9 @@ impl<'a> Stored<'a> {
     ) -> Result<Option<Vec<String>>> {
         match s {
             Some(t) if t.starts_with(dense::LIST) => {
-                let ids = dense::list_ids(&t)
-                    .ok_or_else(|| self.damaged(column, "the packed list does not decode".into()))?;
+                let ids = dense::list_ids(&t).ok_or_else(|| {
+                    self.damaged(column, "the packed list does not decode".into())
+                })?;
                 self.ids_to_names(column, &ids).map(Some)
             }
             Some(t) if is_packed_list(&t) => match self.json::<Vec<u64>>(column, Some(t))? {
@@ -156,9 +157,11 @@ impl<'a> Stored<'a> {
     pub(crate) fn policy(&self, column: &'static str, s: Option<String>) -> Result<Option<Policy>> {
         let s = match s {
             // Dense (schema 6): its JSON rebuilt as the views rebuild it.
-            Some(t) if t.starts_with(dense::POLICY) => Some(dense::policy_json(&t).ok_or_else(
-                || self.damaged(column, "the packed policy does not decode".into()),
-            )?),
+            Some(t) if t.starts_with(dense::POLICY) => {
+                Some(dense::policy_json(&t).ok_or_else(|| {
+                    self.damaged(column, "the packed policy does not decode".into())
+                })?)
+            }
             s => s,
         };
         let Some(p) = self.json::<PolicyRow>(column, s)? else {
@@ -274,6 +277,15 @@ impl<'a> Stored<'a> {
 
     /// An inline label (`{"acceptable": [...], "forbidden": [...]}`).
     pub(crate) fn label(&self, column: &'static str, s: Option<String>) -> Result<Option<Label>> {
+        if let Some(t) = s.as_deref().filter(|t| t.starts_with(dense::LABEL)) {
+            // Dense (schema 6): see `dense.rs`.
+            let (a, f) = dense::label_ids(t)
+                .ok_or_else(|| self.damaged(column, "the packed label does not decode".into()))?;
+            return Ok(Some(Label::new(
+                self.ids_to_names(column, &a)?,
+                self.ids_to_names(column, &f)?,
+            )));
+        }
         Ok(self
             .json::<LabelRow>(column, s)?
             .map(|l| Label::new(l.acceptable, l.forbidden)))

@@ -170,6 +170,68 @@ pub(crate) fn policy_json(body: &str) -> Option<String> {
     ))
 }
 
+/// The first character of a dense inline label (`decision_rows.expected`).
+pub(crate) const LABEL: char = 'e';
+
+/// Whether a name is written the same by serde_json and SQLite's JSON
+/// functions (printable ASCII other than `"` and `\`).
+fn plain(name: &str) -> bool {
+    name.bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+}
+
+/// An inline label's JSON as rung writes it (`{"acceptable":[…],
+/// "forbidden":[…]}`), when its names are plain: what the view rebuilds.
+pub(crate) fn label_json(acceptable: &[String], forbidden: &[String]) -> Option<String> {
+    let mut out = String::from("{\"acceptable\":[");
+    for (i, list) in [acceptable, forbidden].into_iter().enumerate() {
+        if i == 1 {
+            out.push_str("],\"forbidden\":[");
+        }
+        for (j, n) in list.iter().enumerate() {
+            plain(n).then_some(())?;
+            if j > 0 {
+                out.push(',');
+            }
+            out.push('"');
+            out.push_str(n);
+            out.push('"');
+        }
+    }
+    out.push_str("]}");
+    Some(out)
+}
+
+/// An inline label as `e`, its acceptable names' ids, the number 0, its
+/// forbidden names' ids (tool name ids are never 0).
+pub(crate) fn label_body(acceptable: &[i64], forbidden: &[i64]) -> Option<String> {
+    let mut out = String::with_capacity(2 + acceptable.len() + forbidden.len());
+    out.push(LABEL);
+    for &id in acceptable {
+        push(&mut out, u64::try_from(id).ok().filter(|&v| v > 0)?)?;
+    }
+    push(&mut out, 0)?;
+    for &id in forbidden {
+        push(&mut out, u64::try_from(id).ok().filter(|&v| v > 0)?)?;
+    }
+    Some(out)
+}
+
+/// A dense label's acceptable and forbidden ids.
+pub(crate) fn label_ids(body: &str) -> Option<(Vec<u64>, Vec<u64>)> {
+    let values: Vec<u64> = body
+        .strip_prefix(LABEL)?
+        .chars()
+        .map(value)
+        .collect::<Option<_>>()?;
+    let at = values.iter().position(|&v| v == 0)?;
+    let (a, f) = (&values[..at], &values[at + 1..]);
+    if f.contains(&0) {
+        return None;
+    }
+    Some((a.to_vec(), f.to_vec()))
+}
+
 /// Converts the menus a schema-5 database holds to schema 6, in the
 /// migration's transaction: packed lists, retrievals with `p` and policies
 /// of the one shape become dense; the rest stays as it is.
@@ -193,6 +255,30 @@ pub(crate) fn compact_existing(conn: &Connection) -> Result<()> {
             };
             conn.prepare_cached("UPDATE menus SET body = ?2 WHERE id = ?1")?
                 .execute(params![id, new])?;
+        }
+    }
+    // Inline labels.
+    let mut packer = super::names::Packer::default();
+    let mut after = i64::MIN;
+    loop {
+        let rows: Vec<(i64, String)> = {
+            let mut s = conn.prepare_cached(
+                "SELECT id, expected FROM decision_rows
+                 WHERE id > ?1 AND typeof(expected) = 'text' ORDER BY id LIMIT 10000",
+            )?;
+            s.query_map([after], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        let Some(last) = rows.last() else {
+            break;
+        };
+        after = last.0;
+        for (id, text) in rows {
+            let Some(body) = packer.label_body(conn, &text)? else {
+                continue;
+            };
+            conn.prepare_cached("UPDATE decision_rows SET expected = ?2 WHERE id = ?1")?
+                .execute(params![id, body])?;
         }
     }
     Ok(())
@@ -268,7 +354,10 @@ mod tests {
         assert_eq!(retrieval_body(2, 0, &[]).as_deref(), Some("r\"  \u{20}"));
         assert_eq!(retrieval_parts("r\"  \u{20}"), Some((2, 0, vec![])));
         // Scores that are not short decimals keep schema 5's form.
-        assert_eq!(retrieval_body(1, 0, &[(1, Some(0.30000000000000004))]), None);
+        assert_eq!(
+            retrieval_body(1, 0, &[(1, Some(0.30000000000000004))]),
+            None
+        );
         assert_eq!(retrieval_body(u32::MAX, 0, &[]), None);
         assert_eq!(retrieval_parts("r\"  \u{27}"), None);
         assert_eq!(retrieval_parts("r\"  \u{20}!"), None);
@@ -301,6 +390,29 @@ mod tests {
         }
     }
 
+    #[test]
+    fn labels_come_back_and_only_plain_names_pack() {
+        let a = ["get_x".to_string(), "list_y".to_string()];
+        let f = ["drop_z".to_string()];
+        assert_eq!(
+            label_json(&a, &f).as_deref(),
+            Some("{\"acceptable\":[\"get_x\",\"list_y\"],\"forbidden\":[\"drop_z\"]}")
+        );
+        assert_eq!(
+            label_json(&[], &[]).as_deref(),
+            Some("{\"acceptable\":[],\"forbidden\":[]}")
+        );
+        assert_eq!(label_json(&["a\"b".to_string()], &[]), None);
+        assert_eq!(label_json(&[], &["é".to_string()]), None);
+        let body = label_body(&[3, 200], &[7]).unwrap();
+        assert_eq!(body, "e#\u{e8} '");
+        assert_eq!(label_ids(&body), Some((vec![3, 200], vec![7])));
+        assert_eq!(label_ids("e "), Some((vec![], vec![])));
+        assert_eq!(label_body(&[0], &[]), None);
+        assert_eq!(label_ids("e#"), None);
+        assert_eq!(label_ids("e  "), None);
+    }
+
     /// The view's SQL reads what the encoders write as the decoders do.
     #[test]
     fn the_view_rebuilds_what_the_decoders_read() {
@@ -320,7 +432,8 @@ mod tests {
              INSERT INTO menus (id, body) VALUES (7, '{\"selector\":\"s\",\"query\":\"q\"}');",
         )
         .unwrap();
-        let policy = "{\"allowed_families\":[\"x\"],\"max_effect\":\"read_only\",\"allow_open_world\":true}";
+        let policy =
+            "{\"allowed_families\":[\"x\"],\"max_effect\":\"read_only\",\"allow_open_world\":true}";
         let bodies = [
             policy_body(policy).unwrap(),
             list_body(&[300, 1, 2]).unwrap(),
@@ -341,6 +454,27 @@ mod tests {
              VALUES (1, 'r', 1, 10, 11, 12, 13, 11, X'00'), (2, 'r', 2, NULL, NULL, 14, NULL, 13, X'00');",
         )
         .unwrap();
+        for (id, label) in [(1, label_body(&[300, 1], &[2])), (2, label_body(&[], &[]))] {
+            conn.execute(
+                "UPDATE decision_rows SET expected = ?2 WHERE id = ?1",
+                params![id, label.unwrap()],
+            )
+            .unwrap();
+        }
+        let labels: Vec<String> = conn
+            .prepare("SELECT expected FROM decisions ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(
+            labels,
+            [
+                "{\"acceptable\":[\"z\",\"a\"],\"forbidden\":[\"b\\\"c\"]}",
+                "{\"acceptable\":[],\"forbidden\":[]}"
+            ]
+        );
         let shown: Vec<[Option<String>; 5]> = conn
             .prepare("SELECT policy, trusted_controls, retrieval, exposed, visible FROM decisions ORDER BY id")
             .unwrap()

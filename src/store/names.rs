@@ -220,6 +220,27 @@ impl Packer {
         }
     }
 
+    /// An inline label stored as characters (schema 6, see `dense.rs`)
+    /// when `text`, its JSON, is what the view rebuilds from its names.
+    pub(crate) fn label_body(&mut self, conn: &Connection, text: &str) -> Result<Option<String>> {
+        #[derive(serde::Deserialize)]
+        struct Label {
+            acceptable: Vec<String>,
+            forbidden: Vec<String>,
+        }
+        let Ok(l) = serde_json::from_str::<Label>(text) else {
+            return Ok(None);
+        };
+        if super::dense::label_json(&l.acceptable, &l.forbidden).as_deref() != Some(text) {
+            return Ok(None);
+        }
+        let mut ids = |names: &[String]| -> Result<Vec<i64>> {
+            names.iter().map(|n| self.intern(conn, n)).collect()
+        };
+        let (a, f) = (ids(&l.acceptable)?, ids(&l.forbidden)?);
+        Ok(super::dense::label_body(&a, &f))
+    }
+
     /// The id of a menu with this body, stored once per batch.
     pub(crate) fn menu(&mut self, conn: &Connection, body: String) -> Result<i64> {
         let key = menu_key(0, &body);

@@ -4,9 +4,11 @@
 -- of characters (see src/store/dense.rs) where it fits: `l` and one
 -- character per tool name id; `r`, k, the head's id, e and per candidate
 -- its id and the difference of its score from the one before; `p`, the
--- policy's open-world flag, max_effect, `"`, its families as written. The
--- `decisions` view spells each out as before. The stored rows are converted
--- by the upgrade (src/store/dense.rs).
+-- policy's open-world flag, max_effect, `"`, its families as written. So
+-- is a decision's inline label (`expected`): `e`, the acceptable names'
+-- ids, a space, the forbidden names' ids. The `decisions` view spells each
+-- out as before. The stored rows are converted by the upgrade
+-- (src/store/dense.rs).
 
 DROP VIEW decisions;
 
@@ -160,7 +162,18 @@ SELECT d.id, d.run_id, d.step, d.turn,
                  WHEN d.stage IS NULL THEN json_object('status', d.status, 'reason', d.reason)
                  ELSE json_object('status', d.status, 'stage', d.stage, 'reason', d.reason) END
             WHEN d.outcome = X'' THEN NULL ELSE d.outcome END AS outcome,
-       d.latency_ms, d.progress, d.expected, d.extra, d.record_hash,
+       d.latency_ms, d.progress,
+       CASE WHEN substr(d.expected, 1, 1) = 'e' THEN
+            (WITH RECURSIVE s(i, b) AS (
+                 SELECT 2, d.expected WHERE length(d.expected) >= 2
+                 UNION ALL SELECT i + 1, b FROM s WHERE i < length(b))
+             SELECT '{"acceptable":'
+                    || json_group_array(t.name) FILTER (WHERE s.i < instr(s.b, ' '))
+                    || ',"forbidden":'
+                    || json_group_array(t.name) FILTER (WHERE s.i > instr(s.b, ' ')) || '}'
+             FROM s CROSS JOIN tool_names t WHERE t.id = unicode(substr(s.b, s.i, 1)) - 32)
+            ELSE d.expected END AS expected,
+       d.extra, d.record_hash,
        CASE WHEN d.source_at IS NOT NULL
             THEN (SELECT path FROM source_paths WHERE id = d.source_at >> 32)
                  || ':' || (d.source_at & 4294967295)
@@ -207,7 +220,9 @@ CREATE TRIGGER decisions_update INSTEAD OF UPDATE ON decisions BEGIN
                        WHEN NEW.outcome IS NULL AND NEW.status IS NOT NULL THEN X''
                        ELSE NEW.outcome END,
         latency_ms = NEW.latency_ms,
-        progress = NEW.progress, expected = NEW.expected, extra = NEW.extra,
+        progress = NEW.progress,
+        expected = CASE WHEN NEW.expected IS OLD.expected THEN expected ELSE NEW.expected END,
+        extra = NEW.extra,
         record_hash = NEW.record_hash,
         source = CASE WHEN NEW.source IS OLD.source THEN source ELSE NEW.source END,
         source_at = CASE WHEN NEW.source IS OLD.source THEN source_at END,

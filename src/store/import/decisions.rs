@@ -177,6 +177,12 @@ impl Batch<'_> {
             }
             _ => None,
         };
+        // An inline label of plain names as characters (schema 6).
+        let dense_expected = match &d.expected {
+            Some(text) => packer.label_body(conn, text)?,
+            None => None,
+        };
+        let expected = dense_expected.as_deref().or(d.expected.as_deref());
         let (source_text, source_at) = self.source_paths.value(conn, source)?;
         // What the views rebuild is not stored (schema 5).
         let at = pack::stored_at(d.at.as_deref(), d.at_us);
@@ -203,7 +209,7 @@ impl Batch<'_> {
             outcome,
             d.latency_ms,
             d.progress,
-            d.expected,
+            expected,
             d.extra,
             hash,
             source_text,
