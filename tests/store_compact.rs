@@ -433,7 +433,7 @@ fn a_schema_4_database_is_compacted_and_is_what_a_fresh_import_is() {
         count("SELECT count(*) FROM decision_rows WHERE outcome IS NULL"),
         Sql::Integer(13)
     );
-    // (Schema 6 then writes those seven as characters of its own, `r…`.)
+    // (Schema 7 then writes those seven as characters of its own, `r…`.)
     assert_eq!(
         count("SELECT count(*) FROM menus WHERE substr(body, 1, 1) = 'r'"),
         Sql::Integer(7)

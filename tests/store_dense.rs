@@ -1,4 +1,4 @@
-//! Schema 6's denser menus: name lists, packed retrievals and policies as
+//! Schema 7's denser menus: name lists, packed retrievals and policies as
 //! characters, shown by the `decisions` view and read by every report as
 //! before; the in-place upgrade of a schema-5 database written by the rung
 //! before it.

@@ -156,7 +156,7 @@ impl<'a> Stored<'a> {
     /// An exposure policy.
     pub(crate) fn policy(&self, column: &'static str, s: Option<String>) -> Result<Option<Policy>> {
         let s = match s {
-            // Dense (schema 6): its JSON rebuilt as the views rebuild it.
+            // Dense (schema 7): its JSON rebuilt as the views rebuild it.
             Some(t) if t.starts_with(dense::POLICY) => {
                 Some(dense::policy_json(&t).ok_or_else(|| {
                     self.damaged(column, "the packed policy does not decode".into())
@@ -195,7 +195,7 @@ impl<'a> Stored<'a> {
         s: Option<String>,
     ) -> Result<Option<Retrieval>> {
         if let Some(t) = s.as_deref().filter(|t| t.starts_with(dense::RETRIEVAL)) {
-            // Dense (schema 6): see `dense.rs`.
+            // Dense (schema 7): see `dense.rs`.
             let (k, _, pairs) = dense::retrieval_parts(t).ok_or_else(|| {
                 self.damaged(column, "the packed retrieval does not decode".into())
             })?;
@@ -278,7 +278,7 @@ impl<'a> Stored<'a> {
     /// An inline label (`{"acceptable": [...], "forbidden": [...]}`).
     pub(crate) fn label(&self, column: &'static str, s: Option<String>) -> Result<Option<Label>> {
         if let Some(t) = s.as_deref().filter(|t| t.starts_with(dense::LABEL)) {
-            // Dense (schema 6): see `dense.rs`.
+            // Dense (schema 7): see `dense.rs`.
             let (a, f) = dense::label_ids(t)
                 .ok_or_else(|| self.damaged(column, "the packed label does not decode".into()))?;
             return Ok(Some(Label::new(

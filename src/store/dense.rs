@@ -1,4 +1,4 @@
-//! The denser menus of schema 6 (see `schema_v6.sql`): a `menus` row's
+//! The denser menus of schema 7 (see `schema_v7.sql`): a `menus` row's
 //! name list, packed retrieval or policy as a short string of characters
 //! instead of JSON, rebuilt byte for byte by the `decisions` view (in SQL)
 //! and by the decoders (`decode.rs`).
@@ -232,7 +232,7 @@ pub(crate) fn label_ids(body: &str) -> Option<(Vec<u64>, Vec<u64>)> {
     Some((a.to_vec(), f.to_vec()))
 }
 
-/// Converts the menus a schema-5 database holds to schema 6, in the
+/// Converts the menus an older database holds (schema 5's forms) to schema 7, in the
 /// migration's transaction: packed lists, retrievals with `p` and policies
 /// of the one shape become dense; the rest stays as it is.
 pub(crate) fn compact_existing(conn: &Connection) -> Result<()> {
@@ -284,7 +284,7 @@ pub(crate) fn compact_existing(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// What a schema-5 menu body becomes in schema 6, if it changes.
+/// What a schema-5-form menu body becomes in schema 7, if it changes.
 fn dense_of(body: &str) -> Option<String> {
     if is_packed_list(body) || body == "[]" {
         return list_body(&serde_json::from_str::<Vec<i64>>(body).ok()?);
@@ -423,7 +423,7 @@ mod tests {
             include_str!("schema_v3.sql"),
             include_str!("schema_v4.sql"),
             include_str!("schema_v5.sql"),
-            include_str!("schema_v6.sql"),
+            include_str!("schema_v7.sql"),
         ] {
             conn.execute_batch(sql).unwrap();
         }

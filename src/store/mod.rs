@@ -95,7 +95,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema_v3.sql"),
     include_str!("schema_v4.sql"),
     include_str!("schema_v5.sql"),
-    include_str!("schema_v6.sql"),
+    include_str!("schema_v7.sql"),
 ];
 
 /// The schema version this rung writes.
@@ -451,8 +451,8 @@ fn migrate(conn: &Connection) -> Result<()> {
             // Schema 5 packs retrieval candidates as characters.
             pack::compact_existing(&tx)?;
         }
-        if i + 1 == 6 {
-            // Schema 6 writes menus as characters (lists, retrievals, policies).
+        if i + 1 == 7 {
+            // Schema 7 writes menus as characters (lists, retrievals, policies).
             dense::compact_existing(&tx)?;
         }
         tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;

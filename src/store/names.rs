@@ -207,7 +207,7 @@ impl Packer {
         Ok(out)
     }
 
-    /// A name list as a menu body: dense (schema 6, see `dense.rs`), else
+    /// A name list as a menu body: dense (schema 7, see `dense.rs`), else
     /// packed as ids.
     fn list_body(&mut self, conn: &Connection, names: &[String]) -> Result<String> {
         let ids = names
@@ -220,7 +220,7 @@ impl Packer {
         }
     }
 
-    /// An inline label stored as characters (schema 6, see `dense.rs`)
+    /// An inline label stored as characters (schema 7, see `dense.rs`)
     /// when `text`, its JSON, is what the view rebuilds from its names.
     pub(crate) fn label_body(&mut self, conn: &Connection, text: &str) -> Result<Option<String>> {
         #[derive(serde::Deserialize)]
@@ -259,7 +259,7 @@ impl Packer {
             return Ok(id);
         }
         let body = build(self, conn)?;
-        // A policy of the usual shape is stored dense (schema 6).
+        // A policy of the usual shape is stored dense (schema 7).
         let body = super::dense::policy_body(&body).unwrap_or(body);
         conn.prepare_cached("INSERT INTO menus (body) VALUES (?1)")?
             .execute([&body])?;
@@ -344,7 +344,7 @@ impl Packer {
         for c in &r.candidates {
             candidates.push((self.intern(conn, &c.name)?, c.score));
         }
-        // Dense (schema 6) where it fits, else schema 5's JSON.
+        // Dense (schema 7) where it fits, else schema 5's JSON.
         if let Some(dense) = super::dense::retrieval_body(r.k, head_id, &candidates) {
             return Ok(dense);
         }

@@ -121,7 +121,7 @@ fn fixed(s: f64, e: i32) -> Option<i64> {
 }
 
 /// The smallest exponent `e` at which every score is `n / 10^e` bit for
-/// bit, with each score's `n` (also schema 6's, see `dense.rs`).
+/// bit, with each score's `n` (also schema 7's, see `dense.rs`).
 pub(super) fn fixed_scores(candidates: &[(i64, Option<f64>)]) -> Option<(i32, Vec<Option<i64>>)> {
     let e = (0..=MAX_E).find(|&e| {
         candidates

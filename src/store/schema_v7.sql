@@ -1,4 +1,4 @@
--- rung schema, version 6: denser menus. Documented in docs/schema.md.
+-- rung schema, version 7: denser menus. Documented in docs/schema.md.
 --
 -- A `menus` row's name list, packed retrieval or policy is a short string
 -- of characters (see src/store/dense.rs) where it fits: `l` and one
