@@ -16,6 +16,7 @@ mod decode;
 pub mod detail;
 pub mod drill;
 pub mod filter_sql;
+mod finding_ids;
 pub mod findings;
 pub mod hints;
 mod import;

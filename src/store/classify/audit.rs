@@ -314,7 +314,7 @@ pub(super) fn audit_run(
     let redactor = &ctx.audit.redactor;
     let mask = |s: &str| redactor.apply(s).into_owned();
     for f in &found {
-        crate::store::findings::insert_finding(
+        ctx.finding_ids.insert(
             conn,
             f.kind,
             menus[f.at].catalogue_name,

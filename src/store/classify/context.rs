@@ -13,6 +13,7 @@ use crate::ladder::schema::{SchemaChecker, ToolSchemas};
 use crate::ladder::{CatalogueView, EffectRules, ErrorStages, Menu, ReasonTable};
 use crate::model::{Policy, Retrieval};
 use crate::redact::Redactor;
+use crate::store::finding_ids::FindingIds;
 use crate::store::names::{Names, Packer};
 
 /// Caches of what classification reads besides the run itself.
@@ -39,6 +40,8 @@ pub(crate) struct Context<'c> {
     pub(super) packer: Packer,
     /// What the audit findings keep across runs.
     pub(super) audit: super::audit::AuditCache,
+    /// The ids findings are stored with (this transaction's).
+    pub(super) finding_ids: FindingIds,
 }
 
 impl<'c> Context<'c> {
@@ -60,6 +63,7 @@ impl<'c> Context<'c> {
             finding_catalogues: BTreeSet::new(),
             packer: Packer::default(),
             audit: super::audit::AuditCache::new(config)?,
+            finding_ids: FindingIds::default(),
         })
     }
 

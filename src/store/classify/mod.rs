@@ -236,6 +236,7 @@ pub(crate) fn classify_loaded(
         for f in &c.findings {
             insert_finding(
                 conn,
+                &mut ctx.finding_ids,
                 f.kind,
                 eff.catalogue_name,
                 run,
@@ -254,6 +255,7 @@ pub(crate) fn classify_loaded(
             };
             insert_finding(
                 conn,
+                &mut ctx.finding_ids,
                 FindingKind::SchemaViolation,
                 eff.catalogue_name,
                 run,
@@ -271,6 +273,7 @@ pub(crate) fn classify_loaded(
         for f in &x.findings {
             insert_finding(
                 conn,
+                &mut ctx.finding_ids,
                 f.kind(),
                 judged.catalogue.as_deref(),
                 run,
@@ -315,6 +318,7 @@ pub(crate) fn classify_loaded(
 #[allow(clippy::too_many_arguments)]
 fn insert_finding(
     conn: &rusqlite::Connection,
+    ids: &mut crate::store::finding_ids::FindingIds,
     kind: FindingKind,
     catalogue: Option<&str>,
     run: &StoredRun,
@@ -323,7 +327,7 @@ fn insert_finding(
     tool: Option<&str>,
     detail: &str,
 ) -> Result<()> {
-    crate::store::findings::insert_finding(
+    ids.insert(
         conn,
         kind,
         catalogue,
