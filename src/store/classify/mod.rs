@@ -143,7 +143,7 @@ pub(crate) fn classify_loaded(
             .execute([run_id])?;
     }
 
-    let judged = judge(ctx, run_id, run, decisions)?;
+    let mut judged = judge(ctx, run_id, run, decisions)?;
     let decisions = judged.decisions;
     let mask = |s: &str| ctx.redactor.apply(s).into_owned();
 
@@ -246,11 +246,16 @@ pub(crate) fn classify_loaded(
                 &f.detail,
             )?;
         }
-        if let (SchemaCheck::Invalid(violations), Some(tool)) = (&judged.schema[i], &d.selected) {
+        // The last use of this decision's check: its violations move into
+        // the finding.
+        if let Some(tool) = &d.selected
+            && let SchemaCheck::Invalid(violations) =
+                std::mem::replace(&mut judged.schema[i], SchemaCheck::NotChecked)
+        {
             let f = SchemaFinding {
                 step: d.step,
                 tool: tool.clone(),
-                violations: violations.clone(),
+                violations,
                 status: d.status,
             };
             insert_finding(
@@ -312,7 +317,7 @@ pub(crate) fn classify_loaded(
         summary[3],
         summary[4],
     ])?;
-    audit::audit_run(ctx, run_id, run, decisions)
+    audit::audit_run(ctx, run_id, run, decisions, fresh)
 }
 
 #[allow(clippy::too_many_arguments)]
