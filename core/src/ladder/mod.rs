@@ -275,36 +275,45 @@ impl<'a> Sets<'a> {
 
     /// The names of `retrieved` other than `@no_call`, sorted.
     pub fn retrieved_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = if let Some(visible) = self.menu.visible {
-            visible.to_vec()
+        self.retrieved_refs()
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// [`Sets::retrieved_names`], borrowed from the menu.
+    pub fn retrieved_refs(&self) -> Vec<&'a str> {
+        let strs = |l: &'a [String]| l.iter().map(String::as_str);
+        let mut names: Vec<&'a str> = if let Some(visible) = self.menu.visible {
+            strs(visible).collect()
         } else if let Some(r) = self.menu.retrieval {
-            let mut v: Vec<String> = self.menu.controls.to_vec();
-            v.extend(
-                self.ranked
-                    .iter()
-                    .take(r.k as usize)
-                    .map(|(n, _)| n.to_string()),
-            );
+            let mut v: Vec<&'a str> = strs(self.menu.controls).collect();
+            v.extend(self.ranked.iter().take(r.k as usize).map(|(n, _)| *n));
             v
         } else {
-            let mut v: Vec<String> = Vec::new();
+            let mut v: Vec<&'a str> = Vec::new();
             if let Some(exposed) = self.menu.exposed {
-                v.extend(exposed.iter().cloned());
+                v.extend(strs(exposed));
             } else if let Some(cat) = self.menu.catalogue {
-                v.extend(cat.tools.keys().filter(|n| self.in_exposed(n)).cloned());
+                v.extend(
+                    cat.tools
+                        .keys()
+                        .map(String::as_str)
+                        .filter(|n| self.in_exposed(n)),
+                );
             }
-            v.extend(self.menu.controls.iter().cloned());
+            v.extend(strs(self.menu.controls));
             if let Some(vis) = self.menu.visible {
-                v.extend(vis.iter().cloned());
+                v.extend(strs(vis));
             }
             if self.no_evidence {
-                v.extend(self.acceptable.iter().cloned());
-                v.push(self.selected.to_string());
+                v.extend(strs(self.acceptable));
+                v.push(self.selected);
             }
             v
         };
-        names.retain(|n| n != NO_CALL);
-        names.sort();
+        names.retain(|n| *n != NO_CALL);
+        names.sort_unstable();
         names.dedup();
         names
     }
