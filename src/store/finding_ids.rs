@@ -116,7 +116,11 @@ impl FindingIds {
 mod tests {
     use super::*;
 
-    fn rows(conn: &Connection) -> Vec<(i64, Option<i64>, Option<i64>, Option<i64>, Option<i64>)> {
+    /// A stored finding's kind, catalogue, task, run and tool ids.
+    type Ids = (i64, Option<i64>, Option<i64>, Option<i64>, Option<i64>);
+    type Shown = (String, Option<String>, Option<String>, Option<String>);
+
+    fn rows(conn: &Connection) -> Vec<Ids> {
         conn.prepare("SELECT kind, catalogue, task_id, run_id, tool FROM finding_rows ORDER BY id")
             .unwrap()
             .query_map([], |r| {
@@ -155,7 +159,7 @@ mod tests {
                 (13, None, Some(4), Some(2), None),
             ]
         );
-        let shown: Vec<(String, Option<String>, Option<String>, Option<String>)> = conn
+        let shown: Vec<Shown> = conn
             .prepare("SELECT kind, catalogue, run_id, tool FROM findings ORDER BY id")
             .unwrap()
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
