@@ -13,26 +13,40 @@ use crate::error::Result;
 use crate::ladder::LabelSource;
 use crate::model::{Arguments, Boundary, Progress, Routing};
 
-fn place<T: PartialEq>(all: &[T], v: &T) -> i64 {
-    all.iter()
-        .position(|x| x == v)
-        .expect("every variant is in ALL") as i64
-}
-
 pub(super) fn routing(r: Routing) -> i64 {
-    place(Routing::ALL, &r)
+    match r {
+        Routing::Coverage => 0,
+        Routing::Exposure => 1,
+        Routing::Discovery => 2,
+        Routing::Selection => 3,
+        Routing::Unlabelled => 4,
+    }
 }
 
 pub(super) fn boundary(b: Boundary) -> i64 {
-    place(Boundary::ALL, &b)
+    match b {
+        Boundary::Representation => 0,
+        Boundary::Schema => 1,
+        Boundary::Semantics => 2,
+        Boundary::Authorization => 3,
+        Boundary::Precondition => 4,
+        Boundary::Unclassified => 5,
+        Boundary::Execution => 6,
+    }
 }
 
 pub(super) fn progress(p: Progress) -> i64 {
-    place(Progress::ALL, &p)
+    match p {
+        Progress::Advanced => 0,
+        Progress::None => 1,
+        Progress::Regressed => 2,
+    }
 }
 
 pub(super) fn arguments(a: Arguments) -> i64 {
-    place(Arguments::ALL, &a)
+    match a {
+        Arguments::Mismatch => 0,
+    }
 }
 
 pub(super) fn label_source(s: LabelSource) -> i64 {
