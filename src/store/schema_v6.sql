@@ -125,8 +125,7 @@ FROM ladder_rows l;
 -- The verdicts with the columns (and values) of schema 5's table.
 CREATE VIEW ladder AS
 SELECT l.decision_id, d.run_id, d.step, COALESCE(d.turn, d.step) AS turn,
-       (SELECT version FROM catalogue_ids WHERE id = l.catalogue) AS catalogue,
-       d.phase, l.time_us, d.selected, d.status,
+       c.version AS catalogue, d.phase, l.time_us, d.selected, d.status,
        CASE WHEN l.reason IS NULL THEN d.reason WHEN l.reason = X'' THEN NULL
             ELSE l.reason END AS reason,
        l.rung,
@@ -156,7 +155,8 @@ SELECT l.decision_id, d.run_id, d.step, COALESCE(d.turn, d.step) AS turn,
        CASE l.arguments WHEN 0 THEN 'mismatch' ELSE l.arguments END AS arguments,
        l.error_source, l.error_detail
 FROM ladder_rows l
-LEFT JOIN decision_rows d ON d.id = l.decision_id;
+LEFT JOIN decision_rows d ON d.id = l.decision_id
+LEFT JOIN catalogue_ids c ON c.id = l.catalogue;
 
 -- Writing through the view: the verdict's own columns are stored as the
 -- view reads them back; the columns the decision holds (run_id, step,
