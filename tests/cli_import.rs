@@ -459,8 +459,9 @@ fn newer_database_is_refused() {
     assert_eq!(
         r.stderr.trim_end(),
         format!(
-            "rung: {}: this database was written by a newer rung (schema version 99; this rung understands up to 5). Upgrade rung, or use another --db",
-            db.display()
+            "rung: {}: this database was written by a newer rung (schema version 99; this rung understands up to {}). Upgrade rung, or use another --db",
+            db.display(),
+            rung::store::SCHEMA_VERSION
         )
     );
     let r = rung(&db, &["import", "-"]);

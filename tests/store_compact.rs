@@ -185,7 +185,10 @@ fn a_schema_2_database_is_packed_and_reads_the_same() {
          classified 0 runs\n"
     );
     let conn = Connection::open(&db).unwrap();
-    assert_eq!(one(&conn, "PRAGMA user_version"), Sql::Integer(5));
+    assert_eq!(
+        one(&conn, "PRAGMA user_version"),
+        Sql::Integer(rung::store::SCHEMA_VERSION)
+    );
     assert_eq!(rows(&conn, ALL_DECISIONS), before);
     assert_eq!(
         one(
@@ -260,7 +263,10 @@ fn a_schema_3_database_is_compacted_and_reads_the_same() {
          classified 0 runs\n"
     );
     let conn = Connection::open(&db).unwrap();
-    assert_eq!(one(&conn, "PRAGMA user_version"), Sql::Integer(5));
+    assert_eq!(
+        one(&conn, "PRAGMA user_version"),
+        Sql::Integer(rung::store::SCHEMA_VERSION)
+    );
     assert_eq!(rows(&conn, ALL_DECISIONS), before);
     assert_eq!(sources(&conn), Sql::Integer(0));
     assert_eq!(
@@ -401,7 +407,10 @@ fn a_schema_4_database_is_compacted_and_is_what_a_fresh_import_is() {
          classified 0 runs\n"
     );
     let conn = Connection::open(&db).unwrap();
-    assert_eq!(one(&conn, "PRAGMA user_version"), Sql::Integer(5));
+    assert_eq!(
+        one(&conn, "PRAGMA user_version"),
+        Sql::Integer(rung::store::SCHEMA_VERSION)
+    );
     assert_eq!(rows(&conn, ALL_DECISIONS), before);
     for (q, b) in VIEWS.iter().zip(&views_before) {
         assert_eq!(&rows(&conn, q), b, "{q}");

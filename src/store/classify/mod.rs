@@ -3,6 +3,7 @@
 
 mod audit;
 mod catalogue;
+mod codes;
 mod context;
 mod explain;
 mod judge;
@@ -132,8 +133,11 @@ pub(crate) fn classify_loaded(
         while let Some(r) = rows.next()? {
             ctx.finding_catalogues.insert(r.get(0)?);
         }
-        conn.prepare_cached("DELETE FROM ladder WHERE run_id = ?1")?
-            .execute([run_id])?;
+        conn.prepare_cached(
+            "DELETE FROM ladder_rows
+             WHERE decision_id IN (SELECT id FROM decision_rows WHERE run_id = ?1)",
+        )?
+        .execute([run_id])?;
         conn.prepare_cached(once_sql!(format!(
             "DELETE FROM finding_rows WHERE run_id = (SELECT id FROM finding_names WHERE name = ?1)
              AND kind IN (SELECT id FROM finding_kinds WHERE name IN ({RUN_FINDING_KINDS}))"
@@ -168,6 +172,10 @@ pub(crate) fn classify_loaded(
         let label_json = |f: fn(&Label) -> &Vec<String>| {
             label.map(|(l, _)| serde_json::to_string(f(l))).transpose()
         };
+        let (acceptable, forbidden) = (
+            label_json(|l| &l.acceptable)?,
+            label_json(|l| &l.forbidden)?,
+        );
         let reason = match &c.error {
             Some(e) => Some(e.reason()),
             None => judged.outcome(i).2.map(str::to_string),
@@ -186,36 +194,37 @@ pub(crate) fn classify_loaded(
         };
         let controls = ctx.packer.list_text(conn, eff.controls)?;
         let retrieved = ctx.packer.list_text(conn, &c.retrieved)?;
+        let catalogue = match eff.catalogue_name {
+            Some(c) => Some(ctx.catalogue_ids.id(conn, c)?),
+            None => None,
+        };
+        // In this order, as the upgrade to schema 6 adds them.
+        let controls = ctx.ladder_lists.id(conn, &controls)?;
+        let mut list = |t: Option<String>| t.map(|t| ctx.ladder_lists.id(conn, &t)).transpose();
+        let (acceptable, forbidden) = (list(acceptable)?, list(forbidden)?);
         conn.prepare_cached(
-            "INSERT INTO ladder (decision_id, run_id, step, turn, catalogue, phase, time_us,
-                selected, status, reason, rung, routing, boundary, progress, violated,
-                label_source, acceptable, forbidden, in_registry, in_exposed, in_retrieved,
-                selected_ok, retrieval_k, is_first, recovered, abstain_expected, abstained,
-                no_call_expected, controls, retrieved, definition_tokens, arguments,
-                error_source, error_detail)
+            "INSERT INTO ladder_rows (decision_id, catalogue, time_us, reason, rung, routing,
+                boundary, progress, arguments, label_source, violated, acceptable, forbidden,
+                in_registry, in_exposed, in_retrieved, selected_ok, retrieval_k, is_first,
+                recovered, abstain_expected, abstained, no_call_expected, controls, retrieved,
+                definition_tokens, error_source, error_detail)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33,
-                ?34)",
+                ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
         )?
         .execute(params![
             d.id,
-            run_id,
-            d.step,
-            d.turn,
-            eff.catalogue_name,
-            d.phase,
+            catalogue,
             time_us,
-            d.selected,
-            d.status.map(|s| s.as_str()),
-            reason,
+            codes::reason(reason.as_deref(), d.reason.as_deref()),
             c.rung.as_str(),
-            c.routing.map(|r| r.as_str()),
-            c.boundary.map(|b| b.as_str()),
-            c.progress.map(|p| p.as_str()),
+            c.routing.map(codes::routing),
+            c.boundary.map(codes::boundary),
+            c.progress.map(codes::progress),
+            c.arguments.map(codes::arguments),
+            label.map(|(_, s)| codes::label_source(*s)),
             c.violated,
-            label.map(|(_, s)| s.as_str()),
-            label_json(|l| &l.acceptable)?,
-            label_json(|l| &l.forbidden)?,
+            acceptable,
+            forbidden,
             c.in_registry,
             c.in_exposed,
             c.in_retrieved,
@@ -229,7 +238,6 @@ pub(crate) fn classify_loaded(
             controls,
             retrieved,
             c.definition_tokens.map(|t| t as i64),
-            c.arguments.map(|a| a.as_str()),
             error_source,
             error_detail,
         ])?;
