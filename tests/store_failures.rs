@@ -178,7 +178,10 @@ fn a_damaged_value_is_echoed_masked_and_escaped() {
 #[test]
 fn corrupt_verdicts_are_errors_in_reports() {
     let d = Db::new(None);
-    d.tamper(r#"UPDATE ladder SET acceptable = '["find_customer"' WHERE step = 4"#);
+    d.tamper(
+        r#"UPDATE ladder_rows SET acceptable = '["find_customer"'
+           WHERE decision_id IN (SELECT id FROM decision_rows WHERE step = 4)"#,
+    );
     let r = d.run(&["report", "confusions"]);
     assert_eq!(r.code, 2, "{}", r.stdout);
     assert_eq!(
@@ -190,7 +193,10 @@ fn corrupt_verdicts_are_errors_in_reports() {
     );
 
     let d = Db::new(None);
-    d.tamper("UPDATE ladder SET rung = 'selectoin' WHERE step = 4");
+    d.tamper(
+        "UPDATE ladder_rows SET rung = 'selectoin'
+         WHERE decision_id IN (SELECT id FROM decision_rows WHERE step = 4)",
+    );
     let r = d.run(&["report", "ladder"]);
     assert_eq!(r.code, 2, "{}", r.stdout);
     assert_eq!(
@@ -220,7 +226,10 @@ fn a_damaged_rung_in_a_list_names_its_row() {
     );
 
     let d = Db::new(None);
-    d.tamper("UPDATE ladder SET rung = 'selectoin' WHERE step = 4");
+    d.tamper(
+        "UPDATE ladder_rows SET rung = 'selectoin'
+         WHERE decision_id IN (SELECT id FROM decision_rows WHERE step = 4)",
+    );
     let store = rung::store::Store::open_ro(&d.db).unwrap();
     let e = rung::store::browse::timeline_page(
         &store.conn,

@@ -44,6 +44,11 @@ pub trait FilterSql {
     /// The FROM clause the decision filters need: `runs` is joined only when
     /// a run-level filter is set (it is a cost on every row otherwise).
     fn from(&self) -> &'static str;
+    /// [`FilterSql::from`] for a count that reads only the verdict's own
+    /// columns (not `run_id`, `step`, `turn`, `phase`, `selected`, `status`
+    /// or `reason`): without a run-level or phase filter, `ladder_verdicts`,
+    /// which looks no decision up.
+    fn verdicts_from(&self) -> &'static str;
 }
 
 impl FilterSql for Filter {
@@ -85,6 +90,14 @@ impl FilterSql for Filter {
             "FROM ladder l JOIN runs r ON r.run_id = l.run_id"
         } else {
             "FROM ladder l"
+        }
+    }
+
+    fn verdicts_from(&self) -> &'static str {
+        if self.has_run_filter() || !self.phases.is_empty() {
+            self.from()
+        } else {
+            "FROM ladder_verdicts l"
         }
     }
 }

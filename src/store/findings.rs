@@ -458,7 +458,7 @@ const TOOL_MARK: char = '\u{1f}';
 
 /// A detail packed with [`PHRASES`] and its tool, or `None` when it (or
 /// its tool) holds a control character a packed detail uses.
-fn pack_detail(detail: &str, tool: Option<&str>) -> Option<String> {
+pub(super) fn pack_detail(detail: &str, tool: Option<&str>) -> Option<String> {
     let marked = |s: &str| s.chars().any(|c| ('\u{1}'..='\u{1f}').contains(&c));
     if marked(detail) || tool.is_some_and(marked) {
         return None;
@@ -498,7 +498,8 @@ fn phrase_finders() -> &'static [memchr::memmem::Finder<'static>] {
     })
 }
 
-/// Stores one finding (its detail packed where it can be).
+/// Stores one finding (its detail packed where it can be). A writer that
+/// stores many keeps a [`super::finding_ids::FindingIds`] instead.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn insert_finding(
     conn: &Connection,
@@ -510,36 +511,8 @@ pub(crate) fn insert_finding(
     tool: Option<&str>,
     detail: &str,
 ) -> Result<()> {
-    let packed = pack_detail(detail, tool);
-    // The kind and catalogue as ids (schema 5).
-    if let Some(c) = catalogue {
-        conn.prepare_cached("INSERT OR IGNORE INTO catalogue_ids (version) VALUES (?1)")?
-            .execute([c])?;
-    }
-    // Its task, run and tool as `finding_names` ids, named in that order.
-    for name in [task_id, run_id, tool].into_iter().flatten() {
-        conn.prepare_cached("INSERT OR IGNORE INTO finding_names (name) VALUES (?1)")?
-            .execute([name])?;
-    }
-    conn.prepare_cached(
-        "INSERT INTO finding_rows (kind, catalogue, task_id, run_id, step, tool, detail, packed)
-         VALUES ((SELECT id FROM finding_kinds WHERE name = ?1),
-                 (SELECT id FROM catalogue_ids WHERE version = ?2),
-                 (SELECT id FROM finding_names WHERE name = ?3),
-                 (SELECT id FROM finding_names WHERE name = ?4), ?5,
-                 (SELECT id FROM finding_names WHERE name = ?6), ?7, ?8)",
-    )?
-    .execute(rusqlite::params![
-        kind.as_str(),
-        catalogue,
-        task_id,
-        run_id,
-        step,
-        tool,
-        packed.as_deref().unwrap_or(detail),
-        packed.is_some()
-    ])?;
-    Ok(())
+    super::finding_ids::FindingIds::default()
+        .insert(conn, kind, catalogue, task_id, run_id, step, tool, detail)
 }
 
 /// Packs the details a schema-3 database holds (the upgrade to schema 4).

@@ -17,6 +17,7 @@ mod dense;
 pub mod detail;
 pub mod drill;
 pub mod filter_sql;
+mod finding_ids;
 pub mod findings;
 pub mod hints;
 mod import;
@@ -95,6 +96,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema_v3.sql"),
     include_str!("schema_v4.sql"),
     include_str!("schema_v5.sql"),
+    include_str!("schema_v6.sql"),
     include_str!("schema_v7.sql"),
 ];
 

@@ -21,7 +21,7 @@ use crate::text::echo;
 /// Decisions by rung (`rung report ladder`).
 pub fn ladder(conn: &Connection, f: &Filter) -> Result<LadderCounts> {
     let (clause, args) = f.decision_clause();
-    let from = f.from();
+    let from = f.verdicts_from();
     let mut stmt = conn.prepare(&format!(
         "SELECT l.rung, l.label_source IS NOT NULL, count(*) {from} WHERE {clause}
          GROUP BY l.rung, l.label_source IS NOT NULL"
@@ -51,7 +51,7 @@ pub fn ladder(conn: &Connection, f: &Filter) -> Result<LadderCounts> {
 /// The failure profile: the ladder plus decisions counted by boundary alone.
 pub fn boundary_profile(conn: &Connection, f: &Filter) -> Result<Vec<(String, u64)>> {
     let (clause, args) = f.decision_clause();
-    let from = f.from();
+    let from = f.verdicts_from();
     let mut stmt = conn.prepare(&format!(
         "SELECT l.boundary, count(*) {from} WHERE {clause} AND l.boundary IS NOT NULL
          GROUP BY l.boundary"

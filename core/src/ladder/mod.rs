@@ -125,16 +125,42 @@ pub struct Sets<'a> {
     /// Retrieval candidates that are exposed and not controls, first
     /// occurrence only, in recorded order: index + 1 is the rank.
     ranked: Vec<(&'a str, Option<f64>)>,
-    /// name → index in `ranked`.
-    rank_of: FxHashMap<&'a str, usize>,
+    /// name → index in `ranked`, for a long `ranked` (a short one is
+    /// scanned).
+    rank_of: Option<FxHashMap<&'a str, usize>>,
     /// The recorded lists as sets: membership is asked many times per
     /// decision.
-    visible: Option<FxHashSet<&'a str>>,
-    exposed: Option<FxHashSet<&'a str>>,
+    visible: Option<Members<'a>>,
+    exposed: Option<Members<'a>>,
 }
 
-fn set_of(list: Option<&[String]>) -> Option<FxHashSet<&str>> {
-    list.map(|l| l.iter().map(String::as_str).collect())
+/// Lists up to this long are scanned rather than hashed: for the few names
+/// of a typical menu, a scan is cheaper than building a set.
+const SCAN_UP_TO: usize = 16;
+
+/// A recorded name list for membership tests.
+enum Members<'a> {
+    Few(&'a [String]),
+    Many(FxHashSet<&'a str>),
+}
+
+impl Members<'_> {
+    fn contains(&self, name: &str) -> bool {
+        match self {
+            Members::Few(l) => contains(l, name),
+            Members::Many(s) => s.contains(name),
+        }
+    }
+}
+
+fn set_of(list: Option<&[String]>) -> Option<Members<'_>> {
+    list.map(|l| {
+        if l.len() <= SCAN_UP_TO {
+            Members::Few(l)
+        } else {
+            Members::Many(l.iter().map(String::as_str).collect())
+        }
+    })
 }
 
 impl<'a> Sets<'a> {
@@ -145,20 +171,24 @@ impl<'a> Sets<'a> {
             acceptable: label.map(|l| l.acceptable.as_slice()).unwrap_or(&[]),
             selected: selected.unwrap_or(NO_CALL),
             ranked: Vec::new(),
-            rank_of: FxHashMap::default(),
+            rank_of: None,
             visible: set_of(menu.visible),
             exposed: set_of(menu.exposed),
         };
         if let Some(r) = menu.retrieval {
             let mut ranked: Vec<(&'a str, Option<f64>)> = Vec::with_capacity(r.candidates.len());
-            let mut rank_of = FxHashMap::default();
+            let mut rank_of: Option<FxHashMap<&'a str, usize>> =
+                (r.candidates.len() > SCAN_UP_TO).then(FxHashMap::default);
             for c in &r.candidates {
                 let name = c.name.as_str();
-                if !rank_of.contains_key(name)
-                    && sets.in_exposed(name)
-                    && !contains(menu.controls, name)
-                {
-                    rank_of.insert(name, ranked.len());
+                let seen = match &rank_of {
+                    Some(m) => m.contains_key(name),
+                    None => ranked.iter().any(|(n, _)| *n == name),
+                };
+                if !seen && sets.in_exposed(name) && !contains(menu.controls, name) {
+                    if let Some(m) = &mut rank_of {
+                        m.insert(name, ranked.len());
+                    }
                     ranked.push((name, c.score));
                 }
             }
@@ -166,6 +196,14 @@ impl<'a> Sets<'a> {
             sets.rank_of = rank_of;
         }
         sets
+    }
+
+    /// The index of `name` in `ranked`.
+    fn rank_index(&self, name: &str) -> Option<usize> {
+        match &self.rank_of {
+            Some(m) => m.get(name).copied(),
+            None => self.ranked.iter().position(|(n, _)| *n == name),
+        }
     }
 
     fn is_visible(&self, name: &str) -> bool {
@@ -216,7 +254,7 @@ impl<'a> Sets<'a> {
 
     /// 1-based rank among the exposed, non-control candidates, with its score.
     pub fn rank(&self, name: &str) -> Option<(usize, Option<f64>)> {
-        self.rank_of.get(name).map(|&i| (i + 1, self.ranked[i].1))
+        self.rank_index(name).map(|i| (i + 1, self.ranked[i].1))
     }
 
     pub fn in_retrieved(&self, name: &str) -> bool {
@@ -237,36 +275,45 @@ impl<'a> Sets<'a> {
 
     /// The names of `retrieved` other than `@no_call`, sorted.
     pub fn retrieved_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = if let Some(visible) = self.menu.visible {
-            visible.to_vec()
+        self.retrieved_refs()
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// [`Sets::retrieved_names`], borrowed from the menu.
+    pub fn retrieved_refs(&self) -> Vec<&'a str> {
+        let strs = |l: &'a [String]| l.iter().map(String::as_str);
+        let mut names: Vec<&'a str> = if let Some(visible) = self.menu.visible {
+            strs(visible).collect()
         } else if let Some(r) = self.menu.retrieval {
-            let mut v: Vec<String> = self.menu.controls.to_vec();
-            v.extend(
-                self.ranked
-                    .iter()
-                    .take(r.k as usize)
-                    .map(|(n, _)| n.to_string()),
-            );
+            let mut v: Vec<&'a str> = strs(self.menu.controls).collect();
+            v.extend(self.ranked.iter().take(r.k as usize).map(|(n, _)| *n));
             v
         } else {
-            let mut v: Vec<String> = Vec::new();
+            let mut v: Vec<&'a str> = Vec::new();
             if let Some(exposed) = self.menu.exposed {
-                v.extend(exposed.iter().cloned());
+                v.extend(strs(exposed));
             } else if let Some(cat) = self.menu.catalogue {
-                v.extend(cat.tools.keys().filter(|n| self.in_exposed(n)).cloned());
+                v.extend(
+                    cat.tools
+                        .keys()
+                        .map(String::as_str)
+                        .filter(|n| self.in_exposed(n)),
+                );
             }
-            v.extend(self.menu.controls.iter().cloned());
+            v.extend(strs(self.menu.controls));
             if let Some(vis) = self.menu.visible {
-                v.extend(vis.iter().cloned());
+                v.extend(strs(vis));
             }
             if self.no_evidence {
-                v.extend(self.acceptable.iter().cloned());
-                v.push(self.selected.to_string());
+                v.extend(strs(self.acceptable));
+                v.push(self.selected);
             }
             v
         };
-        names.retain(|n| n != NO_CALL);
-        names.sort();
+        names.retain(|n| *n != NO_CALL);
+        names.sort_unstable();
         names.dedup();
         names
     }

@@ -60,7 +60,14 @@ pub fn pointer_token(key: &str) -> String {
 /// carries one).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolSchemas {
-    by_name: BTreeMap<String, Option<Value>>,
+    /// Each schema with its JSON text, the key of its compiled validator
+    /// (written once here, not for every call checked against it).
+    by_name: BTreeMap<String, Option<(Value, String)>>,
+}
+
+fn keyed(schema: Value) -> (Value, String) {
+    let key = schema.to_string();
+    (schema, key)
 }
 
 impl ToolSchemas {
@@ -86,7 +93,9 @@ impl ToolSchemas {
             .iter()
             .find_map(|k| field(k).filter(|s| s.is_object()))
             .cloned();
-            by_name.entry(name.to_string()).or_insert(schema);
+            by_name
+                .entry(name.to_string())
+                .or_insert_with(|| schema.map(keyed));
         }
         ToolSchemas { by_name }
     }
@@ -97,7 +106,7 @@ impl ToolSchemas {
         for (name, schema) in tools {
             by_name
                 .entry(name.to_string())
-                .or_insert_with(|| schema.filter(|s| s.is_object()).cloned());
+                .or_insert_with(|| schema.filter(|s| s.is_object()).cloned().map(keyed));
         }
         ToolSchemas { by_name }
     }
@@ -109,7 +118,14 @@ impl ToolSchemas {
     /// `None`: no definition has the name; `Some(None)`: one has, with no
     /// schema.
     pub fn get(&self, name: &str) -> Option<Option<&Value>> {
-        self.by_name.get(name).map(Option::as_ref)
+        self.get_keyed(name).map(|s| s.map(|(v, _)| v))
+    }
+
+    /// As [`ToolSchemas::get`], each schema with its JSON text.
+    fn get_keyed(&self, name: &str) -> Option<Option<(&Value, &str)>> {
+        self.by_name
+            .get(name)
+            .map(|s| s.as_ref().map(|(v, k)| (v, k.as_str())))
     }
 }
 
@@ -164,8 +180,8 @@ impl SchemaChecker {
         }
         let found = call
             .catalogue
-            .and_then(|c| c.get(tool))
-            .or_else(|| call.recorded.get(tool));
+            .and_then(|c| c.get_keyed(tool))
+            .or_else(|| call.recorded.get_keyed(tool));
         let schema = match found {
             Some(schema) => schema,
             None if call.catalogue.is_some() || !call.recorded.is_empty() => {
@@ -173,7 +189,7 @@ impl SchemaChecker {
             }
             None => return SchemaCheck::NotChecked,
         };
-        let (Some(schema), Some(arguments)) = (schema, call.arguments) else {
+        let (Some((schema, key)), Some(arguments)) = (schema, call.arguments) else {
             return SchemaCheck::NotChecked;
         };
         let violations = match call.bfcl {
@@ -182,7 +198,7 @@ impl SchemaChecker {
                     expected.iter().filter(|c| c.tool == tool).collect();
                 bfcl::check(schema, arguments, &of_tool)
             }
-            None => match self.validate(schema, arguments) {
+            None => match self.validate_keyed(schema, key, arguments) {
                 Some(v) => v,
                 None => return SchemaCheck::NotChecked,
             },
@@ -201,15 +217,24 @@ impl SchemaChecker {
     /// value, a type name JSON Schema lacks) is left out; an unknown
     /// keyword is ignored.
     pub fn validate(&mut self, schema: &Value, arguments: &Value) -> Option<Vec<Violation>> {
-        let key = schema.to_string();
-        if !self.cache.contains_key(&key) {
+        self.validate_keyed(schema, &schema.to_string(), arguments)
+    }
+
+    /// [`SchemaChecker::validate`] with the schema's JSON text given.
+    fn validate_keyed(
+        &mut self,
+        schema: &Value,
+        key: &str,
+        arguments: &Value,
+    ) -> Option<Vec<Violation>> {
+        if !self.cache.contains_key(key) {
             if self.cache.len() >= CACHE_SIZE {
                 self.cache.clear();
             }
             self.cache
-                .insert(key.clone(), compile(schema).map(Arc::new));
+                .insert(key.to_string(), compile(schema).map(Arc::new));
         }
-        let validator = self.cache.get(&key)?.as_ref()?;
+        let validator = self.cache.get(key)?.as_ref()?;
         let mut out = Vec::new();
         for e in validator.iter_errors(arguments).take(MAX_VIOLATIONS) {
             let at = e.instance_path().as_str().to_string();

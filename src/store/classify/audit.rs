@@ -214,19 +214,23 @@ fn read_results(
 }
 
 /// Recomputes the audit findings of one run whose decisions were just
-/// classified (all of them, in step order).
+/// classified (all of them, in step order). `fresh`: the run was never
+/// classified, so it has no old findings to clear.
 pub(super) fn audit_run(
     ctx: &mut Context<'_>,
     run_id: &str,
     run: &StoredRun,
     decisions: &[StoredDecision],
+    fresh: bool,
 ) -> Result<()> {
     let conn = ctx.conn;
-    conn.prepare_cached(&format!(
-        "DELETE FROM finding_rows WHERE run_id = (SELECT id FROM finding_names WHERE name = ?1)
-         AND kind IN (SELECT id FROM finding_kinds WHERE name IN ({AUDIT_KINDS}))"
-    ))?
-    .execute([run_id])?;
+    if !fresh {
+        conn.prepare_cached(&format!(
+            "DELETE FROM finding_rows WHERE run_id = (SELECT id FROM finding_names WHERE name = ?1)
+             AND kind IN (SELECT id FROM finding_kinds WHERE name IN ({AUDIT_KINDS}))"
+        ))?
+        .execute([run_id])?;
+    }
     if decisions.is_empty() {
         return Ok(());
     }
@@ -314,7 +318,7 @@ pub(super) fn audit_run(
     let redactor = &ctx.audit.redactor;
     let mask = |s: &str| redactor.apply(s).into_owned();
     for f in &found {
-        crate::store::findings::insert_finding(
+        ctx.finding_ids.insert(
             conn,
             f.kind,
             menus[f.at].catalogue_name,

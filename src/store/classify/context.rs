@@ -13,6 +13,7 @@ use crate::ladder::schema::{SchemaChecker, ToolSchemas};
 use crate::ladder::{CatalogueView, EffectRules, ErrorStages, Menu, ReasonTable};
 use crate::model::{Policy, Retrieval};
 use crate::redact::Redactor;
+use crate::store::finding_ids::FindingIds;
 use crate::store::names::{Names, Packer};
 
 /// Caches of what classification reads besides the run itself.
@@ -37,8 +38,14 @@ pub(crate) struct Context<'c> {
     pub(crate) finding_catalogues: BTreeSet<String>,
     /// Interned tool names and shared menus (schema 3).
     pub(super) packer: Packer,
+    /// The verdicts' catalogues as `catalogue_ids` ids, their lists as
+    /// `ladder_lists` ids (schema 6).
+    pub(super) catalogue_ids: super::codes::Interned,
+    pub(super) ladder_lists: super::codes::Interned,
     /// What the audit findings keep across runs.
     pub(super) audit: super::audit::AuditCache,
+    /// The ids findings are stored with (this transaction's).
+    pub(super) finding_ids: FindingIds,
 }
 
 impl<'c> Context<'c> {
@@ -59,7 +66,10 @@ impl<'c> Context<'c> {
             cases: HashMap::new(),
             finding_catalogues: BTreeSet::new(),
             packer: Packer::default(),
+            catalogue_ids: super::codes::Interned::catalogues(),
+            ladder_lists: super::codes::Interned::lists(),
             audit: super::audit::AuditCache::new(config)?,
+            finding_ids: FindingIds::default(),
         })
     }
 

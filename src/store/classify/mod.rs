@@ -3,6 +3,7 @@
 
 mod audit;
 mod catalogue;
+mod codes;
 mod context;
 mod explain;
 mod judge;
@@ -132,8 +133,11 @@ pub(crate) fn classify_loaded(
         while let Some(r) = rows.next()? {
             ctx.finding_catalogues.insert(r.get(0)?);
         }
-        conn.prepare_cached("DELETE FROM ladder WHERE run_id = ?1")?
-            .execute([run_id])?;
+        conn.prepare_cached(
+            "DELETE FROM ladder_rows
+             WHERE decision_id IN (SELECT id FROM decision_rows WHERE run_id = ?1)",
+        )?
+        .execute([run_id])?;
         conn.prepare_cached(once_sql!(format!(
             "DELETE FROM finding_rows WHERE run_id = (SELECT id FROM finding_names WHERE name = ?1)
              AND kind IN (SELECT id FROM finding_kinds WHERE name IN ({RUN_FINDING_KINDS}))"
@@ -143,7 +147,7 @@ pub(crate) fn classify_loaded(
             .execute([run_id])?;
     }
 
-    let judged = judge(ctx, run_id, run, decisions)?;
+    let mut judged = judge(ctx, run_id, run, decisions)?;
     let decisions = judged.decisions;
     let mask = |s: &str| ctx.redactor.apply(s).into_owned();
 
@@ -168,6 +172,10 @@ pub(crate) fn classify_loaded(
         let label_json = |f: fn(&Label) -> &Vec<String>| {
             label.map(|(l, _)| serde_json::to_string(f(l))).transpose()
         };
+        let (acceptable, forbidden) = (
+            label_json(|l| &l.acceptable)?,
+            label_json(|l| &l.forbidden)?,
+        );
         let reason = match &c.error {
             Some(e) => Some(e.reason()),
             None => judged.outcome(i).2.map(str::to_string),
@@ -186,36 +194,37 @@ pub(crate) fn classify_loaded(
         };
         let controls = ctx.packer.list_text(conn, eff.controls)?;
         let retrieved = ctx.packer.list_text(conn, &c.retrieved)?;
+        let catalogue = match eff.catalogue_name {
+            Some(c) => Some(ctx.catalogue_ids.id(conn, c)?),
+            None => None,
+        };
+        // In this order, as the upgrade to schema 6 adds them.
+        let controls = ctx.ladder_lists.id(conn, &controls)?;
+        let mut list = |t: Option<String>| t.map(|t| ctx.ladder_lists.id(conn, &t)).transpose();
+        let (acceptable, forbidden) = (list(acceptable)?, list(forbidden)?);
         conn.prepare_cached(
-            "INSERT INTO ladder (decision_id, run_id, step, turn, catalogue, phase, time_us,
-                selected, status, reason, rung, routing, boundary, progress, violated,
-                label_source, acceptable, forbidden, in_registry, in_exposed, in_retrieved,
-                selected_ok, retrieval_k, is_first, recovered, abstain_expected, abstained,
-                no_call_expected, controls, retrieved, definition_tokens, arguments,
-                error_source, error_detail)
+            "INSERT INTO ladder_rows (decision_id, catalogue, time_us, reason, rung, routing,
+                boundary, progress, arguments, label_source, violated, acceptable, forbidden,
+                in_registry, in_exposed, in_retrieved, selected_ok, retrieval_k, is_first,
+                recovered, abstain_expected, abstained, no_call_expected, controls, retrieved,
+                definition_tokens, error_source, error_detail)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33,
-                ?34)",
+                ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
         )?
         .execute(params![
             d.id,
-            run_id,
-            d.step,
-            d.turn,
-            eff.catalogue_name,
-            d.phase,
+            catalogue,
             time_us,
-            d.selected,
-            d.status.map(|s| s.as_str()),
-            reason,
+            codes::reason(reason.as_deref(), d.reason.as_deref()),
             c.rung.as_str(),
-            c.routing.map(|r| r.as_str()),
-            c.boundary.map(|b| b.as_str()),
-            c.progress.map(|p| p.as_str()),
+            c.routing.map(codes::routing),
+            c.boundary.map(codes::boundary),
+            c.progress.map(codes::progress),
+            c.arguments.map(codes::arguments),
+            label.map(|(_, s)| codes::label_source(*s)),
             c.violated,
-            label.map(|(_, s)| s.as_str()),
-            label_json(|l| &l.acceptable)?,
-            label_json(|l| &l.forbidden)?,
+            acceptable,
+            forbidden,
             c.in_registry,
             c.in_exposed,
             c.in_retrieved,
@@ -229,13 +238,13 @@ pub(crate) fn classify_loaded(
             controls,
             retrieved,
             c.definition_tokens.map(|t| t as i64),
-            c.arguments.map(|a| a.as_str()),
             error_source,
             error_detail,
         ])?;
         for f in &c.findings {
             insert_finding(
                 conn,
+                &mut ctx.finding_ids,
                 f.kind,
                 eff.catalogue_name,
                 run,
@@ -245,15 +254,21 @@ pub(crate) fn classify_loaded(
                 &f.detail,
             )?;
         }
-        if let (SchemaCheck::Invalid(violations), Some(tool)) = (&judged.schema[i], &d.selected) {
+        // The last use of this decision's check: its violations move into
+        // the finding.
+        if let Some(tool) = &d.selected
+            && let SchemaCheck::Invalid(violations) =
+                std::mem::replace(&mut judged.schema[i], SchemaCheck::NotChecked)
+        {
             let f = SchemaFinding {
                 step: d.step,
                 tool: tool.clone(),
-                violations: violations.clone(),
+                violations,
                 status: d.status,
             };
             insert_finding(
                 conn,
+                &mut ctx.finding_ids,
                 FindingKind::SchemaViolation,
                 eff.catalogue_name,
                 run,
@@ -271,6 +286,7 @@ pub(crate) fn classify_loaded(
         for f in &x.findings {
             insert_finding(
                 conn,
+                &mut ctx.finding_ids,
                 f.kind(),
                 judged.catalogue.as_deref(),
                 run,
@@ -309,12 +325,13 @@ pub(crate) fn classify_loaded(
         summary[3],
         summary[4],
     ])?;
-    audit::audit_run(ctx, run_id, run, decisions)
+    audit::audit_run(ctx, run_id, run, decisions, fresh)
 }
 
 #[allow(clippy::too_many_arguments)]
 fn insert_finding(
     conn: &rusqlite::Connection,
+    ids: &mut crate::store::finding_ids::FindingIds,
     kind: FindingKind,
     catalogue: Option<&str>,
     run: &StoredRun,
@@ -323,7 +340,7 @@ fn insert_finding(
     tool: Option<&str>,
     detail: &str,
 ) -> Result<()> {
-    crate::store::findings::insert_finding(
+    ids.insert(
         conn,
         kind,
         catalogue,

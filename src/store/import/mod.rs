@@ -364,7 +364,7 @@ impl<'a> Batch<'a> {
             self.conn
                 .execute("DELETE FROM payloads WHERE decision_id = ?1", [id])?;
             self.conn
-                .execute("DELETE FROM ladder WHERE decision_id = ?1", [id])?;
+                .execute("DELETE FROM ladder_rows WHERE decision_id = ?1", [id])?;
         }
         Ok(())
     }

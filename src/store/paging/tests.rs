@@ -121,6 +121,23 @@ fn store(runs: &[GenRun]) -> Store {
         for (s, d) in r.decisions.iter().enumerate() {
             id += 3; // ids with gaps, unrelated to steps
             let step = (s as i64 + 1) * 2;
+            // The decision first: the verdict reads its run, step, phase,
+            // selected tool and status from it.
+            conn.execute(
+                "INSERT INTO decision_rows (id, run_id, step, phase, selected, status, reason,
+                    record_hash)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, x'00')",
+                params![
+                    id,
+                    run_id,
+                    step,
+                    d.phase.map(|p| format!("p{p}")),
+                    d.selected.map(|s| ["a", "b"][s as usize]),
+                    if d.refused { "refused" } else { "ok" },
+                    d.reason.map(|x| format!("why-{x}")),
+                ],
+            )
+            .unwrap();
             conn.execute(
                 "INSERT INTO ladder (decision_id, run_id, step, turn, phase, time_us, selected,
                     status, reason, rung, boundary, violated, acceptable, is_first,

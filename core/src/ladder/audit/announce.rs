@@ -228,8 +228,8 @@ pub(super) fn announced(run: &AuditRun<'_>, steps: &[AuditStep<'_>]) -> Vec<Audi
         let acted_later = last_call.is_some_and(|c| c > j);
         // The tools this decision knew of: its catalogue, the run's
         // definitions, its menu. With none known, any name will do.
-        let menu_names: Vec<String> = if s.menu.has_evidence() {
-            super::super::Sets::new(s.menu, None, None).retrieved_names()
+        let menu_names: Vec<&str> = if s.menu.has_evidence() {
+            super::super::Sets::new(s.menu, None, None).retrieved_refs()
         } else {
             Vec::new()
         };
@@ -239,7 +239,7 @@ pub(super) fn announced(run: &AuditRun<'_>, steps: &[AuditStep<'_>]) -> Vec<Audi
             nothing_known
                 || s.docs.iter().any(|d| d.name == name)
                 || run.definitions.iter().any(|d| d.name == name)
-                || menu_names.iter().any(|n| n == name)
+                || menu_names.contains(&name)
                 || s.selected == Some(name)
         };
         let mut found = Announced {

@@ -260,13 +260,12 @@ fn hit_in_docs(run: &AuditRun<'_>, s: &AuditStep<'_>, arg: &IdArg) -> Option<Doc
     })
 }
 
-/// A lookup found the value: a read-only call that succeeded with it in its
-/// arguments (a user id given in conversation, then `get_user_details`
-/// with it). The result need not repeat the id it was asked for.
-fn found_by(run: &AuditRun<'_>, e: &AuditStep<'_>, value: &str) -> bool {
-    e.status == Some(Status::Ok)
-        && e.effect(&run.effects) == Some(Effect::ReadOnly)
-        && e.arguments.is_some_and(|a| value_mentions(a, value))
+/// Whether a decision is a lookup that can have found a value: a read-only
+/// call that succeeded, with the value in its arguments (a user id given in
+/// conversation, then `get_user_details` with it). The result need not
+/// repeat the id it was asked for.
+fn reads_ok(run: &AuditRun<'_>, e: &AuditStep<'_>) -> bool {
+    e.status == Some(Status::Ok) && e.effect(&run.effects) == Some(Effect::ReadOnly)
 }
 
 /// `unsourced_id` (and `id_from_description` beside it) for every write of
@@ -277,6 +276,8 @@ pub(super) fn unsourced(run: &AuditRun<'_>, steps: &[AuditStep<'_>]) -> Vec<Audi
     // has it from a source when this is <= j. Each value is looked for
     // once, however many writes carry it.
     let mut sourced_at: FxHashMap<String, usize> = FxHashMap::default();
+    // Each decision's tool effect is looked up once, not once per value.
+    let sources: Vec<bool> = steps.iter().map(|e| reads_ok(run, e)).collect();
     let mut first_source = |value: &str| -> usize {
         if let Some(&at) = sourced_at.get(value) {
             return at;
@@ -288,8 +289,10 @@ pub(super) fn unsourced(run: &AuditRun<'_>, steps: &[AuditStep<'_>]) -> Vec<Audi
         } else {
             steps
                 .iter()
-                .position(|e| {
-                    e.result.is_some_and(|r| value_mentions(r, value)) || found_by(run, e, value)
+                .zip(&sources)
+                .position(|(e, &reads)| {
+                    e.result.is_some_and(|r| value_mentions(r, value))
+                        || (reads && e.arguments.is_some_and(|a| value_mentions(a, value)))
                 })
                 .map_or(usize::MAX, |k| k + 1)
         };

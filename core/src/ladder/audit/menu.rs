@@ -60,14 +60,14 @@ impl MenuChange {
 /// One finding per run whose menu changed, at the first decision that
 /// saw a different menu.
 pub(super) fn changed(steps: &[AuditStep<'_>]) -> Vec<AuditFinding> {
-    let mut prev: Option<(&AuditStep<'_>, Vec<String>)> = None;
+    let mut prev: Option<(&AuditStep<'_>, Vec<&str>)> = None;
     let mut first: Option<AuditFinding> = None;
     let mut changes = 0;
     for (j, s) in steps.iter().enumerate() {
         if !s.menu.has_evidence() {
             continue;
         }
-        let menu = Sets::new(s.menu, None, None).retrieved_names();
+        let menu = Sets::new(s.menu, None, None).retrieved_refs();
         if let Some((from, before)) = &prev
             && *before != menu
         {
@@ -76,12 +76,12 @@ pub(super) fn changed(steps: &[AuditStep<'_>]) -> Vec<AuditFinding> {
                 let added = menu
                     .iter()
                     .filter(|n| before.binary_search(n).is_err())
-                    .cloned()
+                    .map(|n| n.to_string())
                     .collect();
                 let removed = before
                     .iter()
                     .filter(|n| menu.binary_search(n).is_err())
-                    .cloned()
+                    .map(|n| n.to_string())
                     .collect();
                 first = Some(AuditFinding {
                     kind: FindingKind::MenuChanged,
