@@ -39,13 +39,19 @@ fn text(v: &str) -> Sql {
     Sql::Text(v.to_string())
 }
 
-/// Every verdict, every column, as schema 5's table held them.
+/// Every verdict, every column, as schema 5's table held them (`controls`
+/// and `retrieved` hold `tool_names` ids, shown here by name: a fresh import
+/// and an upgrade may number the names differently).
 const LADDER: &str = "SELECT decision_id, run_id, step, turn, catalogue, phase, time_us, selected,
     status, reason, rung, routing, boundary, progress, violated, label_source, acceptable,
     forbidden, in_registry, in_exposed, in_retrieved, selected_ok, retrieval_k, is_first,
-    recovered, abstain_expected, abstained, no_call_expected, controls, retrieved,
+    recovered, abstain_expected, abstained, no_call_expected,
+    (SELECT group_concat(t.name, ',') FROM json_each(l.controls) j
+     CROSS JOIN tool_names t WHERE t.id = j.value),
+    (SELECT group_concat(t.name, ',') FROM json_each(l.retrieved) j
+     CROSS JOIN tool_names t WHERE t.id = j.value),
     definition_tokens, arguments, error_source, error_detail
-    FROM ladder ORDER BY decision_id";
+    FROM ladder l ORDER BY decision_id";
 
 /// Every row of every documented view that reads the verdicts.
 const VIEWS: [&str; 2] = [
@@ -146,13 +152,17 @@ fn a_schema_5_database_is_compacted_and_is_what_a_fresh_import_is() {
     let (_dir2, fresh) = setup();
     import(&fresh, &["-q", &path(DESK), &path(MENUS)]);
     let fresh_conn = Connection::open(&fresh).unwrap();
-    // (The lists' ids follow the order verdicts were written in.)
+    // (The lists' ids follow the order verdicts were written in, and tool
+    // names' ids the order names were first met, which an upgrade and a
+    // fresh import need not share: `retrieved` is compared by name.)
     let stored = "SELECT decision_id, catalogue, time_us, reason, rung, routing, boundary,
         progress, arguments, label_source, violated, typeof(acceptable), typeof(forbidden),
         in_registry, in_exposed, in_retrieved, selected_ok, retrieval_k, is_first, recovered,
-        abstain_expected, abstained, no_call_expected, typeof(controls), retrieved,
+        abstain_expected, abstained, no_call_expected, typeof(controls),
+        (SELECT group_concat(t.name, ',') FROM json_each(l.retrieved) j
+         CROSS JOIN tool_names t WHERE t.id = j.value),
         definition_tokens, error_source, error_detail
-        FROM ladder_rows ORDER BY decision_id";
+        FROM ladder_rows l ORDER BY decision_id";
     assert_eq!(rows(&fresh_conn, stored), rows(&conn, stored));
     let lists = "SELECT body FROM ladder_lists ORDER BY body";
     assert_eq!(rows(&fresh_conn, lists), rows(&conn, lists));
