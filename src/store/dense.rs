@@ -20,6 +20,7 @@
 //! A value that does not fit (a number past the surrogates) keeps schema
 //! 5's JSON form, which every reader still reads.
 
+use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, params};
 
 use super::names::is_packed_list;
@@ -257,31 +258,48 @@ pub(crate) fn compact_existing(conn: &Connection) -> Result<()> {
                 .execute(params![id, new])?;
         }
     }
-    // Inline labels.
     let mut packer = super::names::Packer::default();
+    // Inline labels.
+    rewrite_texts(conn, "expected", |conn, text| {
+        Ok(packer.label_body(conn, text)?.map(Sql::Text))
+    })?;
+    // Outcomes the views do not rebuild: each distinct text once in `menus`.
+    rewrite_texts(conn, "outcome", |conn, text| {
+        Ok(Some(Sql::Blob(packer.outcome_id(conn, text)?)))
+    })?;
+    Ok(())
+}
+
+/// Rewrites each text in `decision_rows.column` to what `f` gives for it
+/// (left as it is where `f` gives nothing), ten thousand rows at a time.
+fn rewrite_texts(
+    conn: &Connection,
+    column: &str,
+    mut f: impl FnMut(&Connection, &str) -> Result<Option<Sql>>,
+) -> Result<()> {
     let mut after = i64::MIN;
     loop {
         let rows: Vec<(i64, String)> = {
-            let mut s = conn.prepare_cached(
-                "SELECT id, expected FROM decision_rows
-                 WHERE id > ?1 AND typeof(expected) = 'text' ORDER BY id LIMIT 10000",
-            )?;
+            let mut s = conn.prepare_cached(&format!(
+                "SELECT id, {column} FROM decision_rows
+                 WHERE id > ?1 AND typeof({column}) = 'text' ORDER BY id LIMIT 10000"
+            ))?;
             s.query_map([after], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<rusqlite::Result<_>>()?
         };
         let Some(last) = rows.last() else {
-            break;
+            return Ok(());
         };
         after = last.0;
         for (id, text) in rows {
-            let Some(body) = packer.label_body(conn, &text)? else {
-                continue;
-            };
-            conn.prepare_cached("UPDATE decision_rows SET expected = ?2 WHERE id = ?1")?
-                .execute(params![id, body])?;
+            if let Some(new) = f(conn, &text)? {
+                conn.prepare_cached(&format!(
+                    "UPDATE decision_rows SET {column} = ?2 WHERE id = ?1"
+                ))?
+                .execute(params![id, new])?;
+            }
         }
     }
-    Ok(())
 }
 
 /// What a schema-5-form menu body becomes in schema 7, if it changes.

@@ -25,6 +25,8 @@ pub(crate) type MenuKey = [u8; 16];
 
 /// The sharing key kind of a retrieval's head (kinds 0 to 5 are menus).
 const HEAD_KIND: u8 = 6;
+/// The sharing key kind of a decision's `outcome` text (schema 7).
+const OUTCOME_KIND: u8 = 7;
 
 pub(crate) fn menu_key(kind: u8, text: &str) -> MenuKey {
     use sha2::{Digest, Sha256};
@@ -269,6 +271,18 @@ impl Packer {
         }
         self.menus.insert(key, id);
         Ok(id)
+    }
+
+    /// What `decision_rows.outcome` holds for a decision's `outcome` text
+    /// (schema 7): each distinct outcome stored once in `menus`, referred
+    /// to by its id's decimal digits as a blob (the column has TEXT
+    /// affinity, which would turn an integer into text; the empty blob
+    /// stays the views' NULL).
+    pub(crate) fn outcome_id(&mut self, conn: &Connection, text: &str) -> Result<Vec<u8>> {
+        let id = self.menu_keyed(conn, menu_key(OUTCOME_KIND, text), |_, _| {
+            Ok(text.to_string())
+        })?;
+        Ok(id.to_string().into_bytes())
     }
 
     /// The menu id of a name list.

@@ -39,11 +39,18 @@ macro_rules! at_text {
 pub(crate) use at_text;
 
 /// A stored decision's `outcome` as the views show it, over a table
-/// aliased `alias`.
+/// aliased `alias` (schema 7: a non-empty blob is the id, in decimal
+/// digits, of the `menus` row holding its text; see `names::outcome_id`).
 macro_rules! outcome_text {
     ($alias:literal) => {
         concat!(
-            "CASE WHEN ",
+            "CASE WHEN length(",
+            $alias,
+            ".outcome) > 0 AND typeof(",
+            $alias,
+            ".outcome) = 'blob' THEN (SELECT body FROM menus WHERE id = CAST(",
+            $alias,
+            ".outcome AS INTEGER)) WHEN ",
             $alias,
             ".outcome IS NULL THEN CASE WHEN ",
             $alias,

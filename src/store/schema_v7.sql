@@ -155,7 +155,9 @@ SELECT d.id, d.run_id, d.step, d.turn,
                   FROM menus m WHERE m.id = d.visible)
             ELSE d.visible END AS visible,
        d.selected, d.call_id, d.status, d.stage, d.reason,
-       CASE WHEN d.outcome IS NULL THEN
+       CASE WHEN length(d.outcome) > 0 AND typeof(d.outcome) = 'blob'
+            THEN (SELECT body FROM menus WHERE id = CAST(d.outcome AS INTEGER))
+            WHEN d.outcome IS NULL THEN
             CASE WHEN d.status IS NULL THEN NULL
                  WHEN d.stage IS NULL AND d.reason IS NULL THEN json_object('status', d.status)
                  WHEN d.reason IS NULL THEN json_object('status', d.status, 'stage', d.stage)

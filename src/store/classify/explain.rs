@@ -140,7 +140,10 @@ pub fn explain_run(
         let walk = ladder::walk(c, &input, &tools);
         let (call_id, message, arguments): (Option<String>, Option<String>, Option<String>) = conn
             .query_row(
-                "SELECT d.call_id, json_extract(d.outcome, '$.message'), p.arguments
+                "SELECT d.call_id, json_extract(CASE WHEN typeof(d.outcome) = 'blob'
+                     THEN (SELECT body FROM menus WHERE id = CAST(d.outcome AS INTEGER))
+                     ELSE d.outcome END,
+                     '$.message'), p.arguments
                  FROM decision_rows d LEFT JOIN payloads p ON p.decision_id = d.id WHERE d.id = ?1",
                 [d.id],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),

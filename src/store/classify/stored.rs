@@ -231,7 +231,11 @@ pub(super) const DECISION_COLUMNS: &str = "SELECT id, step, turn, at_us, phase, 
     COALESCE((SELECT body FROM menus WHERE id = exposed), exposed),
     COALESCE((SELECT body FROM menus WHERE id = visible), visible),
     selected, status, stage, reason, progress, expected,
-    CASE WHEN json_valid(outcome) THEN
+    CASE WHEN typeof(outcome) = 'blob' THEN
+        (SELECT CASE WHEN json_valid(m.body) AND json_type(m.body, '$.message') = 'text'
+                     THEN json_extract(m.body, '$.message') END
+         FROM menus m WHERE m.id = CAST(outcome AS INTEGER))
+    WHEN json_valid(outcome) THEN
         CASE WHEN json_type(outcome, '$.message') = 'text' THEN json_extract(outcome, '$.message') END
     END,
     CASE WHEN json_valid(extra) THEN

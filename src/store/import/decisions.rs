@@ -188,6 +188,11 @@ impl Batch<'_> {
         let at = pack::stored_at(d.at.as_deref(), d.at_us);
         let outcome =
             pack::stored_outcome(d.outcome.as_deref(), d.status, d.stage, d.reason.as_deref());
+        // Each distinct outcome text stored once (schema 7).
+        let outcome = match outcome {
+            Some(text) => Some(packer.outcome_id(conn, text)?),
+            None => None,
+        };
         let values = params![
             d.run_id,
             d.step,
