@@ -4,46 +4,14 @@
 //! every query docs/schema.md shows.
 
 mod import_util;
+mod store_util;
 
 use std::path::Path;
 
 use import_util::*;
 use rusqlite::Connection;
 use rusqlite::types::Value as Sql;
-
-fn path(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(rel)
-        .display()
-        .to_string()
-}
-
-const DESK: &str = "tests/fixtures/tui/desk.jsonl";
-const MENUS: &str = "tests/fixtures/migration/menus.jsonl";
-
-/// Every row of a query, values as SQLite gives them.
-fn rows(conn: &Connection, sql: &str) -> Vec<Vec<Sql>> {
-    let mut s = conn.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    let n = s.column_count();
-    s.query_map([], |r| (0..n).map(|i| r.get::<_, Sql>(i)).collect())
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
-}
-
-fn one(conn: &Connection, sql: &str) -> Sql {
-    rows(conn, sql).remove(0).remove(0)
-}
-
-fn text(v: &str) -> Sql {
-    Sql::Text(v.to_string())
-}
-
-/// The decisions as the `decisions` view shows them, every column.
-const ALL_DECISIONS: &str = "SELECT id, run_id, step, turn, at, at_us, phase, catalogue, policy,
-    trusted_controls, retrieval, exposed, visible, selected, call_id, status, stage, reason,
-    outcome, latency_ms, progress, expected, extra, record_hash, source, import_id
-    FROM decisions ORDER BY id";
+use store_util::*;
 
 #[test]
 fn menus_are_ids_shared_and_shown_with_their_names() {
@@ -368,15 +336,6 @@ fn every_documented_query_runs_and_shows_names() {
     assert!(cells.len() >= 3, "{cells:?}");
     assert_eq!(shown, cells, "{}", queries[3]);
 }
-
-/// Every row of every documented view, in a fixed order.
-const VIEWS: [&str; 4] = [
-    "SELECT * FROM decision_ladder ORDER BY run_id, step",
-    "SELECT * FROM refusals ORDER BY run_id, step",
-    "SELECT kind, catalogue, task_id, run_id, step, tool, detail FROM findings
-     ORDER BY run_id, step, kind, tool, detail",
-    "SELECT * FROM tool_drift ORDER BY catalogue, name",
-];
 
 /// A database written by the rung of schema 4 (`rung import` of desk.jsonl
 /// and menus.jsonl, then `sqlite3 .dump`): upgraded in place to schema 5,

@@ -4,55 +4,14 @@
 //! before it.
 
 mod import_util;
+mod store_util;
 
 use std::path::Path;
 
 use import_util::*;
 use rusqlite::Connection;
 use rusqlite::types::Value as Sql;
-
-fn path(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(rel)
-        .display()
-        .to_string()
-}
-
-const DESK: &str = "tests/fixtures/tui/desk.jsonl";
-const MENUS: &str = "tests/fixtures/migration/menus.jsonl";
-
-/// Every row of a query, values as SQLite gives them.
-fn rows(conn: &Connection, sql: &str) -> Vec<Vec<Sql>> {
-    let mut s = conn.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    let n = s.column_count();
-    s.query_map([], |r| (0..n).map(|i| r.get::<_, Sql>(i)).collect())
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
-}
-
-fn one(conn: &Connection, sql: &str) -> Sql {
-    rows(conn, sql).remove(0).remove(0)
-}
-
-fn text(v: &str) -> Sql {
-    Sql::Text(v.to_string())
-}
-
-/// The decisions as the `decisions` view shows them, every column.
-const ALL_DECISIONS: &str = "SELECT id, run_id, step, turn, at, at_us, phase, catalogue, policy,
-    trusted_controls, retrieval, exposed, visible, selected, call_id, status, stage, reason,
-    outcome, latency_ms, progress, expected, extra, record_hash, source, import_id
-    FROM decisions ORDER BY id";
-
-/// Every row of every documented view, in a fixed order.
-const VIEWS: [&str; 4] = [
-    "SELECT * FROM decision_ladder ORDER BY run_id, step",
-    "SELECT * FROM refusals ORDER BY run_id, step",
-    "SELECT kind, catalogue, task_id, run_id, step, tool, detail FROM findings
-     ORDER BY run_id, step, kind, tool, detail",
-    "SELECT * FROM tool_drift ORDER BY catalogue, name",
-];
+use store_util::*;
 
 /// The menus by what their body starts with: `l` lists, `r` retrievals, `p`
 /// policies, `{` JSON.
@@ -80,7 +39,7 @@ fn a_schema_5_database_is_made_dense_and_is_what_a_fresh_import_is() {
     let (_dir, db) = setup();
     {
         let conn = Connection::open(&db).unwrap();
-        conn.execute_batch(include_str!("fixtures/migration/schema-v5-rows.sql"))
+        conn.execute_batch(include_str!("fixtures/migration/schema-v5.sql"))
             .unwrap();
         conn.execute_batch("PRAGMA user_version = 5").unwrap();
     }

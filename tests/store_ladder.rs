@@ -4,40 +4,14 @@
 //! the view; and the plans of the queries reports and lists run.
 
 mod import_util;
+mod store_util;
 
 use std::path::Path;
 
 use import_util::*;
 use rusqlite::Connection;
 use rusqlite::types::Value as Sql;
-
-fn path(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(rel)
-        .display()
-        .to_string()
-}
-
-const DESK: &str = "tests/fixtures/tui/desk.jsonl";
-const MENUS: &str = "tests/fixtures/migration/menus.jsonl";
-
-/// Every row of a query, values as SQLite gives them.
-fn rows(conn: &Connection, sql: &str) -> Vec<Vec<Sql>> {
-    let mut s = conn.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    let n = s.column_count();
-    s.query_map([], |r| (0..n).map(|i| r.get::<_, Sql>(i)).collect())
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
-}
-
-fn one(conn: &Connection, sql: &str) -> Sql {
-    rows(conn, sql).remove(0).remove(0)
-}
-
-fn text(v: &str) -> Sql {
-    Sql::Text(v.to_string())
-}
+use store_util::*;
 
 /// Every verdict, every column, as schema 5's table held them (`controls`
 /// and `retrieved` hold `tool_names` ids, shown here by name: a fresh import
@@ -54,7 +28,7 @@ const LADDER: &str = "SELECT decision_id, run_id, step, turn, catalogue, phase, 
     FROM ladder l ORDER BY decision_id";
 
 /// Every row of every documented view that reads the verdicts.
-const VIEWS: [&str; 2] = [
+const LADDER_VIEWS: [&str; 2] = [
     "SELECT * FROM decision_ladder ORDER BY run_id, step",
     "SELECT * FROM refusals ORDER BY run_id, step",
 ];
@@ -74,7 +48,7 @@ fn a_schema_5_database_is_compacted_and_is_what_a_fresh_import_is() {
     }
     let before = rows(&Connection::open(&db).unwrap(), LADDER);
     assert_eq!(before.len(), 17);
-    let views_before: Vec<_> = VIEWS
+    let views_before: Vec<_> = LADDER_VIEWS
         .iter()
         .map(|q| rows(&Connection::open(&db).unwrap(), q))
         .collect();
@@ -92,7 +66,7 @@ fn a_schema_5_database_is_compacted_and_is_what_a_fresh_import_is() {
         Sql::Integer(rung::store::SCHEMA_VERSION)
     );
     assert_eq!(rows(&conn, LADDER), before);
-    for (q, b) in VIEWS.iter().zip(&views_before) {
+    for (q, b) in LADDER_VIEWS.iter().zip(&views_before) {
         assert_eq!(&rows(&conn, q), b, "{q}");
     }
     let count = |q: &str| one(&conn, q);
@@ -167,7 +141,7 @@ fn a_schema_5_database_is_compacted_and_is_what_a_fresh_import_is() {
     let lists = "SELECT body FROM ladder_lists ORDER BY body";
     assert_eq!(rows(&fresh_conn, lists), rows(&conn, lists));
     assert_eq!(rows(&fresh_conn, LADDER), before);
-    for (q, b) in VIEWS.iter().zip(&views_before) {
+    for (q, b) in LADDER_VIEWS.iter().zip(&views_before) {
         assert_eq!(&rows(&fresh_conn, q), b, "{q}");
     }
     for kind in [
