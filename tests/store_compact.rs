@@ -345,35 +345,11 @@ fn every_documented_query_runs_and_shows_names() {
 #[test]
 fn a_schema_4_database_is_compacted_and_is_what_a_fresh_import_is() {
     let (_dir, db) = setup();
-    {
-        let conn = Connection::open(&db).unwrap();
-        conn.execute_batch(include_str!("fixtures/migration/schema-v4.sql"))
-            .unwrap();
-        conn.execute_batch("PRAGMA user_version = 4").unwrap();
-    }
-    let before = rows(&Connection::open(&db).unwrap(), ALL_DECISIONS);
-    assert_eq!(before.len(), 17);
-    let views_before: Vec<_> = VIEWS
-        .iter()
-        .map(|q| rows(&Connection::open(&db).unwrap(), q))
-        .collect();
-
-    let out = import(&db, &[&path(DESK), &path(MENUS)]);
-    assert_eq!(
-        out,
-        "imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 2 files\n\
-         25 records were already stored unchanged\n\
-         classified 0 runs\n"
-    );
-    let conn = Connection::open(&db).unwrap();
-    assert_eq!(
-        one(&conn, "PRAGMA user_version"),
-        Sql::Integer(rung::store::SCHEMA_VERSION)
-    );
-    assert_eq!(rows(&conn, ALL_DECISIONS), before);
-    for (q, b) in VIEWS.iter().zip(&views_before) {
-        assert_eq!(&rows(&conn, q), b, "{q}");
-    }
+    load_dump(&db, include_str!("fixtures/migration/schema-v4.sql"), 4);
+    let queries = every_decision_and_view();
+    let before = rows_of(&Connection::open(&db).unwrap(), &queries);
+    assert_eq!(before[0].len(), 17);
+    let conn = upgrade_by_reimport(&db, &queries, &before);
     // desk.jsonl's 12 decisions have whole-second times; menus.jsonl's 5
     // none. 13 outcomes say no more than status, stage and reason (the
     // four refusals and the error with a message keep theirs). The seven
@@ -451,29 +427,13 @@ fn a_schema_4_database_is_compacted_and_is_what_a_fresh_import_is() {
         count("SELECT count(*) FROM finding_names"),
         Sql::Integer(17)
     );
-    assert_eq!(rows(&fresh_conn, ALL_DECISIONS), {
-        // The fresh import's sources are absolute paths; the fixture's relative.
-        let mut b = before.clone();
-        for (r, f) in b.iter_mut().zip(rows(&fresh_conn, ALL_DECISIONS)) {
-            r[24] = f[24].clone();
-            r[25] = f[25].clone();
-        }
-        b
-    });
-    for (q, b) in VIEWS.iter().zip(&views_before) {
-        assert_eq!(&rows(&fresh_conn, q), b, "{q}");
-    }
-    for kind in ["ladder", "metrics", "tools", "refusals", "findings"] {
-        let shown = |db: &Path| {
-            let mut r = report(db, kind);
-            r.as_object_mut().unwrap().remove("window");
-            r
-        };
-        assert_eq!(shown(&db), shown(&fresh), "report {kind}");
-    }
-    for run in ["r-101", "m-1", "m-2"] {
-        assert_eq!(explain(&db, run), explain(&fresh, run), "explain {run}");
-    }
+    assert_fresh_shows(
+        &db,
+        &fresh,
+        &queries,
+        &before,
+        &["ladder", "metrics", "tools", "refusals", "findings"],
+    );
 }
 
 /// Writing through the `decisions` view: a NULL `at` or `outcome` stays

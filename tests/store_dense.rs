@@ -6,8 +6,6 @@
 mod import_util;
 mod store_util;
 
-use std::path::Path;
-
 use import_util::*;
 use rusqlite::Connection;
 use rusqlite::types::Value as Sql;
@@ -37,16 +35,11 @@ fn menus_of(conn: &Connection, run: &str, step: i64) -> Vec<Sql> {
 #[test]
 fn a_schema_5_database_is_made_dense_and_is_what_a_fresh_import_is() {
     let (_dir, db) = setup();
-    {
-        let conn = Connection::open(&db).unwrap();
-        conn.execute_batch(include_str!("fixtures/migration/schema-v5.sql"))
-            .unwrap();
-        conn.execute_batch("PRAGMA user_version = 5").unwrap();
-    }
+    load_dump(&db, include_str!("fixtures/migration/schema-v5.sql"), 5);
     let old = Connection::open(&db).unwrap();
-    let before = rows(&old, ALL_DECISIONS);
-    assert_eq!(before.len(), 17);
-    let views_before: Vec<_> = VIEWS.iter().map(|q| rows(&old, q)).collect();
+    let queries = every_decision_and_view();
+    let before = rows_of(&old, &queries);
+    assert_eq!(before[0].len(), 17);
     // 30 menus, 954 bytes: 12 lists, 7 retrievals with `p`, one with `c`
     // (a score that is not a short decimal), one kept whole (a candidate
     // with a field of its own), 7 heads and 2 policies, all JSON.
@@ -59,22 +52,7 @@ fn a_schema_5_database_is_made_dense_and_is_what_a_fresh_import_is() {
     );
     drop(old);
 
-    let out = import(&db, &[&path(DESK), &path(MENUS)]);
-    assert_eq!(
-        out,
-        "imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 2 files\n\
-         25 records were already stored unchanged\n\
-         classified 0 runs\n"
-    );
-    let conn = Connection::open(&db).unwrap();
-    assert_eq!(
-        one(&conn, "PRAGMA user_version"),
-        Sql::Integer(rung::store::SCHEMA_VERSION)
-    );
-    assert_eq!(rows(&conn, ALL_DECISIONS), before);
-    for (q, b) in VIEWS.iter().zip(&views_before) {
-        assert_eq!(&rows(&conn, q), b, "{q}");
-    }
+    let conn = upgrade_by_reimport(&db, &queries, &before);
     // The 12 lists (42 ids) take 54 bytes instead of 97; the 7 retrievals
     // and 2 policies 130 instead of 413; the 7 heads and the 2 retrievals
     // that do not pack stay JSON (444 bytes); the 4 distinct outcomes the
@@ -137,43 +115,25 @@ fn a_schema_5_database_is_made_dense_and_is_what_a_fresh_import_is() {
     assert_eq!(rows(&fresh_conn, stored), rows(&conn, stored));
     // (A label's names may have other ids: the upgrade names `@no_call`
     // after the classifier's names, a fresh import before them.)
-    assert_eq!(rows(&fresh_conn, ALL_DECISIONS), {
-        // The fresh import's sources are absolute paths; the fixture's relative.
-        let mut b = before.clone();
-        for (r, f) in b.iter_mut().zip(rows(&fresh_conn, ALL_DECISIONS)) {
-            r[24] = f[24].clone();
-            r[25] = f[25].clone();
-        }
-        b
-    });
-    for (q, b) in VIEWS.iter().zip(&views_before) {
-        assert_eq!(&rows(&fresh_conn, q), b, "{q}");
-    }
-    for kind in [
-        "ladder",
-        "metrics",
-        "tools",
-        "refusals",
-        "confusions",
-        "runs",
-        "findings",
-        "budget",
-    ] {
-        let shown = |db: &Path| {
-            let mut r = report(db, kind);
-            r.as_object_mut().unwrap().remove("window");
-            r
-        };
-        assert_eq!(shown(&db), shown(&fresh), "report {kind}");
-    }
-    for run in ["r-101", "r-102", "m-1", "m-2"] {
-        assert_eq!(explain(&db, run), explain(&fresh, run), "explain {run}");
-    }
+    assert_fresh_shows(
+        &db,
+        &fresh,
+        &queries,
+        &before,
+        &[
+            "ladder",
+            "metrics",
+            "tools",
+            "refusals",
+            "confusions",
+            "runs",
+            "findings",
+            "budget",
+        ],
+    );
     // Classified again from the dense menus, nothing changes.
     assert_eq!(rung(&db, &["-q", "reclassify"]).code, 0);
-    for (q, b) in VIEWS.iter().zip(&views_before) {
-        assert_eq!(&rows(&Connection::open(&db).unwrap(), q), b, "{q}");
-    }
+    assert_eq!(rows_of(&Connection::open(&db).unwrap(), &queries), before);
 }
 
 /// The view spells dense menus out exactly as schema 5 showed them: a

@@ -6,8 +6,6 @@
 mod import_util;
 mod store_util;
 
-use std::path::Path;
-
 use import_util::*;
 use rusqlite::Connection;
 use rusqlite::types::Value as Sql;
@@ -40,35 +38,11 @@ const LADDER_VIEWS: [&str; 2] = [
 #[test]
 fn a_schema_5_database_is_compacted_and_is_what_a_fresh_import_is() {
     let (_dir, db) = setup();
-    {
-        let conn = Connection::open(&db).unwrap();
-        conn.execute_batch(include_str!("fixtures/migration/schema-v5.sql"))
-            .unwrap();
-        conn.execute_batch("PRAGMA user_version = 5").unwrap();
-    }
-    let before = rows(&Connection::open(&db).unwrap(), LADDER);
-    assert_eq!(before.len(), 17);
-    let views_before: Vec<_> = LADDER_VIEWS
-        .iter()
-        .map(|q| rows(&Connection::open(&db).unwrap(), q))
-        .collect();
-
-    let out = import(&db, &[&path(DESK), &path(MENUS)]);
-    assert_eq!(
-        out,
-        "imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 2 files\n\
-         25 records were already stored unchanged\n\
-         classified 0 runs\n"
-    );
-    let conn = Connection::open(&db).unwrap();
-    assert_eq!(
-        one(&conn, "PRAGMA user_version"),
-        Sql::Integer(rung::store::SCHEMA_VERSION)
-    );
-    assert_eq!(rows(&conn, LADDER), before);
-    for (q, b) in LADDER_VIEWS.iter().zip(&views_before) {
-        assert_eq!(&rows(&conn, q), b, "{q}");
-    }
+    load_dump(&db, include_str!("fixtures/migration/schema-v5.sql"), 5);
+    let queries = [LADDER, LADDER_VIEWS[0], LADDER_VIEWS[1]];
+    let before = rows_of(&Connection::open(&db).unwrap(), &queries);
+    assert_eq!(before[0].len(), 17);
+    let conn = upgrade_by_reimport(&db, &queries, &before);
     let count = |q: &str| one(&conn, q);
     assert_eq!(
         count("SELECT type FROM sqlite_master WHERE name = 'ladder'"),
@@ -140,31 +114,21 @@ fn a_schema_5_database_is_compacted_and_is_what_a_fresh_import_is() {
     assert_eq!(rows(&fresh_conn, stored), rows(&conn, stored));
     let lists = "SELECT body FROM ladder_lists ORDER BY body";
     assert_eq!(rows(&fresh_conn, lists), rows(&conn, lists));
-    assert_eq!(rows(&fresh_conn, LADDER), before);
-    for (q, b) in LADDER_VIEWS.iter().zip(&views_before) {
-        assert_eq!(&rows(&fresh_conn, q), b, "{q}");
-    }
-    for kind in [
-        "ladder",
-        "metrics",
-        "tools",
-        "refusals",
-        "findings",
-        "confusions",
-        "runs",
-    ] {
-        let shown = |db: &Path| {
-            let mut r = report(db, kind);
-            if let Some(o) = r.as_object_mut() {
-                o.remove("window");
-            }
-            r
-        };
-        assert_eq!(shown(&db), shown(&fresh), "report {kind}");
-    }
-    for run in ["r-101", "r-102", "m-1", "m-2"] {
-        assert_eq!(explain(&db, run), explain(&fresh, run), "explain {run}");
-    }
+    assert_fresh_shows(
+        &db,
+        &fresh,
+        &queries,
+        &before,
+        &[
+            "ladder",
+            "metrics",
+            "tools",
+            "refusals",
+            "findings",
+            "confusions",
+            "runs",
+        ],
+    );
 }
 
 /// Writing through the `ladder` view: the verdict's columns read back as

@@ -51,3 +51,83 @@ pub const VIEWS: [&str; 4] = [
      ORDER BY run_id, step, kind, tool, detail",
     "SELECT * FROM tool_drift ORDER BY catalogue, name",
 ];
+
+/// A database at `db` made from a `sqlite3 .dump` of schema `version`.
+pub fn load_dump(db: &Path, dump: &str, version: i64) {
+    let conn = Connection::open(db).unwrap();
+    conn.execute_batch(dump).unwrap();
+    conn.execute_batch(&format!("PRAGMA user_version = {version}"))
+        .unwrap();
+}
+
+/// Every row of each query.
+pub fn rows_of(conn: &Connection, queries: &[&str]) -> Vec<Vec<Vec<Sql>>> {
+    queries.iter().map(|q| rows(conn, q)).collect()
+}
+
+/// Imports the two fixtures again into a database that holds them (which
+/// upgrades it in place, storing nothing new) and checks that it is at
+/// this rung's schema version and shows every query's rows as `before`.
+pub fn upgrade_by_reimport(db: &Path, queries: &[&str], before: &[Vec<Vec<Sql>>]) -> Connection {
+    let out = super::import_util::import(db, &[&path(DESK), &path(MENUS)]);
+    assert_eq!(
+        out,
+        "imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 2 files\n\
+         25 records were already stored unchanged\n\
+         classified 0 runs\n"
+    );
+    let conn = Connection::open(db).unwrap();
+    assert_eq!(
+        one(&conn, "PRAGMA user_version"),
+        Sql::Integer(rung::store::SCHEMA_VERSION)
+    );
+    for (q, b) in queries.iter().zip(before) {
+        assert_eq!(&rows(&conn, q), b, "{q}");
+    }
+    conn
+}
+
+/// [`ALL_DECISIONS`], then each of [`VIEWS`].
+pub fn every_decision_and_view() -> Vec<&'static str> {
+    std::iter::once(ALL_DECISIONS).chain(VIEWS).collect()
+}
+
+/// A fresh import of the two fixtures at `fresh` shows what the upgraded
+/// `db` shows: each query's rows as `before` (for [`ALL_DECISIONS`], first,
+/// apart from `source` and `import_id`: a fresh import's sources are
+/// absolute paths, the dumps' relative), the reports of `kinds` (their
+/// windows aside) and every run's explanation.
+pub fn assert_fresh_shows(
+    db: &Path,
+    fresh: &Path,
+    queries: &[&str],
+    before: &[Vec<Vec<Sql>>],
+    kinds: &[&str],
+) {
+    use super::import_util::{explain, report};
+    let conn = Connection::open(fresh).unwrap();
+    for (q, b) in queries.iter().zip(before) {
+        let mut b = b.clone();
+        let now = rows(&conn, q);
+        if *q == ALL_DECISIONS {
+            for (r, f) in b.iter_mut().zip(&now) {
+                r[24] = f[24].clone();
+                r[25] = f[25].clone();
+            }
+        }
+        assert_eq!(now, b, "{q}");
+    }
+    for kind in kinds {
+        let shown = |db: &Path| {
+            let mut r = report(db, kind);
+            if let Some(o) = r.as_object_mut() {
+                o.remove("window");
+            }
+            r
+        };
+        assert_eq!(shown(db), shown(fresh), "report {kind}");
+    }
+    for run in ["r-101", "r-102", "m-1", "m-2"] {
+        assert_eq!(explain(db, run), explain(fresh, run), "explain {run}");
+    }
+}
