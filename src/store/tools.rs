@@ -8,6 +8,7 @@ use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use super::classify::load_catalogue;
 use super::decode::{Stored, Table};
+use super::dense;
 use super::filter_sql::{FilterSql, push_in};
 use super::findings::FindingRow;
 use super::menu::{MENU_SELECT, menu_row};
@@ -72,6 +73,9 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
     let mut parsed: HashMap<String, Vec<String>> = HashMap::new();
     // The controls lists seen, per catalogue (few distinct ones).
     let mut controls: HashSet<(i64, ListKey)> = HashSet::new();
+    let mut id_places: HashMap<i64, IdPlaces> = HashMap::new();
+    let mut ids: Vec<u64> = Vec::new();
+    let mut seen: Vec<usize> = Vec::new();
     while let Some(r) = rows.next()? {
         let cat: i64 = r.get(0)?;
         let Some(&tools) = by_id.get(&cat) else {
@@ -80,24 +84,36 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
         let retrieved = r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
         let wrong: bool = r.get(3)?;
         let refused: bool = r.get::<_, Option<bool>>(4)?.unwrap_or(false);
-        if parsed.len() > 10_000 {
-            parsed.clear();
-        }
-        let names = match parsed.get(retrieved) {
-            Some(names) => names,
-            None => {
-                let id: i64 = r.get(6)?;
-                let row = || format!("row decision_id {id}");
-                let list = Stored::new(conn, Table::Ladder, &row)
-                    .with_names(&interned)
-                    .list("retrieved", Some(retrieved.to_string()))?
-                    .unwrap_or_default();
-                parsed.entry(retrieved.to_string()).or_insert(list)
-            }
-        };
-        for n in names.iter() {
-            if let Some(&i) = tools.get(n) {
+        // Most lists are name ids whose names are all known: counted
+        // through the ids without spelling a name.
+        let known = id_places
+            .entry(cat)
+            .or_insert_with(|| places_by_id(&interned, tools))
+            .places(&interned, retrieved, &mut ids, &mut seen);
+        if known {
+            for &i in &seen {
                 list[i].visible += 1;
+            }
+        } else {
+            if parsed.len() > 10_000 {
+                parsed.clear();
+            }
+            let names = match parsed.get(retrieved) {
+                Some(names) => names,
+                None => {
+                    let id: i64 = r.get(6)?;
+                    let row = || format!("row decision_id {id}");
+                    let list = Stored::new(conn, Table::Ladder, &row)
+                        .with_names(&interned)
+                        .list("retrieved", Some(retrieved.to_string()))?
+                        .unwrap_or_default();
+                    parsed.entry(retrieved.to_string()).or_insert(list)
+                }
+            };
+            for n in names.iter() {
+                if let Some(&i) = tools.get(n) {
+                    list[i].visible += 1;
+                }
             }
         }
         let c = match r.get_ref(7)? {
@@ -162,6 +178,58 @@ fn catalogue_tools<'a>(
         }
     }
     Ok(out)
+}
+
+/// A catalogue's tools by name id: their places in the usage list.
+struct IdPlaces(Vec<Option<usize>>);
+
+fn places_by_id(names: &Names, tools: &HashMap<String, usize>) -> IdPlaces {
+    IdPlaces(
+        (0..names.len() as u64)
+            .map(|id| names.name(id).and_then(|n| tools.get(n).copied()))
+            .collect(),
+    )
+}
+
+impl IdPlaces {
+    /// The places of the tools a stored list of name ids names (packed
+    /// JSON written plainly, or dense), `None` for any other text or an id
+    /// not in `tool_names` (decoded the long way, which says what is wrong).
+    fn places(&self, names: &Names, text: &str, ids: &mut Vec<u64>, out: &mut Vec<usize>) -> bool {
+        out.clear();
+        let read = if text.starts_with(dense::LIST) {
+            dense::list_ids(text).map(|v| *ids = v)
+        } else {
+            plain_ids(text, ids)
+        };
+        if read.is_none() || ids.iter().any(|&id| names.name(id).is_none()) {
+            return false;
+        }
+        out.extend(ids.iter().filter_map(|&id| self.0[id as usize]));
+        true
+    }
+}
+
+/// The ids of `[1,2,3]` (no spaces, no leading zeros, at most 18 digits
+/// each) into `ids`; `None` for any other text.
+fn plain_ids(text: &str, ids: &mut Vec<u64>) -> Option<()> {
+    ids.clear();
+    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
+    if inner.is_empty() {
+        return Some(());
+    }
+    for part in inner.split(',') {
+        let b = part.as_bytes();
+        let plain = !b.is_empty()
+            && b.len() <= 18
+            && b.iter().all(u8::is_ascii_digit)
+            && (b[0] != b'0' || b.len() == 1);
+        if !plain {
+            return None;
+        }
+        ids.push(part.parse().ok()?);
+    }
+    Some(())
 }
 
 /// A stored list column of `ladder_rows`: a `ladder_lists` id, or a text
@@ -387,4 +455,29 @@ pub fn tool_audit(
         examined,
         total: total as u64,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_ids;
+
+    #[test]
+    fn plain_id_lists_read_fast_and_anything_else_is_left_to_the_decoder() {
+        let mut ids = Vec::new();
+        assert_eq!(plain_ids("[1,11,0,305]", &mut ids), Some(()));
+        assert_eq!(ids, [1, 11, 0, 305]);
+        assert_eq!(plain_ids("[]", &mut ids), Some(()));
+        assert!(ids.is_empty());
+        for other in [
+            "[1, 2]",
+            "[01]",
+            "[1,]",
+            "[\"a\"]",
+            "1,2",
+            "[-1]",
+            "[1234567890123456789]",
+        ] {
+            assert_eq!(plain_ids(other, &mut ids), None, "{other}");
+        }
+    }
 }
