@@ -25,7 +25,7 @@ fn has_unsafe(s: &str, newline_ok: bool) -> bool {
     let b = s.as_bytes();
     let Some(i) = b
         .iter()
-        .position(|&c| !(0x20..0x7f).contains(&c) && !(newline_ok && c == b'\n'))
+        .position(|&c| !((0x20..0x7f).contains(&c) || (newline_ok && c == b'\n')))
     else {
         return false;
     };
