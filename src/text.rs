@@ -106,7 +106,9 @@ pub fn escape_multiline(s: &str) -> Cow<'_, str> {
 /// C1 controls and bidi overrides become `\uXXXX` escapes (still valid JSON,
 /// the same value).
 pub fn safe_json(s: String) -> String {
-    if !has_unsafe(&s, false) {
+    // Newlines are kept as they are: text with no other unsafe character
+    // comes back unchanged.
+    if !has_unsafe(&s, true) {
         return s;
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -295,6 +297,9 @@ mod tests {
             assert_eq!(has_unsafe(s, true), beyond_newline, "{s:?}");
             assert_eq!(has_unsafe(s, false), s.chars().any(is_unsafe), "{s:?}");
         }
+        // Newlines stay in JSON text; a C1 control after one is escaped.
+        assert_eq!(safe_json("{\n  \"a\": 1\n}".into()), "{\n  \"a\": 1\n}");
+        assert_eq!(safe_json("a\n\u{9b}".into()), "a\n\\u009b");
     }
 
     #[test]
