@@ -18,6 +18,23 @@ pub fn is_unsafe(c: char) -> bool {
         || is_invisible(c)
 }
 
+/// Whether `s` holds an [`is_unsafe`] character other than `\n` when
+/// `newline_ok`. Every unsafe character is an ASCII control or not ASCII:
+/// plain printable ASCII is passed over a byte at a time.
+fn has_unsafe(s: &str, newline_ok: bool) -> bool {
+    let b = s.as_bytes();
+    let Some(i) = b
+        .iter()
+        .position(|&c| !((0x20..0x7f).contains(&c) || (newline_ok && c == b'\n')))
+    else {
+        return false;
+    };
+    // `i` is a char boundary: the byte there is ASCII or starts a char.
+    s[i..]
+        .chars()
+        .any(|c| is_unsafe(c) && !(newline_ok && c == '\n'))
+}
+
 /// Zero-width and invisible format characters.
 fn is_invisible(c: char) -> bool {
     matches!(c, '\u{ad}' | '\u{34f}' | '\u{180e}' | '\u{200b}'..='\u{200d}' | '\u{2028}' | '\u{2029}' | '\u{2060}'..='\u{2064}' | '\u{206a}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}' | '\u{e0000}'..='\u{e007f}')
@@ -55,7 +72,7 @@ fn push_escaped(out: &mut String, c: char) {
 
 /// One-line safe text: every unsafe character escaped (newlines too).
 pub fn escape(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
+    if !has_unsafe(s, false) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -71,7 +88,7 @@ pub fn escape(s: &str) -> Cow<'_, str> {
 
 /// Multi-line safe text: like [`escape`] but newlines are kept.
 pub fn escape_multiline(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| c != '\n' && is_unsafe(c)) {
+    if !has_unsafe(s, true) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -89,7 +106,9 @@ pub fn escape_multiline(s: &str) -> Cow<'_, str> {
 /// C1 controls and bidi overrides become `\uXXXX` escapes (still valid JSON,
 /// the same value).
 pub fn safe_json(s: String) -> String {
-    if !s.chars().any(is_unsafe) {
+    // Newlines are kept as they are: text with no other unsafe character
+    // comes back unchanged.
+    if !has_unsafe(&s, true) {
         return s;
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -260,6 +279,28 @@ impl Redactor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_byte_scan_finds_what_the_char_scan_finds() {
+        let cases = [
+            ("plain ascii", false, false),
+            ("line\nnext", true, false),
+            ("tab\there", true, true),
+            ("del\u{7f}", true, true),
+            ("é then \u{9b}", true, true),
+            ("é ✓ only", false, false),
+            ("zero\u{200b}width", true, true),
+            ("", false, false),
+        ];
+        for (s, any, beyond_newline) in cases {
+            assert_eq!(has_unsafe(s, false), any, "{s:?}");
+            assert_eq!(has_unsafe(s, true), beyond_newline, "{s:?}");
+            assert_eq!(has_unsafe(s, false), s.chars().any(is_unsafe), "{s:?}");
+        }
+        // Newlines stay in JSON text; a C1 control after one is escaped.
+        assert_eq!(safe_json("{\n  \"a\": 1\n}".into()), "{\n  \"a\": 1\n}");
+        assert_eq!(safe_json("a\n\u{9b}".into()), "a\n\\u009b");
+    }
 
     #[test]
     fn escapes_terminal_controls() {

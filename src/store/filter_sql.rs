@@ -49,6 +49,14 @@ pub trait FilterSql {
     /// or `reason`): without a run-level or phase filter, `ladder_verdicts`,
     /// which looks no decision up.
     fn verdicts_from(&self) -> &'static str;
+    /// [`FilterSql::decision_clause`] over [`FilterSql::rows_from`]: the
+    /// stored verdicts `ladder_rows l` (catalogue as its id) and their
+    /// decisions `decision_rows d`.
+    fn rows_clause(&self) -> (String, Vec<Sql>);
+    /// The FROM clause of a report that reads the stored verdicts directly
+    /// (codes and list ids, not the `ladder` view's texts): `ladder_rows l`
+    /// with `decision_rows d` (and `runs r` for a run-level filter).
+    fn rows_from(&self) -> &'static str;
 }
 
 impl FilterSql for Filter {
@@ -67,6 +75,36 @@ impl FilterSql for Filter {
         push_in(&mut sql, &mut args, "l.phase", &self.phases);
         push_run_level(self, &mut sql, &mut args);
         (sql, args)
+    }
+
+    fn rows_clause(&self) -> (String, Vec<Sql>) {
+        let mut sql = String::from("1=1");
+        let mut args = Vec::new();
+        if let Some(s) = self.since {
+            sql.push_str(" AND l.time_us >= ?");
+            args.push(Sql::Integer(s));
+        }
+        if let Some(u) = self.until {
+            sql.push_str(" AND l.time_us < ?");
+            args.push(Sql::Integer(u));
+        }
+        if !self.catalogues.is_empty() {
+            let mut ids = String::from("SELECT id FROM catalogue_ids WHERE 1=1");
+            push_in(&mut ids, &mut args, "version", &self.catalogues);
+            sql.push_str(&format!(" AND l.catalogue IN ({ids})"));
+        }
+        push_in(&mut sql, &mut args, "d.phase", &self.phases);
+        push_run_level(self, &mut sql, &mut args);
+        (sql, args)
+    }
+
+    fn rows_from(&self) -> &'static str {
+        if self.has_run_filter() {
+            "FROM ladder_rows l JOIN decision_rows d ON d.id = l.decision_id
+             JOIN runs r ON r.run_id = d.run_id"
+        } else {
+            "FROM ladder_rows l LEFT JOIN decision_rows d ON d.id = l.decision_id"
+        }
     }
 
     fn run_clause(&self) -> (String, Vec<Sql>) {

@@ -28,11 +28,13 @@ pub struct FindingRow {
 /// plus the catalogue-level findings of the catalogues those decisions use
 /// (all findings when unfiltered). `select` is what the query returns.
 pub fn selected(f: &Filter, select: &str, tail: &str) -> (String, Vec<Sql>) {
+    selected_from(f, "findings x", select, tail)
+}
+
+/// [`selected`] from `source` (`findings x`, perhaps joined to more).
+fn selected_from(f: &Filter, source: &str, select: &str, tail: &str) -> (String, Vec<Sql>) {
     if f.is_empty() {
-        return (
-            format!("SELECT {select} FROM findings x {tail}"),
-            Vec::new(),
-        );
+        return (format!("SELECT {select} FROM {source} {tail}"), Vec::new());
     }
     let (clause, mut args) = f.decision_clause();
     let (run_clause, run_args) = f.decision_clause();
@@ -53,7 +55,7 @@ pub fn selected(f: &Filter, select: &str, tail: &str) -> (String, Vec<Sql>) {
     };
     (
         format!(
-            "SELECT {select} FROM findings x WHERE
+            "SELECT {select} FROM {source} WHERE
                (x.step IS NOT NULL AND EXISTS (SELECT 1 {from}
                    WHERE l.run_id = x.run_id AND l.step = x.step AND {clause}))
                OR (x.step IS NULL AND x.run_id IS NOT NULL AND EXISTS (SELECT 1 {from}
@@ -67,10 +69,17 @@ pub fn selected(f: &Filter, select: &str, tail: &str) -> (String, Vec<Sql>) {
 
 const FINDING_COLUMNS: &str = "x.kind, x.catalogue, x.task_id, x.run_id, x.step, x.tool, x.detail";
 
+/// The columns of [`FindingRow`] with the detail as stored (`p.detail`,
+/// packed where `p.packed`), over `findings x JOIN finding_rows p`.
+const STORED_COLUMNS: &str =
+    "x.kind, x.catalogue, x.task_id, x.run_id, x.step, x.tool, p.detail, p.packed";
+
 /// Calls `each` with every finding the filter selects, one at a time (so
 /// memory does not grow with their number): `ordered`, by (kind,
 /// catalogue, task_id, run_id, step, tool, detail), nulls first; else in
-/// storage order (for measuring).
+/// storage order (for measuring). The details are unpacked here, not by
+/// the view: the rows come sorted by all but the detail, and each run of
+/// rows equal on those is sorted by its detail.
 pub fn for_each_finding(
     conn: &Connection,
     f: &Filter,
@@ -78,23 +87,72 @@ pub fn for_each_finding(
     mut each: impl FnMut(FindingRow) -> Result<()>,
 ) -> Result<()> {
     let order = if ordered {
-        "ORDER BY x.kind, x.catalogue, x.task_id, x.run_id, x.step, x.tool, x.detail"
+        "ORDER BY x.kind, x.catalogue, x.task_id, x.run_id, x.step, x.tool"
     } else {
         ""
     };
-    let (sql, args) = selected(f, FINDING_COLUMNS, order);
+    let source = "findings x JOIN finding_rows p ON p.id = x.id";
+    let (sql, args) = selected_from(f, source, STORED_COLUMNS, order);
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query(params_from_iter(args))?;
+    let mut group: Vec<FindingRow> = Vec::new();
     while let Some(r) = rows.next()? {
-        each(FindingRow {
+        let tool: Option<String> = r.get(5)?;
+        let detail: String = r.get(6)?;
+        let packed = r.get::<_, Option<f64>>(7)?.is_some_and(|p| p != 0.0);
+        let detail = if packed {
+            unpack_detail(&detail, tool.as_deref())
+        } else {
+            detail
+        };
+        let row = FindingRow {
             kind: r.get(0)?,
             catalogue: r.get(1)?,
             task_id: r.get(2)?,
             run_id: r.get(3)?,
             step: r.get(4)?,
-            tool: r.get(5)?,
-            detail: r.get(6)?,
-        })?;
+            tool,
+            detail,
+        };
+        if !ordered {
+            each(row)?;
+            continue;
+        }
+        if group.first().is_some_and(|g| !same_but_detail(g, &row)) {
+            flush_sorted(&mut group, &mut each)?;
+        }
+        group.push(row);
+    }
+    flush_sorted(&mut group, &mut each)
+}
+
+fn same_but_detail(a: &FindingRow, b: &FindingRow) -> bool {
+    (
+        &a.kind,
+        &a.catalogue,
+        &a.task_id,
+        &a.run_id,
+        a.step,
+        &a.tool,
+    ) == (
+        &b.kind,
+        &b.catalogue,
+        &b.task_id,
+        &b.run_id,
+        b.step,
+        &b.tool,
+    )
+}
+
+/// Hands on a run of rows equal but for the detail, by detail (as SQLite's
+/// binary order: bytes).
+fn flush_sorted(
+    group: &mut Vec<FindingRow>,
+    each: &mut impl FnMut(FindingRow) -> Result<()>,
+) -> Result<()> {
+    group.sort_by(|a, b| a.detail.as_bytes().cmp(b.detail.as_bytes()));
+    for row in group.drain(..) {
+        each(row)?;
     }
     Ok(())
 }
@@ -486,6 +544,39 @@ pub(super) fn pack_detail(detail: &str, tool: Option<&str>) -> Option<String> {
     Some(out)
 }
 
+/// A packed detail spelled out, as the `findings` view does: each phrase
+/// character its phrase, the tool mark the tool (nothing without one),
+/// in one pass (no phrase holds a character that stands for another).
+pub(super) fn unpack_detail(packed: &str, tool: Option<&str>) -> String {
+    static TABLE: std::sync::OnceLock<[Option<&'static str>; 32]> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = [None; 32];
+        for (mark, phrase) in PHRASES {
+            t[*mark as usize] = Some(*phrase);
+        }
+        t
+    });
+    let mut out = String::with_capacity(packed.len() * 3);
+    let mut last = 0;
+    for (i, &b) in packed.as_bytes().iter().enumerate() {
+        if b >= 32 {
+            continue;
+        }
+        let with = if b == TOOL_MARK as u8 {
+            Some(tool.unwrap_or(""))
+        } else {
+            table[b as usize]
+        };
+        if let Some(with) = with {
+            out.push_str(&packed[last..i]);
+            out.push_str(with);
+            last = i + 1;
+        }
+    }
+    out.push_str(&packed[last..]);
+    out
+}
+
 /// A searcher per phrase of [`PHRASES`], in its order, built once.
 fn phrase_finders() -> &'static [memchr::memmem::Finder<'static>] {
     static FINDERS: std::sync::OnceLock<Vec<memchr::memmem::Finder<'static>>> =
@@ -636,5 +727,42 @@ mod packing_tests {
         assert_eq!(shown(&all, Some("tool")).0, all);
         let packed = pack_detail(long, Some("get_alert")).unwrap();
         assert_eq!(packed, "\u{5}\u{1f}\u{6}/id\u{1}; /alert_id\u{7}\u{2}");
+    }
+
+    #[test]
+    fn details_unpacked_here_read_as_the_view_spells_them() {
+        let long = "the arguments of get_alert fail its schema: /id: additionalProperties: not a declared property; /alert_id: required: missing; it executed anyway (ok): the action boundary let an invalid call through";
+        assert_eq!(
+            unpack_detail(
+                &pack_detail(long, Some("get_alert")).unwrap(),
+                Some("get_alert")
+            ),
+            long
+        );
+        let store = crate::store::Store::open_rw(std::path::Path::new(":memory:")).unwrap();
+        let conn = &store.conn;
+        // Every phrase mark, the tool mark, and marks no phrase uses (9-13,
+        // 28-30 stay as they are), with and without a tool.
+        let packed: String = (1u8..32).map(char::from).collect::<String>() + "end";
+        for tool in [Some("tl"), None] {
+            conn.execute(
+                "INSERT OR IGNORE INTO finding_names (name) VALUES ('tl')",
+                [],
+            )
+            .unwrap();
+            conn.execute("DELETE FROM finding_rows", []).unwrap();
+            conn.execute(
+                "INSERT INTO finding_rows (kind, tool, detail, packed)
+                 VALUES ((SELECT min(id) FROM finding_kinds),
+                         (SELECT id FROM finding_names WHERE name = ?1), ?2, 1)",
+                rusqlite::params![tool, packed],
+            )
+            .unwrap();
+            let view: String = conn
+                .query_row("SELECT detail FROM findings", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(unpack_detail(&packed, tool), view, "{tool:?}");
+            assert!(view.ends_with("\u{1c}\u{1d}\u{1e}tlend") || tool.is_none());
+        }
     }
 }

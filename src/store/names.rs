@@ -64,6 +64,11 @@ impl Names {
         self.by_id[i] = Some(name);
     }
 
+    /// One more than the highest id.
+    pub(crate) fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
     pub(crate) fn name(&self, id: u64) -> Option<&str> {
         self.by_id.get(id as usize).and_then(|n| n.as_deref())
     }

@@ -21,14 +21,23 @@ pub(super) fn refusal_stage() -> String {
     format!("COALESCE(l.boundary, '{}')", Boundary::Unclassified)
 }
 
-/// Refused decisions in the filter (any time), for the refusal report.
+/// Refused decisions in the filter (any time), for the refusal report:
+/// read from the stored verdicts (the boundary spelled from its code as
+/// the `ladder` view spells it, `schema_v6.sql`).
 pub fn refusals(conn: &Connection, f: &Filter) -> Result<Vec<Refusal>> {
-    let (clause, args) = f.without_window().decision_clause();
-    let from = f.from();
-    let (stage, refused) = (refusal_stage(), refused());
+    let (clause, args) = f.without_window().rows_clause();
+    let from = f.rows_from();
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.reason, {stage}, l.run_id, l.time_us
-         {from} WHERE {clause} AND {refused}"
+        "SELECT CASE WHEN l.reason IS NULL THEN d.reason WHEN l.reason = X'' THEN NULL
+                     ELSE l.reason END,
+                COALESCE(CASE l.boundary WHEN 0 THEN 'representation' WHEN 1 THEN 'schema'
+                     WHEN 2 THEN 'semantics' WHEN 3 THEN 'authorization'
+                     WHEN 4 THEN 'precondition' WHEN 5 THEN 'unclassified'
+                     WHEN 6 THEN 'execution' ELSE l.boundary END, '{}'),
+                d.run_id, l.time_us
+         {from} WHERE {clause} AND d.status = '{}'",
+        Boundary::Unclassified,
+        Status::Refused
     ))?;
     let rows = stmt
         .query_map(params_from_iter(args), |r| {

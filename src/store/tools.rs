@@ -1,24 +1,23 @@
 //! Catalogue tools: usage per tool (`rung report tools`), flags and stored
 //! definitions for the Tools screen, and the "why was it visible" audit.
 
-use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use rusqlite::types::Value as Sql;
-use rusqlite::{Connection, params, params_from_iter};
+use rusqlite::types::{Value as Sql, ValueRef};
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use super::classify::load_catalogue;
 use super::decode::{Stored, Table};
+use super::dense;
 use super::filter_sql::{FilterSql, push_in};
 use super::findings::FindingRow;
 use super::menu::{MENU_SELECT, menu_row};
 use super::names::Names;
-use super::refusals::refused;
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::ladder::{self, Menu};
 use crate::metrics::ToolUsage;
-use crate::model::Rung;
+use crate::model::{Rung, Status};
 use crate::text::echo;
 
 /// Per catalogue tool usage (`rung report tools`), by (catalogue, name).
@@ -52,68 +51,98 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
             .or_default()
             .insert(t.name.clone(), i);
     }
-    let (clause, args) = f.decision_clause();
-    let from = f.from();
+    // The stored verdicts directly: the catalogue and the controls as ids
+    // (each distinct controls list decoded once), the reason only where
+    // the decision was refused.
+    let by_id = catalogue_tools(conn, &index)?;
+    let (clause, args) = f.rows_clause();
+    let from = f.rows_from();
+    let refused = format!("d.status = '{}'", Status::Refused);
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.catalogue, l.retrieved, l.selected, l.rung = '{}', {}, l.reason, l.decision_id,
-                l.controls
+        "SELECT l.catalogue, l.retrieved, d.selected, l.rung = '{}', {refused},
+                CASE WHEN {refused} THEN
+                     CASE WHEN l.reason IS NULL THEN d.reason WHEN l.reason = X'' THEN NULL
+                          ELSE l.reason END END,
+                l.decision_id, l.controls
          {from} WHERE {clause} AND l.catalogue IS NOT NULL",
         Rung::Selection,
-        refused()
     ))?;
     let interned = Names::load(conn)?;
     let mut rows = stmt.query(params_from_iter(args))?;
     // Pinned menus repeat the same text: parse each distinct one once.
     let mut parsed: HashMap<String, Vec<String>> = HashMap::new();
     // The controls lists seen, per catalogue (few distinct ones).
-    let mut controls: HashMap<String, std::collections::HashSet<String>> = HashMap::new();
+    let mut controls: HashSet<(i64, ListKey)> = HashSet::new();
+    let mut id_places: HashMap<i64, IdPlaces> = HashMap::new();
+    let mut ids: Vec<u64> = Vec::new();
+    let mut seen: Vec<usize> = Vec::new();
     while let Some(r) = rows.next()? {
-        let cat: String = r.get(0)?;
-        let Some(tools) = index.get(&cat) else {
+        let cat: i64 = r.get(0)?;
+        let Some(&tools) = by_id.get(&cat) else {
             continue;
         };
-        let retrieved: String = r.get(1)?;
-        let selected: Option<String> = r.get(2)?;
+        let retrieved = r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
         let wrong: bool = r.get(3)?;
         let refused: bool = r.get::<_, Option<bool>>(4)?.unwrap_or(false);
-        if parsed.len() > 10_000 {
-            parsed.clear();
-        }
-        let names = match parsed.entry(retrieved) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(e) => {
-                let id: i64 = r.get(6)?;
-                let row = || format!("row decision_id {id}");
-                let list = Stored::new(conn, Table::Ladder, &row)
-                    .with_names(&interned)
-                    .list("retrieved", Some(e.key().clone()))?
-                    .unwrap_or_default();
-                e.insert(list)
-            }
-        };
-        for n in names.iter() {
-            if let Some(&i) = tools.get(n) {
+        // Most lists are name ids whose names are all known: counted
+        // through the ids without spelling a name.
+        let known = id_places
+            .entry(cat)
+            .or_insert_with(|| places_by_id(&interned, tools))
+            .places(&interned, retrieved, &mut ids, &mut seen);
+        if known {
+            for &i in &seen {
                 list[i].visible += 1;
             }
+        } else {
+            if parsed.len() > 10_000 {
+                parsed.clear();
+            }
+            let names = match parsed.get(retrieved) {
+                Some(names) => names,
+                None => {
+                    let id: i64 = r.get(6)?;
+                    let row = || format!("row decision_id {id}");
+                    let list = Stored::new(conn, Table::Ladder, &row)
+                        .with_names(&interned)
+                        .list("retrieved", Some(retrieved.to_string()))?
+                        .unwrap_or_default();
+                    parsed.entry(retrieved.to_string()).or_insert(list)
+                }
+            };
+            for n in names.iter() {
+                if let Some(&i) = tools.get(n) {
+                    list[i].visible += 1;
+                }
+            }
         }
-        let c: Option<String> = r.get(7)?;
+        let c = match r.get_ref(7)? {
+            ValueRef::Null => None,
+            ValueRef::Integer(i) => Some(ListKey::Id(i)),
+            _ => Some(ListKey::Text(r.get(7)?)),
+        };
         if let Some(c) = c
-            && !controls.get(&cat).is_some_and(|seen| seen.contains(&c))
+            && !controls.contains(&(cat, c.clone()))
         {
             let id: i64 = r.get(6)?;
             let row = || format!("row decision_id {id}");
+            let body = list_body(conn, &c)?;
             let names = Stored::new(conn, Table::Ladder, &row)
                 .with_names(&interned)
-                .list("controls", Some(c.clone()))?
+                .list("controls", body)?
                 .unwrap_or_default();
             for n in names {
                 if let Some(&i) = tools.get(&n) {
                     list[i].trusted_control = true;
                 }
             }
-            controls.entry(cat.clone()).or_default().insert(c);
+            controls.insert((cat, c));
         }
-        if let Some(&i) = selected.as_ref().and_then(|s| tools.get(s)) {
+        let selected = r
+            .get_ref(2)?
+            .as_str_or_null()
+            .map_err(rusqlite::Error::from)?;
+        if let Some(&i) = selected.and_then(|s| tools.get(s)) {
             list[i].selected += 1;
             if wrong {
                 list[i].selected_wrongly += 1;
@@ -132,6 +161,94 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
         t.never_selected = t.selected == 0;
     }
     Ok(list)
+}
+
+/// `catalogue_ids` id → the catalogue's tools (name → place in the usage
+/// list), for the catalogues that have tools.
+fn catalogue_tools<'a>(
+    conn: &Connection,
+    index: &'a HashMap<String, HashMap<String, usize>>,
+) -> Result<HashMap<i64, &'a HashMap<String, usize>>> {
+    let mut out = HashMap::new();
+    let mut stmt = conn.prepare("SELECT id, version FROM catalogue_ids")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        if let Some(tools) = index.get(r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?) {
+            out.insert(r.get(0)?, tools);
+        }
+    }
+    Ok(out)
+}
+
+/// A catalogue's tools by name id: their places in the usage list.
+struct IdPlaces(Vec<Option<usize>>);
+
+fn places_by_id(names: &Names, tools: &HashMap<String, usize>) -> IdPlaces {
+    IdPlaces(
+        (0..names.len() as u64)
+            .map(|id| names.name(id).and_then(|n| tools.get(n).copied()))
+            .collect(),
+    )
+}
+
+impl IdPlaces {
+    /// The places of the tools a stored list of name ids names (packed
+    /// JSON written plainly, or dense), `None` for any other text or an id
+    /// not in `tool_names` (decoded the long way, which says what is wrong).
+    fn places(&self, names: &Names, text: &str, ids: &mut Vec<u64>, out: &mut Vec<usize>) -> bool {
+        out.clear();
+        let read = if text.starts_with(dense::LIST) {
+            dense::list_ids(text).map(|v| *ids = v)
+        } else {
+            plain_ids(text, ids)
+        };
+        if read.is_none() || ids.iter().any(|&id| names.name(id).is_none()) {
+            return false;
+        }
+        out.extend(ids.iter().filter_map(|&id| self.0[id as usize]));
+        true
+    }
+}
+
+/// The ids of `[1,2,3]` (no spaces, no leading zeros, at most 18 digits
+/// each) into `ids`; `None` for any other text.
+fn plain_ids(text: &str, ids: &mut Vec<u64>) -> Option<()> {
+    ids.clear();
+    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
+    if inner.is_empty() {
+        return Some(());
+    }
+    for part in inner.split(',') {
+        let b = part.as_bytes();
+        let plain = !b.is_empty()
+            && b.len() <= 18
+            && b.iter().all(u8::is_ascii_digit)
+            && (b[0] != b'0' || b.len() == 1);
+        if !plain {
+            return None;
+        }
+        ids.push(part.parse().ok()?);
+    }
+    Some(())
+}
+
+/// A stored list column of `ladder_rows`: a `ladder_lists` id, or a text
+/// kept as written.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) enum ListKey {
+    Id(i64),
+    Text(String),
+}
+
+/// The text a stored list stands for (as the `ladder` view reads it).
+pub(super) fn list_body(conn: &Connection, key: &ListKey) -> Result<Option<String>> {
+    Ok(match key {
+        ListKey::Id(id) => conn
+            .prepare_cached("SELECT body FROM ladder_lists WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?,
+        ListKey::Text(t) => Some(t.clone()),
+    })
 }
 
 /// Flags of a catalogue tool the usage report does not carry.
@@ -338,4 +455,29 @@ pub fn tool_audit(
         examined,
         total: total as u64,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_ids;
+
+    #[test]
+    fn plain_id_lists_read_fast_and_anything_else_is_left_to_the_decoder() {
+        let mut ids = Vec::new();
+        assert_eq!(plain_ids("[1,11,0,305]", &mut ids), Some(()));
+        assert_eq!(ids, [1, 11, 0, 305]);
+        assert_eq!(plain_ids("[]", &mut ids), Some(()));
+        assert!(ids.is_empty());
+        for other in [
+            "[1, 2]",
+            "[01]",
+            "[1,]",
+            "[\"a\"]",
+            "1,2",
+            "[-1]",
+            "[1234567890123456789]",
+        ] {
+            assert_eq!(plain_ids(other, &mut ids), None, "{other}");
+        }
+    }
 }

@@ -2,13 +2,14 @@
 //! rung and by boundary, every metric, pass^k, confusion cells. What a
 //! decision *is* was decided by the classifier and is only read here.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-use rusqlite::Connection;
-use rusqlite::params_from_iter;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, params_from_iter};
 
 use super::decode::{Stored, Table};
 use super::filter_sql::FilterSql;
+use super::tools::{ListKey, list_body};
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::metrics::{
@@ -151,24 +152,43 @@ pub fn pass_hat_k(conn: &Connection, f: &Filter) -> Result<BTreeMap<u32, metrics
     Ok(metrics::pass_hat_k(&tasks))
 }
 
-/// Confusion cells over SELECTION failures (`rung report confusions`).
+/// Confusion cells over SELECTION failures (`rung report confusions`),
+/// from the stored verdicts: each distinct acceptable list decoded once.
 pub fn confusions(conn: &Connection, f: &Filter) -> Result<Confusions> {
-    let (clause, args) = f.decision_clause();
-    let from = f.from();
+    let (clause, args) = f.rows_clause();
+    let from = f.rows_from();
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.acceptable, l.selected, l.decision_id {from} WHERE {clause} AND l.rung = '{}'",
+        "SELECT l.acceptable, d.selected, l.decision_id {from} WHERE {clause} AND l.rung = '{}'",
         Rung::Selection
     ))?;
     let mut items = Vec::new();
+    let mut decoded: HashMap<i64, Vec<String>> = HashMap::new();
     let mut rows = stmt.query(params_from_iter(args))?;
     while let Some(r) = rows.next()? {
         let id: i64 = r.get(2)?;
         let row = || format!("row decision_id {id}");
-        // A selection failure always has a label: NULL is an error too.
-        let acceptable: String = r.get(0)?;
-        let acceptable = Stored::new(conn, Table::Ladder, &row)
-            .list("acceptable", Some(acceptable))?
-            .unwrap_or_default();
+        let acceptable = match r.get_ref(0)? {
+            ValueRef::Integer(list) => match decoded.get(&list) {
+                Some(names) => names.clone(),
+                None => {
+                    // A selection failure always has a label: NULL is an error too.
+                    let body: String = match list_body(conn, &ListKey::Id(list))? {
+                        Some(body) => body,
+                        None => r.get(0)?,
+                    };
+                    let names = Stored::new(conn, Table::Ladder, &row)
+                        .list("acceptable", Some(body))?
+                        .unwrap_or_default();
+                    decoded.entry(list).or_insert(names).clone()
+                }
+            },
+            _ => {
+                let acceptable: String = r.get(0)?;
+                Stored::new(conn, Table::Ladder, &row)
+                    .list("acceptable", Some(acceptable))?
+                    .unwrap_or_default()
+            }
+        };
         items.push((acceptable, r.get::<_, Option<String>>(1)?));
     }
     Ok(metrics::confusions(items))
