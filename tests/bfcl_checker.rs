@@ -24,11 +24,12 @@
 //!   as in `PATH`), else the fixture: prints the table and every
 //!   disagreement, and asserts ≥ 98% per category and ≥ 90% for the rung.
 
+mod bfcl_fixture;
 mod import_util;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use import_util::*;
 use serde_json::Value;
@@ -288,7 +289,7 @@ fn assert_bar(entries: &[Entry]) {
 }
 
 fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bfcl/v1")
+    bfcl_fixture::staged("v1")
 }
 
 #[test]

@@ -11,6 +11,8 @@
 //! `FUZZ_CASES` sets the cases per format (default 300: about 4,000 in all,
 //! within the two minutes CI gives it on a debug build).
 
+mod bfcl_fixture;
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::mpsc;
@@ -632,7 +634,7 @@ fn agent_logs() {
 
 #[test]
 fn bfcl_results() {
-    let v1 = root().join("tests/fixtures/bfcl/v1");
+    let v1 = bfcl_fixture::staged("v1");
     let mut files = Vec::new();
     walk(&v1, &v1, &mut files);
     files.sort();
@@ -658,7 +660,7 @@ fn walk(base: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
 /// part of the error, and the skipped line was printed as two.
 #[test]
 fn regression_a_bfcl_entry_id_cannot_forge_a_line() {
-    let v1 = root().join("tests/fixtures/bfcl/v1");
+    let v1 = bfcl_fixture::staged("v1");
     let mut files = Vec::new();
     walk(&v1, &v1, &mut files);
     let result = files

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+mod bfcl_fixture;
+
 use clap::Parser;
 use rung::tui::Screen;
 use rung::tui::harness::Harness;
@@ -14,7 +16,7 @@ fn import(dir: &Path) -> PathBuf {
     let cli = rung::cli::Cli::try_parse_from(["rung", "-q", "--db", db.to_str().unwrap()])
         .expect("arguments parse");
     let args = rung::cli::import::ImportArgs {
-        paths: vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bfcl/v1")],
+        paths: vec![bfcl_fixture::staged("v1")],
         format: "bfcl".into(),
         ..Default::default()
     };

@@ -4,6 +4,8 @@
 //! and a prompting model), and on the public question files in
 //! ../shared/real-traces with results made up here.
 
+#[path = "../bfcl_fixture/mod.rs"]
+mod bfcl_fixture;
 #[path = "../import_util/mod.rs"]
 mod import_util;
 
@@ -13,12 +15,9 @@ use std::path::{Path, PathBuf};
 use import_util::*;
 use serde_json::{Value, json};
 
+/// A fixture path by BFCL's names, in the staged copy (tests/bfcl_fixture).
 fn bfcl(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/bfcl")
-        .join(rel)
-        .display()
-        .to_string()
+    bfcl_fixture::staged(rel).display().to_string()
 }
 
 /// (step, turn, selected) of each decision of a run.

@@ -5,43 +5,29 @@ use std::path::Path;
 use super::{File, OJson};
 use crate::ingest::read::Limits;
 
+#[path = "../../../tests/bfcl_fixture/mod.rs"]
+mod bfcl_fixture;
+
 pub fn o(v: &str) -> OJson {
     serde_json::from_str(v).unwrap()
 }
 
+/// A fixture file by the name BFCL gives it (`rel` under the fixture
+/// root), read from the repository's copy.
 pub fn fixture(rel: &str) -> File {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/bfcl")
-        .join(rel);
+    let path = bfcl_fixture::kept_root().join(bfcl_fixture::kept_name(rel));
+    let named = Path::new("tests/fixtures/bfcl").join(rel);
     let bytes = std::fs::read(&path).unwrap();
-    let (f, errors) = File::parse(rel, &path, &bytes, &Limits::default());
+    let (f, errors) = File::parse(rel, &named, &bytes, &Limits::default());
     assert!(errors.is_empty(), "{errors:?}");
     f
 }
 
 pub fn v1_files() -> Vec<File> {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bfcl/v1");
-    let mut paths = Vec::new();
-    for dir in [
-        "question",
-        "possible_answer",
-        "result/example-model-FC",
-        "score/example-model-FC",
-    ] {
-        for e in std::fs::read_dir(base.join(dir)).unwrap() {
-            paths.push(e.unwrap().path());
-        }
-    }
-    paths.sort();
-    paths
+    let mut names: Vec<String> = bfcl_fixture::kept_files("v1")
         .iter()
-        .map(|p| {
-            let rel = p
-                .strip_prefix(base.parent().unwrap())
-                .unwrap()
-                .display()
-                .to_string();
-            fixture(&rel)
-        })
-        .collect()
+        .map(|k| bfcl_fixture::bfcl_name(k))
+        .collect();
+    names.sort();
+    names.iter().map(|rel| fixture(rel)).collect()
 }
