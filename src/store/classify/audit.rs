@@ -287,21 +287,22 @@ pub(super) fn gather(
         rules: &ctx.effect_rules,
         recorded: &recorded,
     };
-    let last_write = decisions
-        .iter()
-        .zip(&payloads)
-        .zip(&catalogues)
-        .rposition(|((d, p), catalogue)| {
-            let effect = d
-                .selected
-                .as_deref()
-                .and_then(|t| effects.of(t, catalogue.as_deref()))
-                .map(|(e, _)| e);
-            matches!(effect, Some(Effect::Mutating | Effect::Destructive))
-                && p.arguments
-                    .as_ref()
-                    .is_some_and(|a| !identifiers(a).is_empty())
-        });
+    let last_write =
+        decisions
+            .iter()
+            .zip(&payloads)
+            .zip(&catalogues)
+            .rposition(|((d, p), catalogue)| {
+                let effect = d
+                    .selected
+                    .as_deref()
+                    .and_then(|t| effects.of(t, catalogue.as_deref()))
+                    .map(|(e, _)| e);
+                matches!(effect, Some(Effect::Mutating | Effect::Destructive))
+                    && p.arguments
+                        .as_ref()
+                        .is_some_and(|a| !identifiers(a).is_empty())
+            });
     if let Some(n) = last_write {
         read_results(ctx, run_id, &decisions, &mut payloads, n)?;
     }

@@ -283,7 +283,11 @@ pub(crate) fn classify_loaded(
         for f in &x.findings {
             entries.push(Entry::Ready(Row {
                 kind: f.kind(),
-                catalogue: finding_catalogue(&mut ctx.finding_ids, conn, judged.catalogue.as_deref())?,
+                catalogue: finding_catalogue(
+                    &mut ctx.finding_ids,
+                    conn,
+                    judged.catalogue.as_deref(),
+                )?,
                 step: f.step(),
                 tool: f.tool().map(str::to_string),
                 detail: f.detail(&mask),
@@ -343,4 +347,3 @@ fn finding_catalogue(
     ids.catalogue(conn, c)?;
     Ok(Some(c.to_string()))
 }
-

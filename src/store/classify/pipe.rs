@@ -85,10 +85,10 @@ impl FindingPipe {
     /// Hands a run's findings to the classifying thread (started on first
     /// use); stores the oldest waiting run's when too many wait.
     pub(super) fn send(&mut self, conn: &Connection, ids: &mut FindingIds, job: Job) -> Result<()> {
-        if self.worker.is_none() {
-            self.worker = Some(spawn(&self.config)?);
-        }
-        let worker = self.worker.as_ref().expect("started above");
+        let worker = match &mut self.worker {
+            Some(w) => w,
+            none => none.insert(spawn(&self.config)?),
+        };
         worker.to.send(job).map_err(|_| stopped())?;
         self.waiting += 1;
         while self.waiting > WAITING {
@@ -171,4 +171,137 @@ fn spawn(config: &Config) -> Result<Worker> {
             }
         })?;
     Ok(Worker { to, from })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Redact;
+    use crate::ladder::schema::Violation;
+    use crate::store::Store;
+
+    fn ready(step: i64, detail: &str) -> Entry {
+        Entry::Ready(Row {
+            kind: FindingKind::MissingCall,
+            catalogue: Some("c1".into()),
+            step: Some(step),
+            tool: Some("get".into()),
+            detail: detail.into(),
+        })
+    }
+
+    fn job(run: &str, entries: Vec<Entry>) -> Job {
+        Job {
+            run_id: run.into(),
+            task_id: Some("t1".into()),
+            entries,
+            audit: None,
+        }
+    }
+
+    /// (run, step, tool, detail, packed) of every stored finding, by id.
+    fn stored(conn: &Connection) -> Vec<(String, i64, String, String, bool)> {
+        conn.prepare(
+            "SELECT r.name, f.step, t.name, f.detail, f.packed FROM finding_rows f
+             JOIN finding_names r ON r.id = f.run_id JOIN finding_names t ON t.id = f.tool
+             ORDER BY f.id",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+    }
+
+    /// Runs wait at most three deep, are stored in the order sent, each
+    /// one's findings in its own order; a schema violation is worded and
+    /// masked on the thread as the writer would have.
+    #[test]
+    fn findings_are_stored_in_run_order_at_most_three_runs_late() {
+        let store = Store::open_rw(std::path::Path::new(":memory:")).unwrap();
+        let conn = &store.conn;
+        conn.execute_batch("BEGIN").unwrap();
+        let config = Config {
+            redact: Redact {
+                patterns: vec!["cus_[0-9]+".into()],
+            },
+            ..Config::default()
+        };
+        let mut pipe = FindingPipe::new(&config);
+        let mut ids = FindingIds::default();
+        let violation = SchemaFinding {
+            step: 2,
+            tool: "get".into(),
+            violations: vec![Violation {
+                path: "/id".into(),
+                keyword: "type".into(),
+                message: "cus_123 is not an integer".into(),
+            }],
+            status: None,
+        };
+        let redactor = Redactor::new(&config.redact.patterns, false).unwrap();
+        let worded = violation.detail(&|s: &str| redactor.apply(s).into_owned());
+        assert!(!worded.contains("cus_123"), "{worded}");
+        for (n, run) in ["r1", "r2", "r3", "r4", "r5"].iter().enumerate() {
+            let mut entries = vec![ready(1, &format!("first of {run}"))];
+            if *run == "r2" {
+                entries.push(Entry::Schema(Some("c1".into()), violation.clone()));
+            }
+            pipe.send(conn, &mut ids, job(run, entries)).unwrap();
+            // Up to three runs wait: the fourth sent stores the first.
+            let runs_stored = (n + 1).saturating_sub(WAITING);
+            let rows = stored(conn);
+            let mut runs: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+            runs.dedup();
+            assert_eq!(runs, ["r1", "r2", "r3", "r4", "r5"][..runs_stored]);
+        }
+        pipe.drain(conn, &mut ids).unwrap();
+        let rows = stored(conn);
+        let plain: Vec<(&str, i64, &str)> = rows
+            .iter()
+            .map(|r| (r.0.as_str(), r.1, r.2.as_str()))
+            .collect();
+        assert_eq!(
+            plain,
+            [
+                ("r1", 1, "get"),
+                ("r2", 1, "get"),
+                ("r2", 2, "get"),
+                ("r3", 1, "get"),
+                ("r4", 1, "get"),
+                ("r5", 1, "get"),
+            ]
+        );
+        // Each detail packed (or not) exactly as storing it at once does.
+        let mut direct = FindingIds::default();
+        conn.execute_batch("DELETE FROM finding_rows").unwrap();
+        for (run, step, _, _, _) in &rows {
+            let detail = if *step == 2 {
+                worded.clone()
+            } else {
+                format!("first of {run}")
+            };
+            let kind = if *step == 2 {
+                FindingKind::SchemaViolation
+            } else {
+                FindingKind::MissingCall
+            };
+            direct
+                .insert(
+                    conn,
+                    kind,
+                    Some("c1"),
+                    Some("t1"),
+                    Some(run),
+                    Some(*step),
+                    Some("get"),
+                    &detail,
+                )
+                .unwrap();
+        }
+        assert_eq!(stored(conn), rows);
+        assert_eq!(pipe.waiting, 0);
+    }
 }
