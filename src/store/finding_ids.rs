@@ -42,6 +42,34 @@ impl FindingIds {
         detail: &str,
     ) -> Result<()> {
         let packed = super::findings::pack_detail(detail, tool);
+        self.insert_packed(
+            conn,
+            kind,
+            catalogue,
+            task_id,
+            run_id,
+            step,
+            tool,
+            detail,
+            packed.as_deref(),
+        )
+    }
+
+    /// [`FindingIds::insert`] with the detail already packed
+    /// (`findings::pack_detail`'s answer), as another thread can pack it.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn insert_packed(
+        &mut self,
+        conn: &Connection,
+        kind: FindingKind,
+        catalogue: Option<&str>,
+        task_id: Option<&str>,
+        run_id: Option<&str>,
+        step: Option<i64>,
+        tool: Option<&str>,
+        detail: &str,
+        packed: Option<&str>,
+    ) -> Result<()> {
         let kind = self.kind(conn, kind)?;
         let catalogue = catalogue.map(|c| self.catalogue(conn, c)).transpose()?;
         let task_id = task_id.map(|n| self.name(conn, n)).transpose()?;
@@ -58,7 +86,7 @@ impl FindingIds {
             run_id,
             step,
             tool,
-            packed.as_deref().unwrap_or(detail),
+            packed.unwrap_or(detail),
             packed.is_some()
         ])?;
         Ok(())
@@ -79,7 +107,8 @@ impl FindingIds {
         Ok(id)
     }
 
-    fn catalogue(&mut self, conn: &Connection, version: &str) -> Result<i64> {
+    /// A catalogue version's `catalogue_ids` id, interned when new.
+    pub(crate) fn catalogue(&mut self, conn: &Connection, version: &str) -> Result<i64> {
         if let Some(&id) = self.catalogues.get(version) {
             return Ok(id);
         }

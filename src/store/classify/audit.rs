@@ -14,18 +14,18 @@
 //! redactor before it is stored.
 
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use rusqlite::params;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use super::context::{Context, effective};
-use super::stored::{StoredDecision, StoredRun};
+use super::context::{Context, effective, effective_with};
+use super::stored::{StoredDecision, StoredMenu};
 use crate::config::Config;
 use crate::error::Result;
 use crate::ladder::audit::{self, Announce, AuditRun, AuditStep, ToolDoc, identifiers};
-use crate::ladder::{EffectRules, Effects, RecordedEffects};
+use crate::ladder::{CatalogueView, EffectRules, Effects, ReasonTable, RecordedEffects};
 use crate::model::{Effect, Intent, Status};
 use crate::redact::Redactor;
 use crate::store::decode::{Stored, Table};
@@ -35,13 +35,10 @@ use crate::text::echo;
 const AUDIT_KINDS: &str = "'unsourced_id','id_from_description','announced_no_call',\
 'write_under_inform','menu_changed','repeated_call'";
 
-/// What the audit keeps across runs: the configuration's phrases, effects
-/// and redactor, and the documents of each catalogue's tools.
+/// What the audit keeps across runs: the documents of each catalogue's
+/// tools.
 pub(crate) struct AuditCache {
-    announce: Announce,
-    rules: EffectRules,
-    redactor: Redactor,
-    docs: HashMap<String, Rc<Vec<ToolDoc>>>,
+    docs: HashMap<String, Arc<Vec<ToolDoc>>>,
 }
 
 impl AuditCache {
@@ -49,10 +46,8 @@ impl AuditCache {
     /// configuration was checked when it was loaded or read back, but a
     /// finding stored unmasked is never the fallback).
     pub(crate) fn new(config: &Config) -> Result<AuditCache> {
+        Redactor::new(&config.redact.patterns, false)?;
         Ok(AuditCache {
-            announce: config.announce(),
-            rules: config.effect_rules(),
-            redactor: Redactor::new(&config.redact.patterns, false)?,
             docs: HashMap::new(),
         })
     }
@@ -63,8 +58,26 @@ impl AuditCache {
     }
 }
 
+/// What the audit reads of the configuration: its phrases, effects and
+/// reasons (the classifying thread's own copy).
+pub(super) struct AuditTools {
+    announce: Announce,
+    rules: EffectRules,
+    reasons: ReasonTable,
+}
+
+impl AuditTools {
+    pub(super) fn new(config: &Config) -> AuditTools {
+        AuditTools {
+            announce: config.announce(),
+            rules: config.effect_rules(),
+            reasons: config.reason_table(),
+        }
+    }
+}
+
 /// The documents of a catalogue's tools, cached.
-fn docs(ctx: &mut Context<'_>, version: &str) -> Result<Rc<Vec<ToolDoc>>> {
+fn docs(ctx: &mut Context<'_>, version: &str) -> Result<Arc<Vec<ToolDoc>>> {
     if let Some(d) = ctx.audit.docs.get(version) {
         return Ok(d.clone());
     }
@@ -82,7 +95,7 @@ fn docs(ctx: &mut Context<'_>, version: &str) -> Result<Rc<Vec<ToolDoc>>> {
             out.push(doc);
         }
     }
-    let out = Rc::new(out);
+    let out = Arc::new(out);
     ctx.audit.docs.insert(version.to_string(), out.clone());
     Ok(out)
 }
@@ -213,16 +226,31 @@ fn read_results(
     Ok(())
 }
 
-/// Recomputes the audit findings of one run whose decisions were just
-/// classified (all of them, in step order). `fresh`: the run was never
+/// What the audit of one run reads from the database, gathered by the
+/// writer; [`AuditInput::findings`] computes its findings on the
+/// classifying thread.
+pub(super) struct AuditInput {
+    run_menu: StoredMenu,
+    decisions: Vec<StoredDecision>,
+    /// Per decision: its catalogue's view and its tools' documents.
+    catalogues: Vec<Option<Arc<CatalogueView>>>,
+    docs: Vec<Arc<Vec<ToolDoc>>>,
+    payloads: Vec<Payload>,
+    facts: RunFacts,
+    recorded: RecordedEffects,
+}
+
+/// Clears the old audit findings of one run whose decisions were just
+/// classified (all of them, in step order) and reads what its audit needs
+/// (`None`: a run without decisions has none). `fresh`: the run was never
 /// classified, so it has no old findings to clear.
-pub(super) fn audit_run(
+pub(super) fn gather(
     ctx: &mut Context<'_>,
     run_id: &str,
-    run: &StoredRun,
-    decisions: &[StoredDecision],
+    run_menu: StoredMenu,
+    decisions: Vec<StoredDecision>,
     fresh: bool,
-) -> Result<()> {
+) -> Result<Option<AuditInput>> {
     let conn = ctx.conn;
     if !fresh {
         conn.prepare_cached(&format!(
@@ -232,7 +260,7 @@ pub(super) fn audit_run(
         .execute([run_id])?;
     }
     if decisions.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let facts = run_facts(ctx, run_id)?;
     let recorded = facts
@@ -240,94 +268,118 @@ pub(super) fn audit_run(
         .as_ref()
         .map(RecordedEffects::from_definitions)
         .unwrap_or_default();
-    let run_docs = facts
-        .definitions
-        .as_ref()
-        .map(ToolDoc::from_definitions)
-        .unwrap_or_default();
-    let mut payloads = payloads(ctx, run_id, decisions)?;
+    let mut payloads = payloads(ctx, run_id, &decisions)?;
 
-    let mut menus = Vec::with_capacity(decisions.len());
+    let mut catalogues = Vec::with_capacity(decisions.len());
     let mut cat_docs = Vec::with_capacity(decisions.len());
-    for d in decisions {
-        let eff = effective(ctx, &d.menu, &run.menu)?;
+    for d in &decisions {
+        let eff = effective(ctx, &d.menu, &run_menu)?;
         cat_docs.push(match eff.catalogue_name {
             Some(c) if eff.catalogue.is_some() => docs(ctx, c)?,
-            _ => Rc::new(Vec::new()),
+            _ => Arc::new(Vec::new()),
         });
-        menus.push(eff);
+        catalogues.push(eff.catalogue);
     }
 
     // Results can only source an identifier of a later write: read those
     // before the last write that carries one, and only then.
     let effects = Effects {
-        rules: &ctx.audit.rules,
+        rules: &ctx.effect_rules,
         recorded: &recorded,
     };
-    let last_write = decisions
-        .iter()
-        .zip(&payloads)
-        .zip(&menus)
-        .rposition(|((d, p), eff)| {
-            let effect = d
-                .selected
-                .as_deref()
-                .and_then(|t| effects.of(t, eff.catalogue.as_deref()))
-                .map(|(e, _)| e);
-            matches!(effect, Some(Effect::Mutating | Effect::Destructive))
-                && p.arguments
-                    .as_ref()
-                    .is_some_and(|a| !identifiers(a).is_empty())
-        });
+    let last_write =
+        decisions
+            .iter()
+            .zip(&payloads)
+            .zip(&catalogues)
+            .rposition(|((d, p), catalogue)| {
+                let effect = d
+                    .selected
+                    .as_deref()
+                    .and_then(|t| effects.of(t, catalogue.as_deref()))
+                    .map(|(e, _)| e);
+                matches!(effect, Some(Effect::Mutating | Effect::Destructive))
+                    && p.arguments
+                        .as_ref()
+                        .is_some_and(|a| !identifiers(a).is_empty())
+            });
     if let Some(n) = last_write {
-        read_results(ctx, run_id, decisions, &mut payloads, n)?;
+        read_results(ctx, run_id, &decisions, &mut payloads, n)?;
     }
-    let steps: Vec<AuditStep<'_>> = decisions
-        .iter()
-        .zip(&payloads)
-        .zip(&menus)
-        .zip(&cat_docs)
-        .map(|(((d, p), eff), docs)| AuditStep {
-            step: d.step,
-            turn: d.turn,
-            phase: d.phase.as_deref(),
-            menu: eff.menu(d.exposed.as_deref()),
-            docs,
-            selected: d.selected.as_deref(),
-            status: d.status,
-            stage: d.stage,
-            reason: d.reason.as_deref(),
-            retryable: p.retryable,
-            arguments: p.arguments.as_ref(),
-            result: p.result.as_ref(),
-            text: p.text.as_deref(),
-            raw: p.raw.as_ref(),
-        })
-        .collect();
-    let input = AuditRun {
-        goal: facts.goal.as_deref(),
-        scope: facts.scope.as_deref(),
-        intent: facts.intent,
-        effects,
-        definitions: &run_docs,
-        reasons: &ctx.reasons,
-        announce: &ctx.audit.announce,
-    };
-    let found = audit::audit_run(&input, &steps);
+    Ok(Some(AuditInput {
+        run_menu,
+        decisions,
+        catalogues,
+        docs: cat_docs,
+        payloads,
+        facts,
+        recorded,
+    }))
+}
 
-    let redactor = &ctx.audit.redactor;
-    let mask = |s: &str| redactor.apply(s).into_owned();
-    for f in &found {
-        ctx.finding_ids.insert(
-            conn,
-            f.kind,
-            menus[f.at].catalogue_name,
-            run.task_id.as_deref(),
-            Some(run_id),
-            Some(f.step),
-            f.tool.as_deref(),
-            &f.detail(&mask),
-        )?;
+impl AuditInput {
+    /// Computes the run's audit findings, masked, onto `out` in order.
+    pub(super) fn findings(
+        &self,
+        tools: &AuditTools,
+        mask: &dyn Fn(&str) -> String,
+        out: &mut Vec<super::pipe::Row>,
+    ) {
+        let run_docs = self
+            .facts
+            .definitions
+            .as_ref()
+            .map(ToolDoc::from_definitions)
+            .unwrap_or_default();
+        let menus: Vec<_> = self
+            .decisions
+            .iter()
+            .zip(&self.catalogues)
+            .map(|(d, c)| effective_with(&d.menu, &self.run_menu, c.clone()))
+            .collect();
+        let steps: Vec<AuditStep<'_>> = self
+            .decisions
+            .iter()
+            .zip(&self.payloads)
+            .zip(&menus)
+            .zip(&self.docs)
+            .map(|(((d, p), eff), docs)| AuditStep {
+                step: d.step,
+                turn: d.turn,
+                phase: d.phase.as_deref(),
+                menu: eff.menu(d.exposed.as_deref()),
+                docs,
+                selected: d.selected.as_deref(),
+                status: d.status,
+                stage: d.stage,
+                reason: d.reason.as_deref(),
+                retryable: p.retryable,
+                arguments: p.arguments.as_ref(),
+                result: p.result.as_ref(),
+                text: p.text.as_deref(),
+                raw: p.raw.as_ref(),
+            })
+            .collect();
+        let input = AuditRun {
+            goal: self.facts.goal.as_deref(),
+            scope: self.facts.scope.as_deref(),
+            intent: self.facts.intent,
+            effects: Effects {
+                rules: &tools.rules,
+                recorded: &self.recorded,
+            },
+            definitions: &run_docs,
+            reasons: &tools.reasons,
+            announce: &tools.announce,
+        };
+        for f in audit::audit_run(&input, &steps) {
+            out.push(super::pipe::Row {
+                kind: f.kind,
+                catalogue: menus[f.at].catalogue_name.map(str::to_string),
+                step: Some(f.step),
+                detail: f.detail(mask),
+                tool: f.tool,
+            });
+        }
     }
-    Ok(())
 }

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use rusqlite::Connection;
 
@@ -30,7 +31,7 @@ pub(crate) struct Context<'c> {
     /// Validates arguments against their schemas (§8), keeping compiled
     /// schemas.
     pub(super) schema_checker: SchemaChecker,
-    catalogues: HashMap<String, Option<Rc<CatalogueView>>>,
+    catalogues: HashMap<String, Option<Arc<CatalogueView>>>,
     catalogue_schemas: HashMap<String, Rc<ToolSchemas>>,
     cases: HashMap<String, Rc<Vec<StoredCase>>>,
     /// Catalogues whose decisions were classified (before or after): their
@@ -46,6 +47,9 @@ pub(crate) struct Context<'c> {
     pub(super) audit: super::audit::AuditCache,
     /// The ids findings are stored with (this transaction's).
     pub(super) finding_ids: FindingIds,
+    /// Findings being formatted on the classifying thread, stored in run
+    /// order.
+    pub(super) pipe: super::pipe::FindingPipe,
 }
 
 impl<'c> Context<'c> {
@@ -70,6 +74,7 @@ impl<'c> Context<'c> {
             ladder_lists: super::codes::Interned::lists(),
             audit: super::audit::AuditCache::new(config)?,
             finding_ids: FindingIds::default(),
+            pipe: super::pipe::FindingPipe::new(config),
         })
     }
 
@@ -109,11 +114,11 @@ impl<'c> Context<'c> {
         self.cases.remove(task_id);
     }
 
-    pub(crate) fn catalogue(&mut self, version: &str) -> Result<Option<Rc<CatalogueView>>> {
+    pub(crate) fn catalogue(&mut self, version: &str) -> Result<Option<Arc<CatalogueView>>> {
         if let Some(c) = self.catalogues.get(version) {
             return Ok(c.clone());
         }
-        let view = load_catalogue(self.conn, version)?.map(Rc::new);
+        let view = load_catalogue(self.conn, version)?.map(Arc::new);
         self.catalogues.insert(version.to_string(), view.clone());
         Ok(view)
     }
@@ -140,7 +145,7 @@ impl<'c> Context<'c> {
 /// Everything the ladder needs for one stored decision, with the run's menu
 /// fields inherited where the decision records none.
 pub(crate) struct Effective<'a> {
-    pub catalogue: Option<Rc<CatalogueView>>,
+    pub catalogue: Option<Arc<CatalogueView>>,
     pub catalogue_name: Option<&'a str>,
     pub policy: Option<&'a Policy>,
     pub controls: &'a [String],
@@ -174,12 +179,21 @@ pub(super) fn effective<'a>(
     d: &'a StoredMenu,
     run: &'a StoredMenu,
 ) -> Result<Effective<'a>> {
-    let catalogue_name = d.catalogue.as_deref().or(run.catalogue.as_deref());
-    let catalogue = match catalogue_name {
+    let catalogue = match d.catalogue.as_deref().or(run.catalogue.as_deref()) {
         Some(c) => ctx.catalogue(c)?,
         None => None,
     };
-    Ok(Effective {
+    Ok(effective_with(d, run, catalogue))
+}
+
+/// [`effective`] with the catalogue view already looked up.
+pub(super) fn effective_with<'a>(
+    d: &'a StoredMenu,
+    run: &'a StoredMenu,
+    catalogue: Option<Arc<CatalogueView>>,
+) -> Effective<'a> {
+    let catalogue_name = d.catalogue.as_deref().or(run.catalogue.as_deref());
+    Effective {
         catalogue,
         catalogue_name,
         policy: d.policy.as_ref().or(run.policy.as_ref()),
@@ -190,7 +204,7 @@ pub(super) fn effective<'a>(
             .unwrap_or(&[]),
         retrieval: d.retrieval.as_ref().or(run.retrieval.as_ref()),
         visible: d.visible.as_deref().or(run.visible.as_deref()),
-    })
+    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ mod context;
 mod explain;
 mod judge;
 pub mod matching;
+mod pipe;
 mod schema;
 mod stored;
 
@@ -16,12 +17,13 @@ use rusqlite::params;
 pub(crate) use context::Context;
 pub use explain::{Explained, RunExpectations, RunExplained, explain, explain_run};
 use judge::judge;
+use pipe::{Entry, Job, Row};
 pub(crate) use stored::{StoredDecision, StoredRun, load_catalogue, load_decisions, load_run};
 
 use crate::error::Result;
 use crate::ladder::errors::ErrorStageSource;
 use crate::ladder::schema::{SchemaCheck, SchemaFinding};
-use crate::model::{FindingKind, Label};
+use crate::model::Label;
 
 /// A SQL text built once per call site (the statement cache keys on it).
 macro_rules! once_sql {
@@ -59,6 +61,7 @@ pub(crate) fn reclassify_touched(ctx: &mut Context<'_>) -> Result<u64> {
             n += 1;
         }
     }
+    ctx.pipe.drain(conn, &mut ctx.finding_ids)?;
     for c in std::mem::take(&mut ctx.finding_catalogues) {
         conn.prepare_cached("INSERT OR IGNORE INTO finding_catalogues VALUES (?1)")?
             .execute([c])?;
@@ -76,8 +79,8 @@ pub(crate) fn reclassify_touched(ctx: &mut Context<'_>) -> Result<u64> {
 fn classify_run(ctx: &mut Context<'_>, run_id: &str) -> Result<()> {
     let run = load_run(ctx.conn, run_id)?.unwrap_or_else(StoredRun::bare);
     let conn = ctx.conn;
-    let mut decisions = load_decisions(conn, ctx.names()?, run_id)?;
-    classify_loaded(ctx, run_id, &run, &mut decisions, false)
+    let decisions = load_decisions(conn, ctx.names()?, run_id)?;
+    classify_loaded(ctx, run_id, run, decisions, false)
 }
 
 /// Whether every catalogue the decisions refer to (themselves or through
@@ -116,16 +119,20 @@ const ERROR_DETAIL_CHARS: usize = 300;
 /// run-level pass ([`ladder::classify_run`]) and writes the verdicts, the
 /// decision and expectation findings, the matching table and the run's
 /// summary. `fresh`: nothing of the run was classified before, so there is
-/// nothing old to clear.
+/// nothing old to clear. The findings are worded on the classifying thread
+/// and stored a few runs later, in order (see `pipe.rs`).
 pub(crate) fn classify_loaded(
     ctx: &mut Context<'_>,
     run_id: &str,
-    run: &StoredRun,
-    decisions: &mut [StoredDecision],
+    run: StoredRun,
+    mut stored: Vec<StoredDecision>,
     fresh: bool,
 ) -> Result<()> {
     let conn = ctx.conn;
     if !fresh {
+        // Its old findings are cleared below: every waiting one is stored
+        // first.
+        ctx.pipe.drain(conn, &mut ctx.finding_ids)?;
         let mut old = conn.prepare_cached(
             "SELECT DISTINCT catalogue FROM ladder WHERE run_id = ?1 AND catalogue IS NOT NULL",
         )?;
@@ -147,7 +154,8 @@ pub(crate) fn classify_loaded(
             .execute([run_id])?;
     }
 
-    let mut judged = judge(ctx, run_id, run, decisions)?;
+    let mut entries = Vec::new();
+    let mut judged = judge(ctx, run_id, &run, &mut stored)?;
     let decisions = judged.decisions;
     let mask = |s: &str| ctx.redactor.apply(s).into_owned();
 
@@ -242,20 +250,16 @@ pub(crate) fn classify_loaded(
             error_detail,
         ])?;
         for f in &c.findings {
-            insert_finding(
-                conn,
-                &mut ctx.finding_ids,
-                f.kind,
-                eff.catalogue_name,
-                run,
-                run_id,
-                Some(d.step),
-                f.tool.as_deref(),
-                &f.detail,
-            )?;
+            entries.push(Entry::Ready(Row {
+                kind: f.kind,
+                catalogue: finding_catalogue(&mut ctx.finding_ids, conn, eff.catalogue_name)?,
+                step: Some(d.step),
+                tool: f.tool.clone(),
+                detail: f.detail.clone(),
+            }));
         }
         // The last use of this decision's check: its violations move into
-        // the finding.
+        // the finding (worded on the classifying thread).
         if let Some(tool) = &d.selected
             && let SchemaCheck::Invalid(violations) =
                 std::mem::replace(&mut judged.schema[i], SchemaCheck::NotChecked)
@@ -266,17 +270,10 @@ pub(crate) fn classify_loaded(
                 violations,
                 status: d.status,
             };
-            insert_finding(
-                conn,
-                &mut ctx.finding_ids,
-                FindingKind::SchemaViolation,
-                eff.catalogue_name,
-                run,
-                run_id,
-                Some(d.step),
-                Some(tool),
-                &f.detail(&mask),
-            )?;
+            entries.push(Entry::Schema(
+                finding_catalogue(&mut ctx.finding_ids, conn, eff.catalogue_name)?,
+                f,
+            ));
         }
     }
 
@@ -284,17 +281,17 @@ pub(crate) fn classify_loaded(
     let mut summary: [Option<i64>; 5] = [None; 5];
     if let (Some(e), Some(x)) = (&judged.expectations, &verdict.expectations) {
         for f in &x.findings {
-            insert_finding(
-                conn,
-                &mut ctx.finding_ids,
-                f.kind(),
-                judged.catalogue.as_deref(),
-                run,
-                run_id,
-                f.step(),
-                f.tool(),
-                &f.detail(&mask),
-            )?;
+            entries.push(Entry::Ready(Row {
+                kind: f.kind(),
+                catalogue: finding_catalogue(
+                    &mut ctx.finding_ids,
+                    conn,
+                    judged.catalogue.as_deref(),
+                )?,
+                step: f.step(),
+                tool: f.tool().map(str::to_string),
+                detail: f.detail(&mask),
+            }));
         }
         let selected: Vec<Option<&str>> = decisions.iter().map(|d| d.selected.as_deref()).collect();
         let table = matching::rows(e, verdict, &selected, &judged.call_effects, &mask);
@@ -325,29 +322,28 @@ pub(crate) fn classify_loaded(
         summary[3],
         summary[4],
     ])?;
-    audit::audit_run(ctx, run_id, run, decisions, fresh)
+    drop(judged);
+    let task_id = run.task_id;
+    let audit = audit::gather(ctx, run_id, run.menu, stored, fresh)?;
+    let job = Job {
+        run_id: run_id.to_string(),
+        task_id,
+        entries,
+        audit,
+    };
+    ctx.pipe.send(conn, &mut ctx.finding_ids, job)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn insert_finding(
-    conn: &rusqlite::Connection,
+/// A finding's catalogue, interned in `catalogue_ids` now (as storing the
+/// finding at once did), though the finding is stored later.
+fn finding_catalogue(
     ids: &mut crate::store::finding_ids::FindingIds,
-    kind: FindingKind,
+    conn: &rusqlite::Connection,
     catalogue: Option<&str>,
-    run: &StoredRun,
-    run_id: &str,
-    step: Option<i64>,
-    tool: Option<&str>,
-    detail: &str,
-) -> Result<()> {
-    ids.insert(
-        conn,
-        kind,
-        catalogue,
-        run.task_id.as_deref(),
-        Some(run_id),
-        step,
-        tool,
-        detail,
-    )
+) -> Result<Option<String>> {
+    let Some(c) = catalogue else {
+        return Ok(None);
+    };
+    ids.catalogue(conn, c)?;
+    Ok(Some(c.to_string()))
 }

@@ -99,7 +99,7 @@ impl Batch<'_> {
             decisions.sort_by_key(|d| d.step());
         }
         if classify::catalogues_known(&mut self.ctx, &run, &decisions)? {
-            classify::classify_loaded(&mut self.ctx, &run_id, &run, &mut decisions, fresh)?;
+            classify::classify_loaded(&mut self.ctx, &run_id, run, decisions, fresh)?;
             conn.prepare_cached("INSERT OR IGNORE INTO classified_runs VALUES (?1)")?
                 .execute([&run_id])?;
         }
