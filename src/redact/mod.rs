@@ -262,6 +262,70 @@ fn card_inside(s: &str) -> Option<Range<usize>> {
     best
 }
 
+/// Words one of which every built-in kind's match holds (compared
+/// ignoring ASCII case): `sk-`, `bearer`, `authorization`, the GitHub,
+/// GitLab, Hugging Face, npm, Slack, Stripe and Google prefixes, a JWT's
+/// `eyJ`, a URL's `://`, a PEM's `-----BEGIN`, and the part of every
+/// secret-named field ([`FIELD_NAMES`]: pass, secret, key, token).
+const NEEDED: &[&[u8]] = &[
+    b"sk-",
+    b"bearer",
+    b"authorization",
+    b"ghp_",
+    b"gho_",
+    b"ghu_",
+    b"ghs_",
+    b"ghr_",
+    b"github_pat_",
+    b"glpat-",
+    b"hf_",
+    b"npm_",
+    b"eyj",
+    b"://",
+    b"pass",
+    b"secret",
+    b"key",
+    b"token",
+    b"xox",
+    b"k_live_",
+    b"k_test_",
+    b"aiza",
+    b"-----begin",
+];
+
+/// Whether no built-in kind can match `s`, found in one cheap pass:
+/// plain ASCII (so case-insensitive patterns fold ASCII letters only),
+/// fewer than 13 digits (a card), no run of 20 characters of
+/// `[A-Za-z0-9/+]` (an AWS key id or secret key), and none of [`NEEDED`].
+/// `false` says only that the patterns must look.
+fn clear_of_builtin(s: &str) -> bool {
+    let b = s.as_bytes();
+    let (mut digits, mut run) = (0, 0);
+    for (i, &c) in b.iter().enumerate() {
+        if !c.is_ascii() {
+            return false;
+        }
+        digits += usize::from(c.is_ascii_digit());
+        run = if c.is_ascii_alphanumeric() || c == b'/' || c == b'+' {
+            run + 1
+        } else {
+            0
+        };
+        if run >= 20 || digits >= 13 {
+            return false;
+        }
+        let lower = c.to_ascii_lowercase();
+        if matches!(lower, b's' | b'b' | b'a' | b'g' | b'h' | b'n' | b'e' | b':' | b'p' | b'k' | b't' | b'x' | b'-')
+            && NEEDED.iter().any(|w| {
+                w[0] == lower && b.len() - i >= w.len() && b[i..i + w.len()].eq_ignore_ascii_case(w)
+            })
+        {
+            return false;
+        }
+    }
+    true
+}
+
 /// The Luhn checksum over the digits of `s`.
 pub fn luhn(s: &str) -> bool {
     let digits: Vec<u32> = s.chars().filter_map(|c| c.to_digit(10)).collect();
@@ -353,7 +417,14 @@ impl Redactor {
             return std::iter::once(0..s.len()).collect();
         };
         let mut spans: Vec<Range<usize>> = Vec::new();
-        for i in b.set.matches(s).iter() {
+        // No built-in kind can match a clear text: only the configured
+        // patterns look at it.
+        let kinds: Vec<usize> = if clear_of_builtin(s) {
+            Vec::new()
+        } else {
+            b.set.matches(s).into_iter().collect()
+        };
+        for i in kinds {
             let (kind, re) = &b.kinds[i];
             for c in re.captures_iter(s) {
                 let Some(m) = c.get(kind.group) else { continue };
