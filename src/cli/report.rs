@@ -159,11 +159,13 @@ fn findings_list(
     format: Format,
     m: &Redactor,
 ) -> Result<u64> {
-    use report::findings::{List, Measure};
+    use report::findings::{List, Measure, Shown};
+    // Every name once: the rows carry ids.
+    let names = std::sync::Arc::new(query::FindingNames::load(conn)?);
     let mut measure = Measure::new();
     let total = if format == Format::Table {
-        query::for_each_finding(conn, f, false, |r| {
-            measure.add(&r, m);
+        query::for_each_stored(conn, f, &names, false, |s| {
+            measure.add_shown(&Shown::stored(s, &names), m);
             Ok(())
         })?;
         measure.count()
@@ -173,11 +175,23 @@ fn findings_list(
     let mut list = List::new(format, total, Some(&measure), m);
     let mut out = Out::new();
     out.write(&list.head())?;
-    query::for_each_finding(conn, f, true, |r| out.write(&list.row(&r)))?;
+    let mut text = String::with_capacity(2 * CHUNK);
+    query::for_each_stored(conn, f, &names, true, |s| {
+        list.write(&Shown::stored(s, &names), &mut text);
+        if text.len() >= CHUNK {
+            out.write(&text)?;
+            text.clear();
+        }
+        Ok(())
+    })?;
+    out.write(&text)?;
     out.write(&list.tail())?;
     out.flush()?;
     Ok(total)
 }
+
+/// How much of the list is written to standard output at once.
+const CHUNK: usize = 64 * 1024;
 
 /// Standard output, buffered; a closed pipe (`| head`) ends the writing
 /// quietly.

@@ -262,64 +262,65 @@ fn card_inside(s: &str) -> Option<Range<usize>> {
     best
 }
 
-/// Words one of which every built-in kind's match holds (compared
-/// ignoring ASCII case): `sk-`, `bearer`, `authorization`, the GitHub,
-/// GitLab, Hugging Face, npm, Slack, Stripe and Google prefixes, a JWT's
-/// `eyJ`, a URL's `://`, a PEM's `-----BEGIN`, and the part of every
-/// secret-named field ([`FIELD_NAMES`]: pass, secret, key, token).
-const NEEDED: &[&[u8]] = &[
-    b"sk-",
-    b"bearer",
-    b"authorization",
-    b"ghp_",
-    b"gho_",
-    b"ghu_",
-    b"ghs_",
-    b"ghr_",
-    b"github_pat_",
-    b"glpat-",
-    b"hf_",
-    b"npm_",
-    b"eyj",
-    b"://",
-    b"pass",
-    b"secret",
-    b"key",
-    b"token",
-    b"xox",
-    b"k_live_",
-    b"k_test_",
-    b"aiza",
-    b"-----begin",
-];
-
 /// Whether no built-in kind can match `s`, found in one cheap pass:
 /// plain ASCII (so case-insensitive patterns fold ASCII letters only),
-/// fewer than 13 digits (a card), no run of 20 characters of
-/// `[A-Za-z0-9/+]` (an AWS key id or secret key), and none of [`NEEDED`].
-/// `false` says only that the patterns must look.
+/// fewer than 13 digits (a card), no run of 20 characters of `[0-9A-Z]`
+/// (an AWS key id) or 40 of `[A-Za-z0-9/+]` (an AWS secret key), and none
+/// of the words one of which every other kind's match holds, compared
+/// ignoring ASCII case: `sk-`, `bearer`, `authorization`, the GitHub
+/// (`gh[pousr]_`, `github_pat_`), GitLab, Hugging Face, npm, Slack,
+/// Stripe and Google prefixes, a JWT's `eyJ`, a URL's `://`, a PEM's
+/// `-----BEGIN`, and a part of every secret-named field ([`FIELD_NAMES`]:
+/// pass, secret, key, token). `false` says only that the patterns must
+/// look.
 fn clear_of_builtin(s: &str) -> bool {
     let b = s.as_bytes();
-    let (mut digits, mut run) = (0, 0);
+    let at =
+        |i: usize, w: &[u8]| b.len() - i >= w.len() && b[i..i + w.len()].eq_ignore_ascii_case(w);
+    let (mut digits, mut upper, mut base64) = (0, 0, 0);
     for (i, &c) in b.iter().enumerate() {
         if !c.is_ascii() {
             return false;
         }
-        digits += usize::from(c.is_ascii_digit());
-        run = if c.is_ascii_alphanumeric() || c == b'/' || c == b'+' {
-            run + 1
+        let digit = c.is_ascii_digit();
+        digits += usize::from(digit);
+        upper = if digit || c.is_ascii_uppercase() {
+            upper + 1
         } else {
             0
         };
-        if run >= 20 || digits >= 13 {
+        base64 = if c.is_ascii_alphanumeric() || c == b'/' || c == b'+' {
+            base64 + 1
+        } else {
+            0
+        };
+        if digits >= 13 || upper >= 20 || base64 >= 40 {
             return false;
         }
-        let lower = c.to_ascii_lowercase();
-        if matches!(lower, b's' | b'b' | b'a' | b'g' | b'h' | b'n' | b'e' | b':' | b'p' | b'k' | b't' | b'x' | b'-')
-            && NEEDED.iter().any(|w| {
-                w[0] == lower && b.len() - i >= w.len() && b[i..i + w.len()].eq_ignore_ascii_case(w)
-            })
-        {
+        let found = match c.to_ascii_lowercase() {
+            b'a' => at(i, b"authorization") || at(i, b"aiza"),
+            b'b' => at(i, b"bearer"),
+            b'e' => at(i, b"eyj"),
+            b'g' => {
+                at(i, b"github_pat_")
+                    || at(i, b"glpat-")
+                    || (at(i, b"gh")
+                        && b.len() - i >= 4
+                        && b"pousr".contains(&b[i + 2].to_ascii_lowercase())
+                        && b[i + 3] == b'_')
+            }
+            b'h' => at(i, b"hf_"),
+            b'k' => at(i, b"key") || at(i, b"k_live_") || at(i, b"k_test_"),
+            b'n' => at(i, b"npm_"),
+            b'p' => at(i, b"pass"),
+            b's' => at(i, b"sk-") || at(i, b"secret"),
+            b't' => at(i, b"token"),
+            b'x' => at(i, b"xox"),
+            b':' => at(i, b"://"),
+            b'-' => at(i, b"-----begin"),
+            _ => false,
+        };
+        if found {
             return false;
         }
     }

@@ -1,0 +1,296 @@
+//! The findings list read whole and fast (`rung report findings --all`,
+//! `--format json`): the rows of `finding_rows` as they are stored, their
+//! kind, catalogue and names as ids that the reader decodes (and masks,
+//! and escapes) once per distinct id with [`FindingNames`], sorted by
+//! SQLite on the ranks of the names (integers) rather than on the names.
+//! The order is the `findings` view's by (kind, catalogue, task_id,
+//! run_id, step, tool, detail), nulls first.
+
+use std::sync::Arc;
+
+use rusqlite::functions::FunctionFlags;
+use rusqlite::{Connection, params_from_iter};
+use rustc_hash::FxHashMap;
+
+use super::findings::{FindingRow, selected_from, unpack_detail};
+use crate::error::Result;
+use crate::filter::Filter;
+
+/// One stored finding, its kind, catalogue and names as ids of
+/// [`FindingNames`] (an id that names nothing reads as none, as the view's
+/// outer joins show it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredFinding {
+    pub kind: i64,
+    pub catalogue: Option<i64>,
+    pub task_id: Option<i64>,
+    pub run_id: Option<i64>,
+    pub step: Option<i64>,
+    pub tool: Option<i64>,
+    /// Spelt out (unpacked).
+    pub detail: String,
+}
+
+/// A name and its place in the names' binary order.
+#[derive(Debug, Default)]
+struct Ranked {
+    names: FxHashMap<i64, (u32, String)>,
+}
+
+impl Ranked {
+    /// `sql` returns (id, name) by name.
+    fn load(conn: &Connection, sql: &str) -> Result<Ranked> {
+        let mut names = FxHashMap::default();
+        let mut stmt = conn.prepare(sql)?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let rank = names.len() as u32;
+            names.insert(r.get(0)?, (rank, r.get(1)?));
+        }
+        Ok(Ranked { names })
+    }
+
+    fn name(&self, id: i64) -> Option<&str> {
+        self.names.get(&id).map(|(_, n)| n.as_str())
+    }
+
+    /// The rank of `id` plus one; 0 for none (nulls first).
+    fn rank(&self, id: Option<i64>) -> u64 {
+        id.and_then(|i| self.names.get(&i))
+            .map_or(0, |(r, _)| u64::from(*r) + 1)
+    }
+
+    fn known(&self, id: Option<i64>) -> Option<i64> {
+        id.filter(|i| self.names.contains_key(i))
+    }
+}
+
+/// The names findings use: kinds, catalogues and `finding_names` (tasks,
+/// runs, tools), each with its rank by name.
+#[derive(Debug, Default)]
+pub struct FindingNames {
+    kinds: Ranked,
+    catalogues: Ranked,
+    names: Ranked,
+}
+
+impl FindingNames {
+    pub fn load(conn: &Connection) -> Result<FindingNames> {
+        Ok(FindingNames {
+            kinds: Ranked::load(conn, "SELECT id, name FROM finding_kinds ORDER BY name")?,
+            catalogues: Ranked::load(
+                conn,
+                "SELECT id, version FROM catalogue_ids ORDER BY version",
+            )?,
+            names: Ranked::load(conn, "SELECT id, name FROM finding_names ORDER BY name")?,
+        })
+    }
+
+    /// A finding's kind (always known: a finding of an unknown kind is
+    /// not read, as the view leaves it out).
+    pub fn kind(&self, id: i64) -> &str {
+        self.kinds.name(id).unwrap_or("")
+    }
+
+    pub fn catalogue(&self, id: Option<i64>) -> Option<&str> {
+        id.and_then(|i| self.catalogues.name(i))
+    }
+
+    /// A task, run or tool.
+    pub fn name(&self, id: Option<i64>) -> Option<&str> {
+        id.and_then(|i| self.names.name(i))
+    }
+
+    /// The finding with its names.
+    pub fn row(&self, f: &StoredFinding) -> FindingRow {
+        let own = |s: Option<&str>| s.map(str::to_string);
+        FindingRow {
+            kind: self.kind(f.kind).to_string(),
+            catalogue: own(self.catalogue(f.catalogue)),
+            task_id: own(self.name(f.task_id)),
+            run_id: own(self.name(f.run_id)),
+            step: f.step,
+            tool: own(self.name(f.tool)),
+            detail: f.detail.clone(),
+        }
+    }
+
+    /// The sort key of (kind, catalogue, task) as one integer: the ranks
+    /// plus one (0: none), in 12, 20 and 31 bits.
+    fn head_key(
+        &self,
+        kind: Option<i64>,
+        catalogue: Option<i64>,
+        task: Option<i64>,
+    ) -> Option<i64> {
+        let (k, c, t) = (
+            self.kinds.rank(kind),
+            self.catalogues.rank(catalogue),
+            self.names.rank(task),
+        );
+        (k < 1 << 12 && c < 1 << 20 && t < 1 << 31).then_some((k << 51 | c << 31 | t) as i64)
+    }
+}
+
+/// The SQL functions the sorted query calls: the head key of (kind,
+/// catalogue, task), and the rank of a run or tool.
+const KEY_FN: &str = "rung_finding_head_key";
+const RANK_FN: &str = "rung_finding_name_rank";
+
+fn register(conn: &Connection, names: &Arc<FindingNames>) -> Result<()> {
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    let n = Arc::clone(names);
+    conn.create_scalar_function(KEY_FN, 3, flags, move |ctx| {
+        n.head_key(ctx.get(0)?, ctx.get(1)?, ctx.get(2)?)
+            .ok_or_else(|| {
+                rusqlite::Error::UserFunctionError("too many finding names to sort".into())
+            })
+    })?;
+    let n = Arc::clone(names);
+    conn.create_scalar_function(RANK_FN, 1, flags, move |ctx| {
+        Ok(n.names.rank(ctx.get(0)?) as i64)
+    })?;
+    Ok(())
+}
+
+fn unregister(conn: &Connection) -> Result<()> {
+    conn.remove_function(KEY_FN, 3)?;
+    conn.remove_function(RANK_FN, 1)?;
+    Ok(())
+}
+
+/// The columns read, over `finding_rows p`.
+const COLUMNS: &str =
+    "p.kind, p.catalogue, p.task_id, p.run_id, p.step, p.tool, p.detail, p.packed";
+
+/// Calls `each` with every finding the filter selects (see
+/// `findings::selected`), one at a time so that memory does not grow with
+/// their number: `ordered`, by (kind, catalogue, task_id, run_id, step,
+/// tool, detail) of their names, nulls first; else in storage order (for
+/// measuring). SQLite sorts by all but the detail; each run of rows equal
+/// on those is sorted here by its detail (as SQLite compares text: bytes).
+pub fn for_each_stored(
+    conn: &Connection,
+    f: &Filter,
+    names: &Arc<FindingNames>,
+    ordered: bool,
+    mut each: impl FnMut(&StoredFinding) -> Result<()>,
+) -> Result<()> {
+    let order = if ordered {
+        register(conn, names)?;
+        format!(
+            "ORDER BY {KEY_FN}(p.kind, p.catalogue, p.task_id), {RANK_FN}(p.run_id), p.step, \
+             {RANK_FN}(p.tool)"
+        )
+    } else {
+        String::new()
+    };
+    let (sql, args) = if f.is_empty() {
+        (
+            format!("SELECT {COLUMNS} FROM finding_rows p {order}"),
+            Vec::new(),
+        )
+    } else {
+        selected_from(
+            f,
+            "findings x JOIN finding_rows p ON p.id = x.id",
+            COLUMNS,
+            &order,
+        )
+    };
+    let read = read_rows(conn, &sql, args, names, ordered, &mut each);
+    if ordered {
+        unregister(conn)?;
+    }
+    read
+}
+
+fn read_rows(
+    conn: &Connection,
+    sql: &str,
+    args: Vec<rusqlite::types::Value>,
+    names: &FindingNames,
+    ordered: bool,
+    each: &mut impl FnMut(&StoredFinding) -> Result<()>,
+) -> Result<()> {
+    let mut stmt = conn.prepare(sql)?;
+    let mut rows = stmt.query(params_from_iter(args))?;
+    let mut group: Vec<StoredFinding> = Vec::new();
+    while let Some(r) = rows.next()? {
+        let kind: i64 = r.get(0)?;
+        if names.kinds.name(kind).is_none() {
+            continue;
+        }
+        let tool = names.names.known(r.get(5)?);
+        let stored = r.get_ref(6)?.as_str().map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(6, rusqlite::types::Type::Text, Box::new(e))
+        })?;
+        let packed = r.get::<_, Option<f64>>(7)?.is_some_and(|p| p != 0.0);
+        let detail = if packed {
+            unpack_detail(stored, names.name(tool))
+        } else {
+            stored.to_string()
+        };
+        let row = StoredFinding {
+            kind,
+            catalogue: names.catalogues.known(r.get(1)?),
+            task_id: names.names.known(r.get(2)?),
+            run_id: names.names.known(r.get(3)?),
+            step: r.get(4)?,
+            tool,
+            detail,
+        };
+        if !ordered {
+            each(&row)?;
+            continue;
+        }
+        if group.first().is_some_and(|g| !same_but_detail(g, &row)) {
+            flush_sorted(&mut group, each)?;
+        }
+        group.push(row);
+    }
+    flush_sorted(&mut group, each)
+}
+
+/// Equal but for the detail (names are unique: equal ids, equal names).
+fn same_but_detail(a: &StoredFinding, b: &StoredFinding) -> bool {
+    (a.kind, a.catalogue, a.task_id, a.run_id, a.step, a.tool)
+        == (b.kind, b.catalogue, b.task_id, b.run_id, b.step, b.tool)
+}
+
+/// Hands on a run of rows equal but for the detail, by detail.
+fn flush_sorted(
+    group: &mut Vec<StoredFinding>,
+    each: &mut impl FnMut(&StoredFinding) -> Result<()>,
+) -> Result<()> {
+    if group.len() > 1 {
+        group.sort_by(|a, b| a.detail.as_bytes().cmp(b.detail.as_bytes()));
+    }
+    for row in group.iter() {
+        each(row)?;
+    }
+    group.clear();
+    Ok(())
+}
+
+/// [`for_each_stored`] with each finding's names spelt out.
+pub fn for_each_finding(
+    conn: &Connection,
+    f: &Filter,
+    ordered: bool,
+    mut each: impl FnMut(FindingRow) -> Result<()>,
+) -> Result<()> {
+    let names = Arc::new(FindingNames::load(conn)?);
+    for_each_stored(conn, f, &names, ordered, |s| each(names.row(s)))
+}
+
+/// Every finding the filter selects, in order, in memory
+/// ([`for_each_finding`] streams them).
+pub fn findings(conn: &Connection, f: &Filter) -> Result<Vec<FindingRow>> {
+    let mut out = Vec::new();
+    for_each_finding(conn, f, true, |r| {
+        out.push(r);
+        Ok(())
+    })?;
+    Ok(out)
+}
