@@ -7,6 +7,8 @@
 //! `--format json` prints the full list whatever the flags (the spec's
 //! `{"findings": [...]}`); the summary is json only with `--summary`.
 
+use rustc_hash::FxHashMap;
+
 use super::model::{Cell, Column, Empty, Place, Prose, Report, Shape, count};
 use super::table::{Natural, WIDTH, line, rule, wrap};
 use super::{Format, csv, json, markdown};
@@ -152,11 +154,11 @@ struct Cells {
     cache: Vec<Vec<Option<(i64, String)>>>,
     /// Details by their text's hash (many findings share one: a tool's
     /// schema violations), each with its cell.
-    details: Vec<(String, String)>,
+    details: FxHashMap<String, String>,
 }
 
-/// Slots of the details' cache.
-const DETAIL_SLOTS: usize = 4096;
+/// Details remembered at most (then forgotten, and remembered anew).
+const DETAILS: usize = 16 * 1024;
 
 impl Cells {
     fn new(format: Format, m: &Redactor) -> Cells {
@@ -165,7 +167,7 @@ impl Cells {
             columns: columns(),
             redactor: m.clone(),
             cache: vec![vec![None; SLOTS]; NAMED.len()],
-            details: Vec::new(),
+            details: FxHashMap::default(),
         }
     }
 
@@ -174,12 +176,7 @@ impl Cells {
         match self.format {
             // Escaped for a terminal as the whole text would be (the rest
             // of the JSON is plain ASCII).
-            Format::Json => match cell {
-                Cell::Text(s) => {
-                    safe_json(serde_json::to_string(s.as_str()).expect("a string serializes"))
-                }
-                other => safe_json(json::value(other).to_string()),
-            },
+            Format::Json => safe_json(json::value(cell).to_string()),
             Format::Csv => csv::field(cell),
             Format::Markdown => markdown::cell(&self.columns[col].read(cell)),
             Format::Table => self.columns[col].read(cell),
@@ -190,24 +187,16 @@ impl Cells {
         self.render(col, &Cell::opt_text(&self.redactor, s))
     }
 
-    /// The slot of the details' cache that holds `detail` and its cell.
-    fn detail(&mut self, detail: &str) -> usize {
-        use std::hash::{Hash, Hasher};
-        if self.details.is_empty() {
-            self.details = vec![(String::new(), String::new()); DETAIL_SLOTS];
+    /// Remembers `detail`'s cell.
+    fn detail(&mut self, detail: &str) {
+        if self.details.contains_key(detail) {
+            return;
         }
-        let mut h = rustc_hash::FxHasher::default();
-        detail.hash(&mut h);
-        let slot = (h.finish() % DETAIL_SLOTS as u64) as usize;
-        let (key, cell) = &self.details[slot];
-        if key != detail || cell.is_empty() {
-            let text = self.text(DETAIL, Some(detail));
-            let (key, cell) = &mut self.details[slot];
-            key.clear();
-            key.push_str(detail);
-            *cell = text;
+        if self.details.len() >= DETAILS {
+            self.details.clear();
         }
-        slot
+        let cell = self.text(DETAIL, Some(detail));
+        self.details.insert(detail.to_string(), cell);
     }
 
     /// Calls `g` with the finding's seven cells, in [`columns`]' order.
@@ -227,8 +216,8 @@ impl Cells {
             }
         }
         let step = self.render(STEP, &Cell::opt_int(f.step));
-        let detail = self.detail(f.detail);
-        let detail = self.details[detail].1.as_str();
+        self.detail(f.detail);
+        let detail = self.details.get(f.detail).map_or("", String::as_str);
         let name = |i: usize| -> &str {
             match (&own[i], f.names[i].0) {
                 (Some(s), _) => s,
@@ -238,7 +227,7 @@ impl Cells {
                 (None, None) => "",
             }
         };
-        g(&[name(0), name(1), name(2), name(3), &step, name(4), &detail])
+        g(&[name(0), name(1), name(2), name(3), &step, name(4), detail])
     }
 }
 

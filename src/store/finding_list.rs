@@ -174,7 +174,7 @@ pub fn for_each_stored(
     f: &Filter,
     names: &Arc<FindingNames>,
     ordered: bool,
-    mut each: impl FnMut(&StoredFinding) -> Result<()>,
+    mut each: impl FnMut(StoredFinding) -> Result<()>,
 ) -> Result<()> {
     let order = if ordered {
         register(conn, names)?;
@@ -211,7 +211,7 @@ fn read_rows(
     args: Vec<rusqlite::types::Value>,
     names: &FindingNames,
     ordered: bool,
-    each: &mut impl FnMut(&StoredFinding) -> Result<()>,
+    each: &mut impl FnMut(StoredFinding) -> Result<()>,
 ) -> Result<()> {
     let mut stmt = conn.prepare(sql)?;
     let mut rows = stmt.query(params_from_iter(args))?;
@@ -241,7 +241,7 @@ fn read_rows(
             detail,
         };
         if !ordered {
-            each(&row)?;
+            each(row)?;
             continue;
         }
         if group.first().is_some_and(|g| !same_but_detail(g, &row)) {
@@ -261,15 +261,14 @@ fn same_but_detail(a: &StoredFinding, b: &StoredFinding) -> bool {
 /// Hands on a run of rows equal but for the detail, by detail.
 fn flush_sorted(
     group: &mut Vec<StoredFinding>,
-    each: &mut impl FnMut(&StoredFinding) -> Result<()>,
+    each: &mut impl FnMut(StoredFinding) -> Result<()>,
 ) -> Result<()> {
     if group.len() > 1 {
         group.sort_by(|a, b| a.detail.as_bytes().cmp(b.detail.as_bytes()));
     }
-    for row in group.iter() {
+    for row in group.drain(..) {
         each(row)?;
     }
-    group.clear();
     Ok(())
 }
 
@@ -281,7 +280,7 @@ pub fn for_each_finding(
     mut each: impl FnMut(FindingRow) -> Result<()>,
 ) -> Result<()> {
     let names = Arc::new(FindingNames::load(conn)?);
-    for_each_stored(conn, f, &names, ordered, |s| each(names.row(s)))
+    for_each_stored(conn, f, &names, ordered, |s| each(names.row(&s)))
 }
 
 /// Every finding the filter selects, in order, in memory
