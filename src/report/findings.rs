@@ -7,6 +7,8 @@
 //! `--format json` prints the full list whatever the flags (the spec's
 //! `{"findings": [...]}`); the summary is json only with `--summary`.
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHashMap;
 
 use super::model::{Cell, Column, Empty, Place, Prose, Report, Shape, count};
@@ -106,7 +108,14 @@ const DETAIL: usize = 6;
 pub struct Shown<'a> {
     pub names: [(Option<i64>, Option<&'a str>); 5],
     pub step: Option<i64>,
-    pub detail: &'a str,
+    pub detail: Detail<'a>,
+}
+
+/// A finding's detail: its text, or as stored (spelt out only when its
+/// cell is not remembered already).
+pub enum Detail<'a> {
+    Text(&'a str),
+    Stored(&'a StoredFinding, &'a FindingNames),
 }
 
 impl<'a> Shown<'a> {
@@ -120,7 +129,7 @@ impl<'a> Shown<'a> {
                 (None, f.tool.as_deref()),
             ],
             step: f.step,
-            detail: &f.detail,
+            detail: Detail::Text(&f.detail),
         }
     }
 
@@ -135,7 +144,7 @@ impl<'a> Shown<'a> {
                 (f.tool, n.name(f.tool)),
             ],
             step: f.step,
-            detail: &f.detail,
+            detail: Detail::Stored(f, n),
         }
     }
 }
@@ -155,6 +164,8 @@ struct Cells {
     /// Details by their text's hash (many findings share one: a tool's
     /// schema violations), each with its cell.
     details: FxHashMap<String, String>,
+    /// The key of the last detail.
+    key: String,
 }
 
 /// Details remembered at most (then forgotten, and remembered anew).
@@ -168,6 +179,7 @@ impl Cells {
             redactor: m.clone(),
             cache: vec![vec![None; SLOTS]; NAMED.len()],
             details: FxHashMap::default(),
+            key: String::new(),
         }
     }
 
@@ -187,16 +199,37 @@ impl Cells {
         self.render(col, &Cell::opt_text(&self.redactor, s))
     }
 
-    /// Remembers `detail`'s cell.
-    fn detail(&mut self, detail: &str) {
-        if self.details.contains_key(detail) {
+    /// Remembers the cell of `f`'s detail, by what says it whole (the
+    /// text; a packed detail as stored, with its tool), in `self.key`.
+    fn detail(&mut self, f: &Shown) {
+        use std::fmt::Write;
+        self.key.clear();
+        match f.detail {
+            Detail::Stored(s, _) if s.packed => {
+                let _ = write!(self.key, "p{:?}:", s.tool);
+                self.key.push_str(&s.detail);
+            }
+            Detail::Stored(s, _) => {
+                self.key.push('t');
+                self.key.push_str(&s.detail);
+            }
+            Detail::Text(t) => {
+                self.key.push('t');
+                self.key.push_str(t);
+            }
+        }
+        if self.details.contains_key(&self.key) {
             return;
         }
         if self.details.len() >= DETAILS {
             self.details.clear();
         }
-        let cell = self.text(DETAIL, Some(detail));
-        self.details.insert(detail.to_string(), cell);
+        let text = match f.detail {
+            Detail::Text(t) => Cow::Borrowed(t),
+            Detail::Stored(s, n) => s.detail(n),
+        };
+        let cell = self.text(DETAIL, Some(&text));
+        self.details.insert(self.key.clone(), cell);
     }
 
     /// Calls `g` with the finding's seven cells, in [`columns`]' order.
@@ -216,8 +249,8 @@ impl Cells {
             }
         }
         let step = self.render(STEP, &Cell::opt_int(f.step));
-        self.detail(f.detail);
-        let detail = self.details.get(f.detail).map_or("", String::as_str);
+        self.detail(f);
+        let detail = self.details.get(&self.key).map_or("", String::as_str);
         let name = |i: usize| -> &str {
             match (&own[i], f.names[i].0) {
                 (Some(s), _) => s,

@@ -6,6 +6,7 @@
 //! The order is the `findings` view's by (kind, catalogue, task_id,
 //! run_id, step, tool, detail), nulls first.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rusqlite::functions::FunctionFlags;
@@ -27,8 +28,20 @@ pub struct StoredFinding {
     pub run_id: Option<i64>,
     pub step: Option<i64>,
     pub tool: Option<i64>,
-    /// Spelt out (unpacked).
+    /// As stored: packed (see `findings::pack_detail`) when `packed`.
     pub detail: String,
+    pub packed: bool,
+}
+
+impl StoredFinding {
+    /// The detail spelt out.
+    pub fn detail<'a>(&'a self, names: &FindingNames) -> Cow<'a, str> {
+        if self.packed {
+            Cow::Owned(unpack_detail(&self.detail, names.name(self.tool)))
+        } else {
+            Cow::Borrowed(&self.detail)
+        }
+    }
 }
 
 /// A name and its place in the names' binary order.
@@ -111,40 +124,66 @@ impl FindingNames {
             run_id: own(self.name(f.run_id)),
             step: f.step,
             tool: own(self.name(f.tool)),
-            detail: f.detail.clone(),
+            detail: f.detail(self).into_owned(),
         }
     }
 
-    /// The sort key of (kind, catalogue, task) as one integer: the ranks
-    /// plus one (0: none), in 12, 20 and 31 bits.
-    fn head_key(
-        &self,
-        kind: Option<i64>,
-        catalogue: Option<i64>,
-        task: Option<i64>,
-    ) -> Option<i64> {
-        let (k, c, t) = (
-            self.kinds.rank(kind),
-            self.catalogues.rank(catalogue),
-            self.names.rank(task),
-        );
-        (k < 1 << 12 && c < 1 << 20 && t < 1 << 31).then_some((k << 51 | c << 31 | t) as i64)
+    /// How many bits the ranks (plus one) of kinds, catalogues and names
+    /// take.
+    fn widths(&self) -> [u32; 3] {
+        let bits = |r: &Ranked| u64::BITS - (r.names.len() as u64).leading_zeros();
+        [bits(&self.kinds), bits(&self.catalogues), bits(&self.names)]
+    }
+
+    /// How many of (kind, catalogue, task, run) one integer sort key holds:
+    /// all four when their ranks fit in 63 bits (always, but for millions
+    /// of names), else the first three (the run's rank a key of its own).
+    fn key_parts(&self) -> Result<usize> {
+        let [k, c, n] = self.widths();
+        if k + c + 2 * n <= 63 {
+            Ok(4)
+        } else if k + c + n <= 63 {
+            Ok(3)
+        } else {
+            Err(crate::error::Error::usage(
+                "too many finding names to sort".to_string(),
+            ))
+        }
+    }
+
+    /// The sort key of the first `ids.len()` of (kind, catalogue, task,
+    /// run): their ranks plus one (0: none), side by side in the bits of
+    /// [`FindingNames::widths`].
+    fn key(&self, ids: &[Option<i64>]) -> i64 {
+        let [k, c, n] = self.widths();
+        let parts = [
+            (&self.kinds, k),
+            (&self.catalogues, c),
+            (&self.names, n),
+            (&self.names, n),
+        ];
+        let mut key = 0u64;
+        for (id, (ranked, bits)) in ids.iter().zip(parts) {
+            key = key << bits | ranked.rank(*id);
+        }
+        key as i64
     }
 }
 
-/// The SQL functions the sorted query calls: the head key of (kind,
-/// catalogue, task), and the rank of a run or tool.
-const KEY_FN: &str = "rung_finding_head_key";
+/// The SQL functions the sorted query calls: the key of (kind,
+/// catalogue, task[, run]), and the rank of a run or tool.
+const KEY_FN: &str = "rung_finding_key";
 const RANK_FN: &str = "rung_finding_name_rank";
 
-fn register(conn: &Connection, names: &Arc<FindingNames>) -> Result<()> {
+fn register(conn: &Connection, names: &Arc<FindingNames>, parts: usize) -> Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     let n = Arc::clone(names);
-    conn.create_scalar_function(KEY_FN, 3, flags, move |ctx| {
-        n.head_key(ctx.get(0)?, ctx.get(1)?, ctx.get(2)?)
-            .ok_or_else(|| {
-                rusqlite::Error::UserFunctionError("too many finding names to sort".into())
-            })
+    conn.create_scalar_function(KEY_FN, parts as i32, flags, move |ctx| {
+        let mut ids = [None; 4];
+        for (i, id) in ids.iter_mut().enumerate().take(parts) {
+            *id = ctx.get(i)?;
+        }
+        Ok(n.key(&ids[..parts]))
     })?;
     let n = Arc::clone(names);
     conn.create_scalar_function(RANK_FN, 1, flags, move |ctx| {
@@ -153,8 +192,8 @@ fn register(conn: &Connection, names: &Arc<FindingNames>) -> Result<()> {
     Ok(())
 }
 
-fn unregister(conn: &Connection) -> Result<()> {
-    conn.remove_function(KEY_FN, 3)?;
+fn unregister(conn: &Connection, parts: usize) -> Result<()> {
+    conn.remove_function(KEY_FN, parts as i32)?;
     conn.remove_function(RANK_FN, 1)?;
     Ok(())
 }
@@ -176,15 +215,20 @@ pub fn for_each_stored(
     ordered: bool,
     mut each: impl FnMut(StoredFinding) -> Result<()>,
 ) -> Result<()> {
-    let order = if ordered {
-        register(conn, names)?;
-        format!(
+    let parts = names.key_parts()?;
+    let order = match (ordered, parts) {
+        (false, _) => String::new(),
+        (true, 4) => format!(
+            "ORDER BY {KEY_FN}(p.kind, p.catalogue, p.task_id, p.run_id), p.step, {RANK_FN}(p.tool)"
+        ),
+        (true, _) => format!(
             "ORDER BY {KEY_FN}(p.kind, p.catalogue, p.task_id), {RANK_FN}(p.run_id), p.step, \
              {RANK_FN}(p.tool)"
-        )
-    } else {
-        String::new()
+        ),
     };
+    if ordered {
+        register(conn, names, parts)?;
+    }
     let (sql, args) = if f.is_empty() {
         (
             format!("SELECT {COLUMNS} FROM finding_rows p {order}"),
@@ -200,7 +244,7 @@ pub fn for_each_stored(
     };
     let read = read_rows(conn, &sql, args, names, ordered, &mut each);
     if ordered {
-        unregister(conn)?;
+        unregister(conn, parts)?;
     }
     read
 }
@@ -222,15 +266,10 @@ fn read_rows(
             continue;
         }
         let tool = names.names.known(r.get(5)?);
-        let stored = r.get_ref(6)?.as_str().map_err(|e| {
+        let detail = r.get_ref(6)?.as_str().map_err(|e| {
             rusqlite::Error::FromSqlConversionFailure(6, rusqlite::types::Type::Text, Box::new(e))
         })?;
         let packed = r.get::<_, Option<f64>>(7)?.is_some_and(|p| p != 0.0);
-        let detail = if packed {
-            unpack_detail(stored, names.name(tool))
-        } else {
-            stored.to_string()
-        };
         let row = StoredFinding {
             kind,
             catalogue: names.catalogues.known(r.get(1)?),
@@ -238,18 +277,19 @@ fn read_rows(
             run_id: names.names.known(r.get(3)?),
             step: r.get(4)?,
             tool,
-            detail,
+            detail: detail.to_string(),
+            packed,
         };
         if !ordered {
             each(row)?;
             continue;
         }
         if group.first().is_some_and(|g| !same_but_detail(g, &row)) {
-            flush_sorted(&mut group, each)?;
+            flush_sorted(&mut group, names, each)?;
         }
         group.push(row);
     }
-    flush_sorted(&mut group, each)
+    flush_sorted(&mut group, names, each)
 }
 
 /// Equal but for the detail (names are unique: equal ids, equal names).
@@ -261,10 +301,12 @@ fn same_but_detail(a: &StoredFinding, b: &StoredFinding) -> bool {
 /// Hands on a run of rows equal but for the detail, by detail.
 fn flush_sorted(
     group: &mut Vec<StoredFinding>,
+    names: &FindingNames,
     each: &mut impl FnMut(StoredFinding) -> Result<()>,
 ) -> Result<()> {
     if group.len() > 1 {
-        group.sort_by(|a, b| a.detail.as_bytes().cmp(b.detail.as_bytes()));
+        // (A String's order is its bytes'.)
+        group.sort_by_cached_key(|r| r.detail(names).into_owned());
     }
     for row in group.drain(..) {
         each(row)?;
