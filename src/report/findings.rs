@@ -191,6 +191,10 @@ impl Cells {
             Format::Json => safe_json(json::value(cell).to_string()),
             Format::Csv => csv::field(cell),
             Format::Markdown => markdown::cell(&self.columns[col].read(cell)),
+            // A note is wrapped under its row.
+            Format::Table if self.columns[col].table == Place::Note => {
+                wrap(&self.columns[col].read(cell), WIDTH, "    ")
+            }
             Format::Table => self.columns[col].read(cell),
         }
     }
@@ -232,8 +236,9 @@ impl Cells {
         self.details.insert(self.key.clone(), cell);
     }
 
-    /// Calls `g` with the finding's seven cells, in [`columns`]' order.
-    fn with<R>(&mut self, f: &Shown, g: impl FnOnce(&[&str; 7]) -> R) -> R {
+    /// Calls `g` with the finding's seven cells, in [`columns`]' order
+    /// (the detail's empty unless `detail`).
+    fn with<R>(&mut self, f: &Shown, detail: bool, g: impl FnOnce(&[&str; 7]) -> R) -> R {
         let mut own: [Option<String>; 5] = Default::default();
         for (i, (id, name)) in f.names.iter().enumerate() {
             let col = NAMED[i];
@@ -249,8 +254,12 @@ impl Cells {
             }
         }
         let step = self.render(STEP, &Cell::opt_int(f.step));
-        self.detail(f);
-        let detail = self.details.get(&self.key).map_or("", String::as_str);
+        let detail = if detail {
+            self.detail(f);
+            self.details.get(&self.key).map_or("", String::as_str)
+        } else {
+            ""
+        };
         let name = |i: usize| -> &str {
             match (&own[i], f.names[i].0) {
                 (Some(s), _) => s,
@@ -302,7 +311,7 @@ impl Measure {
             .cells
             .get_or_insert_with(|| Cells::new(Format::Table, m));
         let natural = &mut self.natural;
-        cells.with(f, |read| {
+        cells.with(f, false, |read| {
             let grid: Vec<String> = grid_columns()
                 .iter()
                 .map(|(i, _)| read[*i].to_string())
@@ -434,13 +443,13 @@ impl List {
         self.written += 1;
         let (format, columns) = (self.format, &self.columns);
         let (grid, widths, right, keys) = (&self.grid, &self.widths, &self.right, &self.json_keys);
-        self.cells.with(f, |cells| match format {
+        self.cells.with(f, true, |cells| match format {
             Format::Table => {
                 let shown: Vec<String> = grid.iter().map(|(i, _)| cells[*i].to_string()).collect();
                 out.push_str(&line(&shown, widths, right));
                 // The detail column, wrapped under the row.
                 if let Some(note) = columns.iter().position(|c| c.table == Place::Note) {
-                    out.push_str(&wrap(cells[note], WIDTH, "    "));
+                    out.push_str(cells[note]);
                 }
             }
             Format::Markdown => {

@@ -335,3 +335,182 @@ pub fn findings(conn: &Connection, f: &Filter) -> Result<Vec<FindingRow>> {
     })?;
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::FindingKind;
+    use crate::store::findings::insert_finding;
+
+    /// Findings whose names were stored in the reverse of their order (so
+    /// ids and names sort differently), with no catalogue, task, run, step
+    /// or tool, packed details, and rows equal but for the detail.
+    #[test]
+    fn the_list_comes_in_the_order_of_the_view() {
+        let store = crate::store::Store::open_rw(std::path::Path::new(":memory:")).unwrap();
+        let conn = &store.conn;
+        type Finding<'a> = (
+            FindingKind,
+            Option<&'a str>,
+            Option<&'a str>,
+            Option<&'a str>,
+            Option<i64>,
+            Option<&'a str>,
+            &'a str,
+        );
+        let schema = "the arguments of zeta fail its schema: /id: required: missing";
+        let list: [Finding; 10] = [
+            (
+                FindingKind::UnsourcedId,
+                Some("c2"),
+                Some("t-2"),
+                Some("r-c"),
+                Some(3),
+                Some("zeta"),
+                "z",
+            ),
+            (
+                FindingKind::UnsourcedId,
+                Some("c2"),
+                Some("t-2"),
+                Some("r-c"),
+                Some(3),
+                Some("zeta"),
+                "b",
+            ),
+            (
+                FindingKind::UnsourcedId,
+                Some("c2"),
+                Some("t-2"),
+                Some("r-c"),
+                Some(3),
+                Some("zeta"),
+                "a",
+            ),
+            (
+                FindingKind::SchemaViolation,
+                Some("c2"),
+                Some("t-1"),
+                Some("r-b"),
+                Some(10),
+                Some("zeta"),
+                schema,
+            ),
+            (
+                FindingKind::SchemaViolation,
+                Some("c2"),
+                Some("t-1"),
+                Some("r-b"),
+                Some(2),
+                Some("alpha"),
+                schema,
+            ),
+            (
+                FindingKind::SchemaViolation,
+                Some("c1"),
+                Some("t-1"),
+                Some("r-a"),
+                None,
+                Some("alpha"),
+                "x",
+            ),
+            (
+                FindingKind::MissingOutput,
+                Some("c1"),
+                Some("t-2"),
+                Some("r-a"),
+                None,
+                None,
+                "no answer",
+            ),
+            (
+                FindingKind::DescriptionDrift,
+                Some("c1"),
+                None,
+                None,
+                None,
+                Some("zeta"),
+                "hash a → b",
+            ),
+            (
+                FindingKind::DescriptionDrift,
+                None,
+                None,
+                None,
+                None,
+                Some("alpha"),
+                "hash",
+            ),
+            (
+                FindingKind::MenuChanged,
+                Some("c2"),
+                Some("t-1"),
+                Some("r-b"),
+                Some(-1),
+                None,
+                "the visible menu changed 2 times within the run; first here, after step 1",
+            ),
+        ];
+        for (kind, catalogue, task, run, step, tool, detail) in list {
+            insert_finding(conn, kind, catalogue, task, run, step, tool, detail).unwrap();
+        }
+        let packed: i64 = conn
+            .query_row("SELECT sum(packed) FROM finding_rows", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(packed, 10);
+        let view: Vec<FindingRow> = conn
+            .prepare(
+                "SELECT kind, catalogue, task_id, run_id, step, tool, detail FROM findings
+                 ORDER BY kind, catalogue, task_id, run_id, step, tool, detail",
+            )
+            .unwrap()
+            .query_map([], |r| {
+                Ok(FindingRow {
+                    kind: r.get(0)?,
+                    catalogue: r.get(1)?,
+                    task_id: r.get(2)?,
+                    run_id: r.get(3)?,
+                    step: r.get(4)?,
+                    tool: r.get(5)?,
+                    detail: r.get(6)?,
+                })
+            })
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let listed = findings(conn, &Filter::default()).unwrap();
+        assert_eq!(listed, view);
+        assert_eq!(listed.len(), 10);
+        assert_eq!(
+            listed
+                .iter()
+                .map(|f| (f.kind.as_str(), f.detail.as_str()))
+                .take(5)
+                .collect::<Vec<_>>(),
+            [
+                ("description_drift", "hash"),
+                ("description_drift", "hash a → b"),
+                ("menu_changed", list[9].6),
+                ("missing_output", "no answer"),
+                ("schema_violation", "x"),
+            ]
+        );
+        assert_eq!(
+            listed[7..]
+                .iter()
+                .map(|f| f.detail.as_str())
+                .collect::<Vec<_>>(),
+            ["a", "b", "z"]
+        );
+        // Storage order, unsorted, for measuring: the same findings.
+        let mut stored = Vec::new();
+        let names = Arc::new(FindingNames::load(conn).unwrap());
+        for_each_stored(conn, &Filter::default(), &names, false, |s| {
+            stored.push(names.row(&s));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(stored.len(), 10);
+        assert_eq!(stored[0].detail, "z");
+    }
+}
