@@ -117,9 +117,6 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
             // SQLite, which spills to a temporary file beyond its cache: a
             // small cache keeps the peak flat however many there are.
             conn.execute_batch("PRAGMA cache_size = -8192")?;
-            if let Ok(p) = std::env::var("RUNG_F18_PRAGMA") {
-                conn.execute_batch(&p)?;
-            }
             let list = args.all || (args.format == Format::Json && !args.summary);
             if list {
                 let n = findings_list(conn, &f, args.format, m)?;
