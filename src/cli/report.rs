@@ -1,5 +1,6 @@
 //! `rung report KIND`: every report in table, markdown, csv or json.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
@@ -159,11 +160,13 @@ fn findings_list(
     format: Format,
     m: &Redactor,
 ) -> Result<u64> {
-    use report::findings::{List, Measure};
+    use report::findings::{List, Measure, Shown};
+    // Every name once: the rows carry ids.
+    let names = Arc::new(query::FindingNames::load(conn)?);
     let mut measure = Measure::new();
     let total = if format == Format::Table {
-        query::for_each_finding(conn, f, false, |r| {
-            measure.add(&r, m);
+        beside(conn, f, &names, false, |s| {
+            measure.add_shown(&Shown::stored(s, &names), m);
             Ok(())
         })?;
         measure.count()
@@ -173,16 +176,76 @@ fn findings_list(
     let mut list = List::new(format, total, Some(&measure), m);
     let mut out = Out::new();
     out.write(&list.head())?;
-    query::for_each_finding(conn, f, true, |r| out.write(&list.row(&r)))?;
+    let mut text = String::with_capacity(2 * CHUNK);
+    beside(conn, f, &names, true, |s| {
+        list.write(&Shown::stored(s, &names), &mut text);
+        if text.len() >= CHUNK {
+            out.write(&text)?;
+            text.clear();
+        }
+        Ok(())
+    })?;
+    out.write(&text)?;
     out.write(&list.tail())?;
     out.flush()?;
     Ok(total)
 }
 
+/// How much of the list is written to standard output at once.
+const CHUNK: usize = 64 * 1024;
+
+/// Findings handed to the second thread at once.
+const BATCH: usize = 1024;
+
+/// [`query::for_each_stored`] with `each` called on a second thread, so
+/// that SQLite's reading and sorting and the writing of what was read
+/// overlap; the findings pass between them in batches, in order.
+fn beside(
+    conn: &rusqlite::Connection,
+    f: &query::Filter,
+    names: &Arc<query::FindingNames>,
+    ordered: bool,
+    mut each: impl FnMut(&query::StoredFinding) -> Result<()> + Send,
+) -> Result<()> {
+    let (send, batches) = std::sync::mpsc::sync_channel::<Vec<query::StoredFinding>>(16);
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(move || -> Result<()> {
+            for batch in batches {
+                for s in &batch {
+                    each(s)?;
+                }
+            }
+            Ok(())
+        });
+        let mut batch = Vec::with_capacity(BATCH);
+        let read = query::for_each_stored(conn, f, names, ordered, |s| {
+            batch.push(s);
+            if batch.len() == BATCH {
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                if send.send(full).is_err() {
+                    // The writer's error is the one to tell.
+                    return Err(std::io::Error::other("the writer stopped").into());
+                }
+            }
+            Ok(())
+        });
+        if read.is_ok() && !batch.is_empty() {
+            // (Should the writer have stopped, its error is told below.)
+            let _ = send.send(batch);
+        }
+        drop(send);
+        let wrote = match writer.join() {
+            Ok(wrote) => wrote,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        wrote.and(read)
+    })
+}
+
 /// Standard output, buffered; a closed pipe (`| head`) ends the writing
 /// quietly.
 struct Out {
-    w: Option<std::io::BufWriter<std::io::StdoutLock<'static>>>,
+    w: Option<std::io::BufWriter<std::io::Stdout>>,
 }
 
 impl Out {
@@ -190,7 +253,7 @@ impl Out {
         Out {
             w: Some(std::io::BufWriter::with_capacity(
                 64 * 1024,
-                std::io::stdout().lock(),
+                std::io::stdout(),
             )),
         }
     }

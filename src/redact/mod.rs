@@ -262,6 +262,71 @@ fn card_inside(s: &str) -> Option<Range<usize>> {
     best
 }
 
+/// Whether no built-in kind can match `s`, found in one cheap pass:
+/// plain ASCII (so case-insensitive patterns fold ASCII letters only),
+/// fewer than 13 digits (a card), no run of 20 characters of `[0-9A-Z]`
+/// (an AWS key id) or 40 of `[A-Za-z0-9/+]` (an AWS secret key), and none
+/// of the words one of which every other kind's match holds, compared
+/// ignoring ASCII case: `sk-`, `bearer`, `authorization`, the GitHub
+/// (`gh[pousr]_`, `github_pat_`), GitLab, Hugging Face, npm, Slack,
+/// Stripe and Google prefixes, a JWT's `eyJ`, a URL's `://`, a PEM's
+/// `-----BEGIN`, and a part of every secret-named field ([`FIELD_NAMES`]:
+/// pass, secret, key, token). `false` says only that the patterns must
+/// look.
+fn clear_of_builtin(s: &str) -> bool {
+    let b = s.as_bytes();
+    let at =
+        |i: usize, w: &[u8]| b.len() - i >= w.len() && b[i..i + w.len()].eq_ignore_ascii_case(w);
+    let (mut digits, mut upper, mut base64) = (0, 0, 0);
+    for (i, &c) in b.iter().enumerate() {
+        if !c.is_ascii() {
+            return false;
+        }
+        let digit = c.is_ascii_digit();
+        digits += usize::from(digit);
+        upper = if digit || c.is_ascii_uppercase() {
+            upper + 1
+        } else {
+            0
+        };
+        base64 = if c.is_ascii_alphanumeric() || c == b'/' || c == b'+' {
+            base64 + 1
+        } else {
+            0
+        };
+        if digits >= 13 || upper >= 20 || base64 >= 40 {
+            return false;
+        }
+        let found = match c.to_ascii_lowercase() {
+            b'a' => at(i, b"authorization") || at(i, b"aiza"),
+            b'b' => at(i, b"bearer"),
+            b'e' => at(i, b"eyj"),
+            b'g' => {
+                at(i, b"github_pat_")
+                    || at(i, b"glpat-")
+                    || (at(i, b"gh")
+                        && b.len() - i >= 4
+                        && b"pousr".contains(&b[i + 2].to_ascii_lowercase())
+                        && b[i + 3] == b'_')
+            }
+            b'h' => at(i, b"hf_"),
+            b'k' => at(i, b"key") || at(i, b"k_live_") || at(i, b"k_test_"),
+            b'n' => at(i, b"npm_"),
+            b'p' => at(i, b"pass"),
+            b's' => at(i, b"sk-") || at(i, b"secret"),
+            b't' => at(i, b"token"),
+            b'x' => at(i, b"xox"),
+            b':' => at(i, b"://"),
+            b'-' => at(i, b"-----begin"),
+            _ => false,
+        };
+        if found {
+            return false;
+        }
+    }
+    true
+}
+
 /// The Luhn checksum over the digits of `s`.
 pub fn luhn(s: &str) -> bool {
     let digits: Vec<u32> = s.chars().filter_map(|c| c.to_digit(10)).collect();
@@ -353,7 +418,14 @@ impl Redactor {
             return std::iter::once(0..s.len()).collect();
         };
         let mut spans: Vec<Range<usize>> = Vec::new();
-        for i in b.set.matches(s).iter() {
+        // No built-in kind can match a clear text: only the configured
+        // patterns look at it.
+        let kinds: Vec<usize> = if clear_of_builtin(s) {
+            Vec::new()
+        } else {
+            b.set.matches(s).into_iter().collect()
+        };
+        for i in kinds {
             let (kind, re) = &b.kinds[i];
             for c in re.captures_iter(s) {
                 let Some(m) = c.get(kind.group) else { continue };

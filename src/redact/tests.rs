@@ -294,3 +294,102 @@ fn a_stream_masks_a_key_across_piece_edges() {
     out.push_str(&s.finish());
     assert_eq!(out, text);
 }
+
+/// Pieces of text near every built-in kind: its secrets, the words they
+/// need cut short or in another case, digits, runs of key characters and
+/// characters that fold to ASCII letters.
+const PIECES: &[&str] = &[
+    "sk-proj-4f9aQ2xLk81abcd",
+    "Bearer 0a1b2c3d4e5f",
+    "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+    "AKIAIOSFODNN7EXAMPLE",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+    "github_pat_0123456789abcdefghijAB",
+    "glpat-0123456789abcdefghij",
+    "hf_0123456789abcdefghijABCDEFGHIJ01",
+    "npm_0123456789abcdefghijABCDEFGHIJ012345",
+    "eyJhbGciOi.eyJzdWIiOi.sig",
+    "https://user:pw@host",
+    "\"db_password\": \"hunter2\"",
+    "refresh_token=abc123",
+    "PassWord: x",
+    "xoxb-0123456789-abc",
+    "sk_live_0123456789ab",
+    "rk_test_0123456789ab",
+    "AIzaSyA-0123456789abcdefghijABCDEFGHIJK",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "4242 4242 4242 4242",
+    "4111-1111-1111-1111",
+    "sk",
+    "bearr",
+    "authorizatio",
+    "gh_",
+    "toke",
+    "ke",
+    "secre",
+    "pas",
+    ":/",
+    "eY",
+    "1234567",
+    "890123",
+    "AbCdEfGhIjKlMnOpQrS",
+    "AKIAIOSFODNN7EXAMP",
+    "additionalProperties",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLE",
+    "T",
+    "/",
+    "+",
+    " ",
+    "-",
+    "_",
+    ":",
+    "=",
+    "\"",
+    "\n",
+    "\u{17f}ecret",
+    "\u{212a}ey",
+    "é",
+    "cancel_subscription (mutating) was called with \"sub_31\"",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+    /// The cheap pass never clears a text a built-in kind matches.
+    #[test]
+    fn a_clear_text_matches_no_builtin_kind(
+        parts in proptest::collection::vec(proptest::sample::select(PIECES), 0..8)
+    ) {
+        let s = parts.concat();
+        if clear_of_builtin(&s) {
+            proptest::prop_assert!(!builtin().unwrap().set.is_match(&s), "{s:?}");
+        }
+    }
+}
+
+#[test]
+fn the_cheap_pass_clears_plain_details_only() {
+    for piece in PIECES {
+        let masked = builtin().unwrap().set.is_match(piece);
+        assert!(!(masked && clear_of_builtin(piece)), "{piece:?}");
+    }
+    for clear in [
+        "",
+        "cancel_subscription (mutating) was called with \"sub_31\"",
+        "the visible menu changed 3 times within the run; first here, after step 2",
+        "/id: additionalProperties: not a declared property",
+    ] {
+        assert!(clear_of_builtin(clear), "{clear:?}");
+    }
+    for not_clear in [
+        "an api_key field",
+        "café",
+        "4111 1111 1111 1",
+        "getUserAccountSubscriptionDetailsForUser",
+        "AKIAIOSFODNN7EXAMPLE",
+        "Bearer",
+    ] {
+        assert!(!clear_of_builtin(not_clear), "{not_clear:?}");
+    }
+}

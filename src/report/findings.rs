@@ -7,11 +7,15 @@
 //! `--format json` prints the full list whatever the flags (the spec's
 //! `{"findings": [...]}`); the summary is json only with `--summary`.
 
+use std::borrow::Cow;
+
+use rustc_hash::FxHashMap;
+
 use super::model::{Cell, Column, Empty, Place, Prose, Report, Shape, count};
 use super::table::{Natural, WIDTH, line, rule, wrap};
 use super::{Format, csv, json, markdown};
 use crate::redact::Redactor;
-use crate::store::query::{FindingGroup, FindingRow};
+use crate::store::query::{FindingGroup, FindingNames, FindingRow, StoredFinding};
 use crate::text::safe_json;
 
 /// `rung report --help`: what each finding kind says, one line each, with
@@ -92,11 +96,189 @@ pub fn build(list: &[FindingRow], m: &Redactor) -> Report {
     r
 }
 
+/// The columns that hold a name, in [`Shown::names`]' order (kind,
+/// catalogue, task_id, run_id, tool), and those of the step and detail.
+const NAMED: [usize; 5] = [0, 1, 2, 3, 5];
+const STEP: usize = 4;
+const DETAIL: usize = 6;
+
+/// A finding as the list shows it: its kind, catalogue, task, run and tool
+/// (each with the id it is remembered by, when it has one: the same id is
+/// masked and escaped once), its step and detail.
+pub struct Shown<'a> {
+    pub names: [(Option<i64>, Option<&'a str>); 5],
+    pub step: Option<i64>,
+    pub detail: Detail<'a>,
+}
+
+/// A finding's detail: its text, or as stored (spelt out only when its
+/// cell is not remembered already).
+pub enum Detail<'a> {
+    Text(&'a str),
+    Stored(&'a StoredFinding, &'a FindingNames),
+}
+
+impl<'a> Shown<'a> {
+    pub fn row(f: &'a FindingRow) -> Shown<'a> {
+        Shown {
+            names: [
+                (None, Some(f.kind.as_str())),
+                (None, f.catalogue.as_deref()),
+                (None, f.task_id.as_deref()),
+                (None, f.run_id.as_deref()),
+                (None, f.tool.as_deref()),
+            ],
+            step: f.step,
+            detail: Detail::Text(&f.detail),
+        }
+    }
+
+    /// A stored finding, its names remembered by their ids.
+    pub fn stored(f: &'a StoredFinding, n: &'a FindingNames) -> Shown<'a> {
+        Shown {
+            names: [
+                (Some(f.kind), Some(n.kind(f.kind))),
+                (f.catalogue, n.catalogue(f.catalogue)),
+                (f.task_id, n.name(f.task_id)),
+                (f.run_id, n.name(f.run_id)),
+                (f.tool, n.name(f.tool)),
+            ],
+            step: f.step,
+            detail: Detail::Stored(f, n),
+        }
+    }
+}
+
+/// Slots of the cache of each named column (an id keeps the slot of its
+/// value modulo this): the list is sorted by kind, catalogue, task and run,
+/// so a name comes back in the next rows, and tools are few.
+const SLOTS: usize = 1024;
+
+/// Each cell of a finding as one format writes it (a table: as it reads),
+/// the names' cells remembered by id.
+struct Cells {
+    format: Format,
+    columns: Vec<Column>,
+    redactor: Redactor,
+    cache: Vec<Vec<Option<(i64, String)>>>,
+    /// Details by their text's hash (many findings share one: a tool's
+    /// schema violations), each with its cell.
+    details: FxHashMap<String, String>,
+    /// The key of the last detail.
+    key: String,
+}
+
+/// Details remembered at most (then forgotten, and remembered anew).
+const DETAILS: usize = 16 * 1024;
+
+impl Cells {
+    fn new(format: Format, m: &Redactor) -> Cells {
+        Cells {
+            format,
+            columns: columns(),
+            redactor: m.clone(),
+            cache: vec![vec![None; SLOTS]; NAMED.len()],
+            details: FxHashMap::default(),
+            key: String::new(),
+        }
+    }
+
+    /// Column `col`'s cell as the format writes it.
+    fn render(&self, col: usize, cell: &Cell) -> String {
+        match self.format {
+            // Escaped for a terminal as the whole text would be (the rest
+            // of the JSON is plain ASCII).
+            Format::Json => safe_json(json::value(cell).to_string()),
+            Format::Csv => csv::field(cell),
+            Format::Markdown => markdown::cell(&self.columns[col].read(cell)),
+            // A note is wrapped under its row.
+            Format::Table if self.columns[col].table == Place::Note => {
+                wrap(&self.columns[col].read(cell), WIDTH, "    ")
+            }
+            Format::Table => self.columns[col].read(cell),
+        }
+    }
+
+    fn text(&self, col: usize, s: Option<&str>) -> String {
+        self.render(col, &Cell::opt_text(&self.redactor, s))
+    }
+
+    /// Remembers the cell of `f`'s detail, by what says it whole (the
+    /// text; a packed detail as stored, with its tool), in `self.key`.
+    fn detail(&mut self, f: &Shown) {
+        use std::fmt::Write;
+        self.key.clear();
+        match f.detail {
+            Detail::Stored(s, _) if s.packed => {
+                let _ = write!(self.key, "p{:?}:", s.tool);
+                self.key.push_str(&s.detail);
+            }
+            Detail::Stored(s, _) => {
+                self.key.push('t');
+                self.key.push_str(&s.detail);
+            }
+            Detail::Text(t) => {
+                self.key.push('t');
+                self.key.push_str(t);
+            }
+        }
+        if self.details.contains_key(&self.key) {
+            return;
+        }
+        if self.details.len() >= DETAILS {
+            self.details.clear();
+        }
+        let text = match f.detail {
+            Detail::Text(t) => Cow::Borrowed(t),
+            Detail::Stored(s, n) => s.detail(n),
+        };
+        let cell = self.text(DETAIL, Some(&text));
+        self.details.insert(self.key.clone(), cell);
+    }
+
+    /// Calls `g` with the finding's seven cells, in [`columns`]' order
+    /// (the detail's empty unless `detail`).
+    fn with<R>(&mut self, f: &Shown, detail: bool, g: impl FnOnce(&[&str; 7]) -> R) -> R {
+        let mut own: [Option<String>; 5] = Default::default();
+        for (i, (id, name)) in f.names.iter().enumerate() {
+            let col = NAMED[i];
+            match id {
+                Some(id) => {
+                    let slot = id.rem_euclid(SLOTS as i64) as usize;
+                    if !matches!(&self.cache[i][slot], Some((at, _)) if at == id) {
+                        let text = self.text(col, *name);
+                        self.cache[i][slot] = Some((*id, text));
+                    }
+                }
+                None => own[i] = Some(self.text(col, *name)),
+            }
+        }
+        let step = self.render(STEP, &Cell::opt_int(f.step));
+        let detail = if detail {
+            self.detail(f);
+            self.details.get(&self.key).map_or("", String::as_str)
+        } else {
+            ""
+        };
+        let name = |i: usize| -> &str {
+            match (&own[i], f.names[i].0) {
+                (Some(s), _) => s,
+                (None, Some(id)) => self.cache[i][id.rem_euclid(SLOTS as i64) as usize]
+                    .as_ref()
+                    .map_or("", |(_, s)| s),
+                (None, None) => "",
+            }
+        };
+        g(&[name(0), name(1), name(2), name(3), &step, name(4), detail])
+    }
+}
+
 /// The table's column widths, measured over every finding first (a first
 /// pass over the findings in any order).
 pub struct Measure {
     natural: Natural,
     n: u64,
+    cells: Option<Cells>,
 }
 
 impl Default for Measure {
@@ -114,17 +296,28 @@ impl Measure {
         Measure {
             natural: Natural::new(&headers),
             n: 0,
+            cells: None,
         }
     }
 
     /// One finding, its texts masked by `m` as [`List::row`] will show them.
     pub fn add(&mut self, f: &FindingRow, m: &Redactor) {
-        let cells = cells(f, m);
-        let read: Vec<String> = grid_columns()
-            .iter()
-            .map(|(i, c)| c.read(&cells[*i]))
-            .collect();
-        self.natural.add(&read);
+        self.add_shown(&Shown::row(f), m)
+    }
+
+    /// [`Measure::add`] of a finding as shown.
+    pub fn add_shown(&mut self, f: &Shown, m: &Redactor) {
+        let cells = self
+            .cells
+            .get_or_insert_with(|| Cells::new(Format::Table, m));
+        let natural = &mut self.natural;
+        cells.with(f, false, |read| {
+            let grid: Vec<String> = grid_columns()
+                .iter()
+                .map(|(i, _)| read[*i].to_string())
+                .collect();
+            natural.add(&grid);
+        });
         self.n += 1;
     }
 
@@ -143,8 +336,9 @@ fn grid_columns() -> Vec<(usize, Column)> {
 }
 
 /// The full list written a finding at a time: [`List::head`], then
-/// [`List::row`] for each finding in report order, then [`List::tail`].
-/// The text is exactly what [`build`] renders in the same format.
+/// [`List::row`] (or [`List::write`]) for each finding in report order,
+/// then [`List::tail`]. The text is exactly what [`build`] renders in the
+/// same format.
 pub struct List {
     format: Format,
     columns: Vec<Column>,
@@ -153,9 +347,12 @@ pub struct List {
     grid: Vec<(usize, Column)>,
     widths: Vec<usize>,
     right: Vec<bool>,
+    /// JSON: the columns in the order of their keys (as serde_json writes
+    /// an object).
+    json_keys: Vec<usize>,
     written: u64,
-    /// Masks every text of a finding.
-    redactor: Redactor,
+    /// Each finding's cells.
+    cells: Cells,
 }
 
 impl List {
@@ -169,15 +366,19 @@ impl List {
             Some(m) => m.natural.fit(&flex),
             None => Measure::new().natural.fit(&flex),
         };
+        let columns = columns();
+        let mut json_keys: Vec<usize> = (0..columns.len()).filter(|i| columns[*i].json).collect();
+        json_keys.sort_by_key(|i| columns[*i].key);
         List {
             format,
-            columns: columns(),
+            columns,
             total,
             grid,
             widths,
             right,
+            json_keys,
             written: 0,
-            redactor: m.clone(),
+            cells: Cells::new(format, m),
         }
     }
 
@@ -231,60 +432,64 @@ impl List {
 
     /// One finding.
     pub fn row(&mut self, f: &FindingRow) -> String {
-        let cells = cells(f, &self.redactor);
+        let mut out = String::new();
+        self.write(&Shown::row(f), &mut out);
+        out
+    }
+
+    /// One finding, added to `out`.
+    pub fn write(&mut self, f: &Shown, out: &mut String) {
         let first = self.written == 0;
         self.written += 1;
-        match self.format {
+        let (format, columns) = (self.format, &self.columns);
+        let (grid, widths, right, keys) = (&self.grid, &self.widths, &self.right, &self.json_keys);
+        self.cells.with(f, true, |cells| match format {
             Format::Table => {
-                let shown: Vec<String> =
-                    self.grid.iter().map(|(i, c)| c.read(&cells[*i])).collect();
-                let mut out = line(&shown, &self.widths, &self.right);
+                let shown: Vec<String> = grid.iter().map(|(i, _)| cells[*i].to_string()).collect();
+                out.push_str(&line(&shown, widths, right));
                 // The detail column, wrapped under the row.
-                if let Some(note) = self.columns.iter().position(|c| c.table == Place::Note) {
-                    out.push_str(&wrap(&self.columns[note].read(&cells[note]), WIDTH, "    "));
+                if let Some(note) = columns.iter().position(|c| c.table == Place::Note) {
+                    out.push_str(cells[note]);
                 }
-                out
             }
             Format::Markdown => {
-                let mut out = String::from("|");
-                for (c, cell) in self.columns.iter().zip(&cells) {
+                out.push('|');
+                for (c, cell) in columns.iter().zip(cells) {
                     if c.markdown {
-                        out.push_str(&format!(" {} |", markdown::cell(&c.read(cell))));
+                        out.push(' ');
+                        out.push_str(cell);
+                        out.push_str(" |");
                     }
                 }
                 out.push('\n');
-                out
             }
             Format::Csv => {
-                let fields: Vec<String> = self
-                    .columns
-                    .iter()
-                    .zip(&cells)
-                    .filter(|(c, _)| c.csv)
-                    .map(|(_, cell)| csv::field(cell))
-                    .collect();
-                format!("{}\r\n", fields.join(","))
-            }
-            Format::Json => {
-                let obj: serde_json::Map<String, serde_json::Value> = self
-                    .columns
-                    .iter()
-                    .zip(&cells)
-                    .filter(|(c, _)| c.json)
-                    .map(|(c, cell)| (c.key.to_string(), json::value(cell)))
-                    .collect();
-                let pretty = format!("{:#}", serde_json::Value::Object(obj));
-                let mut out = String::from(if first { "\n" } else { ",\n" });
-                for (i, l) in pretty.lines().enumerate() {
-                    if i > 0 {
-                        out.push('\n');
+                let mut sep = "";
+                for (c, cell) in columns.iter().zip(cells) {
+                    if c.csv {
+                        out.push_str(sep);
+                        out.push_str(cell);
+                        sep = ",";
                     }
-                    out.push_str("    ");
-                    out.push_str(l);
                 }
-                safe_json(out)
+                out.push_str("\r\n");
             }
-        }
+            // serde_json's pretty object, indented as an item of the list.
+            Format::Json => {
+                out.push_str(if first { "\n" } else { ",\n" });
+                for (n, i) in keys.iter().enumerate() {
+                    out.push_str(if n == 0 {
+                        "    {\n      \""
+                    } else {
+                        ",\n      \""
+                    });
+                    out.push_str(columns[*i].key);
+                    out.push_str("\": ");
+                    out.push_str(cells[*i]);
+                }
+                out.push_str("\n    }");
+            }
+        })
     }
 
     /// What comes after the last finding.

@@ -18,6 +18,7 @@ pub mod detail;
 pub mod drill;
 pub mod filter_sql;
 mod finding_ids;
+pub mod finding_list;
 pub mod findings;
 pub mod hints;
 mod import;
@@ -65,9 +66,12 @@ pub mod browse {
 pub mod query {
     pub use super::decisions::run_steps;
     pub use super::filter_sql::FilterSql;
+    pub use super::finding_list::{
+        FindingNames, StoredFinding, findings, for_each_finding, for_each_stored,
+    };
     pub use super::findings::{
-        FindingGroup, FindingRow, count_findings, decision_findings, finding_groups, findings,
-        for_each_finding, is_decision_kind,
+        FindingGroup, FindingRow, count_findings, decision_findings, finding_groups,
+        is_decision_kind,
     };
     pub use super::refusals::refusals;
     pub use super::runs::{RunRow, runs};
