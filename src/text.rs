@@ -114,7 +114,11 @@ pub fn safe_json(s: String) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         if is_unsafe(c) && c != '\n' {
-            out.push_str(&format!("\\u{:04x}", c as u32));
+            // A character past U+FFFF (the tag characters) is written as
+            // its UTF-16 surrogate pair, as JSON spells it.
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
         } else {
             out.push(c);
         }
@@ -300,6 +304,14 @@ mod tests {
         // Newlines stay in JSON text; a C1 control after one is escaped.
         assert_eq!(safe_json("{\n  \"a\": 1\n}".into()), "{\n  \"a\": 1\n}");
         assert_eq!(safe_json("a\n\u{9b}".into()), "a\n\\u009b");
+        // A tag character (past U+FFFF) is a surrogate pair, so the JSON
+        // reads back as the same text.
+        let tagged = safe_json(serde_json::to_string("x\u{e0041}y").unwrap());
+        assert_eq!(tagged, "\"x\\udb40\\udc41y\"");
+        assert_eq!(
+            serde_json::from_str::<String>(&tagged).unwrap(),
+            "x\u{e0041}y"
+        );
     }
 
     #[test]
