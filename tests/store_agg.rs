@@ -12,6 +12,7 @@ use std::path::Path;
 use import_util::*;
 use rung::filter::Filter;
 use rung::metrics::{LadderCounts, Metrics, ToolUsage};
+use rung::model::Rung;
 use rung::store::query;
 use rusqlite::Connection;
 use rusqlite::types::Value as Sql;
@@ -93,7 +94,41 @@ fn assert_kept_counts_are_exact(db: &Path) {
             "{f:?}"
         );
         assert_eq!(counts(&conn, &f), long_way(&conn, &f), "{f:?}");
+        assert_eq!(drill_totals(&conn, &f), long_way_totals(&conn, &f), "{f:?}");
     }
+}
+
+/// How many decisions each rung, boundary and tool count drills into.
+fn drill_totals(conn: &Connection, f: &Filter) -> Vec<Option<u64>> {
+    use rung::store::browse::{Anchor, DecisionSet, Drill, ToolCount, drill_page};
+    let mut drills: Vec<Drill> = Rung::ALL
+        .iter()
+        .map(|r| Drill::Set(DecisionSet::Rung(*r)))
+        .collect();
+    for b in ["authorization", "precondition", "semantics", "execution"] {
+        drills.push(Drill::Boundary(b.into()));
+    }
+    for name in ["find_customer", "cancel_subscription", "refund_invoice"] {
+        for count in [ToolCount::Selected, ToolCount::Refused] {
+            drills.push(Drill::Tool {
+                catalogue: "desk-1".into(),
+                name: name.into(),
+                count,
+            });
+        }
+    }
+    drills
+        .iter()
+        .map(|d| drill_page(conn, f, d, &Anchor::First, 1).unwrap().total)
+        .collect()
+}
+
+fn long_way_totals(conn: &Connection, f: &Filter) -> Vec<Option<u64>> {
+    conn.execute_batch("BEGIN; INSERT INTO agg_dirty VALUES (0);")
+        .unwrap();
+    let t = drill_totals(conn, f);
+    conn.execute_batch("ROLLBACK").unwrap();
+    t
 }
 
 fn tool<'a>(tools: &'a [ToolUsage], name: &str) -> &'a ToolUsage {
