@@ -1,7 +1,7 @@
 //! Counts one day's verdicts (through the `ladder_time` index) into the
 //! rows of every count table, by catalogue, phase and model.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use rusqlite::Connection;
 use rusqlite::types::ValueRef;
@@ -43,18 +43,67 @@ fn select(time: &str) -> String {
 /// Per tool: visible, selected, wrongly, refused, controlled.
 type ToolCounts = [i64; 5];
 
-/// One group's counts while a day is read.
+/// One group's counts while a day is read (no allocation per row).
 #[derive(Default)]
 struct Acc {
-    kinds: [Rows; 5],
+    /// (rung, boundary, labelled) as places in the scanner's `dims`.
+    rungs: HashMap<(usize, usize, bool), i64>,
+    tallies: HashMap<i64, Vec<i64>>,
+    tokens: HashMap<i64, i64>,
     /// Tool counts by name id (the retrieved lists), named at the end.
     by_id: Vec<ToolCounts>,
+    by_name: HashMap<String, ToolCounts>,
+    reasons: HashMap<(String, String), i64>,
+}
+
+impl Acc {
+    fn tool(&mut self, name: &str, counts: &ToolCounts) {
+        let row = match self.by_name.get_mut(name) {
+            Some(row) => row,
+            None => self.by_name.entry(name.to_string()).or_default(),
+        };
+        for (a, b) in row.iter_mut().zip(counts) {
+            *a += b;
+        }
+    }
+
+    fn rows(self, dims: &[Dim], names: &Names) -> [Rows; 5] {
+        let mut out: [Rows; 5] = Default::default();
+        for ((rung, boundary, labelled), n) in self.rungs {
+            out[RUNGS].insert(
+                vec![dims[rung].clone(), dims[boundary].clone(), Dim::Int(labelled as i64)],
+                vec![n],
+            );
+        }
+        for (k, counts) in self.tallies {
+            out[TALLIES].insert(vec![Dim::Int(k)], counts);
+        }
+        for (t, n) in self.tokens {
+            out[TOKENS].insert(vec![Dim::Int(t)], vec![n]);
+        }
+        for (name, counts) in self.by_name {
+            add(&mut out[TOOLS], vec![Dim::Text(name)], &counts);
+        }
+        for (id, counts) in self.by_id.iter().enumerate() {
+            if counts[0] != 0
+                && let Some(name) = names.name(id as u64)
+            {
+                add(&mut out[TOOLS], vec![Dim::Text(name.to_string())], counts);
+            }
+        }
+        for ((tool, reason), n) in self.reasons {
+            out[REASONS].insert(vec![Dim::Text(tool), Dim::Text(reason)], vec![n]);
+        }
+        out
+    }
 }
 
 pub(super) struct Scanner {
     names: Names,
     /// Each distinct controls list's names, decoded once.
     controls: HashMap<ListKey, Vec<String>>,
+    /// The rungs and boundaries seen (few), counted by their place here.
+    dims: Vec<Dim>,
     ids: Vec<u64>,
 }
 
@@ -62,8 +111,24 @@ impl Scanner {
     pub fn new(conn: &Connection) -> Result<Scanner> {
         Ok(Scanner {
             names: Names::load(conn)?,
-            controls: HashMap::new(),
+            controls: HashMap::default(),
+            dims: Vec::new(),
             ids: Vec::new(),
+        })
+    }
+
+    fn dim(&mut self, v: ValueRef<'_>) -> rusqlite::Result<usize> {
+        let found = self.dims.iter().position(|d| match (d, v) {
+            (Dim::Int(a), ValueRef::Integer(b)) => *a == b,
+            (Dim::Text(a), ValueRef::Text(b)) => a.as_bytes() == b,
+            _ => false,
+        });
+        Ok(match found {
+            Some(i) => i,
+            None => {
+                self.dims.push(Dim::read(v)?);
+                self.dims.len() - 1
+            }
         })
     }
 
@@ -76,25 +141,41 @@ impl Scanner {
             ),
             None => (select("l.time_us IS NULL"), vec![]),
         };
-        let mut groups: HashMap<Group, Acc> = HashMap::new();
+        let mut groups: Vec<(Group, Acc)> = Vec::new();
+        let mut places: HashMap<Group, usize> = HashMap::default();
         let mut stmt = conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(args))?;
+        let mut last: Option<usize> = None;
         while let Some(r) = rows.next()? {
-            let group: Group = (r.get(0)?, r.get(1)?, r.get(2)?);
-            let acc = groups.entry(group).or_default();
+            let cat: Option<i64> = r.get(0)?;
+            let phase = r.get_ref(1)?.as_str_or_null().map_err(rusqlite::Error::from)?;
+            let model = r.get_ref(2)?.as_str_or_null().map_err(rusqlite::Error::from)?;
+            let same = |g: &Group| g.0 == cat && g.1.as_deref() == phase && g.2.as_deref() == model;
+            let at = match last.filter(|&i| same(&groups[i].0)) {
+                Some(i) => i,
+                None => {
+                    let g: Group = (cat, phase.map(str::to_string), model.map(str::to_string));
+                    let i = *places.entry(g.clone()).or_insert_with(|| {
+                        groups.push((g, Acc::default()));
+                        groups.len() - 1
+                    });
+                    last = Some(i);
+                    i
+                }
+            };
             let id: i64 = r.get(24)?;
             let row = || format!("row decision_id {id}");
-            let rung: String = r.get(3)?;
+            let rung_ref = r.get_ref(3)?;
+            let rung = rung_ref.as_str().map_err(rusqlite::Error::from)?;
+            let wrong = rung == Rung::Selection.as_str();
+            let rung = self.dim(rung_ref)?;
             let boundary = match r.get_ref(4)? {
-                ValueRef::Null => Dim::Int(NO_BOUNDARY),
-                v => Dim::read(v)?,
+                ValueRef::Null => self.dim(ValueRef::Integer(NO_BOUNDARY))?,
+                v => self.dim(v)?,
             };
             let labelled: bool = r.get(5)?;
-            add(
-                &mut acc.kinds[RUNGS],
-                vec![Dim::Text(rung.clone()), boundary, Dim::Int(labelled as i64)],
-                &[1],
-            );
+            let acc = &mut groups[at].1;
+            *acc.rungs.entry((rung, boundary, labelled)).or_default() += 1;
             let b = |i: usize| -> rusqlite::Result<bool> {
                 Ok(r.get::<_, Option<bool>>(i)?.unwrap_or(false))
             };
@@ -116,17 +197,18 @@ impl Scanner {
                 violated: b(17)?,
                 definition_tokens: None,
             };
-            let mut counts = vec![1i64];
-            counts.extend(MetricsAcc::tallies(&facts).iter().map(|&n| n as i64));
-            add(
-                &mut acc.kinds[TALLIES],
-                vec![Dim::Int(k.unwrap_or(NO_K))],
-                &counts,
-            );
-            if let Some(t) = r.get::<_, Option<i64>>(18)? {
-                add(&mut acc.kinds[TOKENS], vec![Dim::Int(t)], &[1]);
+            let tally = acc
+                .tallies
+                .entry(k.unwrap_or(NO_K))
+                .or_insert_with(|| vec![0; KINDS[TALLIES].counts.len()]);
+            tally[0] += 1;
+            for (a, n) in tally[1..].iter_mut().zip(MetricsAcc::tallies(&facts)) {
+                *a += n as i64;
             }
-            if r.get_ref(0)? == ValueRef::Null {
+            if let Some(t) = r.get::<_, Option<i64>>(18)? {
+                *acc.tokens.entry(t).or_default() += 1;
+            }
+            if cat.is_none() {
                 // Tools are counted per catalogue: without one, nothing.
                 continue;
             }
@@ -145,7 +227,7 @@ impl Scanner {
                     .list("retrieved", Some(retrieved.to_string()))?
                     .unwrap_or_default();
                 for n in names {
-                    add(&mut acc.kinds[TOOLS], vec![Dim::Text(n)], &[1, 0, 0, 0, 0]);
+                    acc.tool(&n, &[1, 0, 0, 0, 0]);
                 }
             }
             let c = match r.get_ref(23)? {
@@ -163,48 +245,26 @@ impl Scanner {
                     self.controls.insert(c.clone(), names);
                 }
                 for n in &self.controls[&c] {
-                    add(
-                        &mut acc.kinds[TOOLS],
-                        vec![Dim::Text(n.clone())],
-                        &[0, 0, 0, 0, 1],
-                    );
+                    acc.tool(n, &[0, 0, 0, 0, 1]);
                 }
             }
-            if let Some(selected) = r.get::<_, Option<String>>(20)? {
-                let wrong = rung == Rung::Selection.as_str();
+            let selected = r.get_ref(20)?.as_str_or_null().map_err(rusqlite::Error::from)?;
+            if let Some(selected) = selected {
                 let refused = r.get::<_, Option<bool>>(21)?.unwrap_or(false);
-                add(
-                    &mut acc.kinds[TOOLS],
-                    vec![Dim::Text(selected.clone())],
-                    &[0, 1, wrong as i64, refused as i64, 0],
-                );
+                acc.tool(selected, &[0, 1, wrong as i64, refused as i64, 0]);
                 if refused {
                     let reason: Option<String> = r.get(22)?;
-                    add(
-                        &mut acc.kinds[REASONS],
-                        vec![Dim::Text(selected), Dim::Text(reason.unwrap_or_default())],
-                        &[1],
-                    );
+                    *acc
+                        .reasons
+                        .entry((selected.to_string(), reason.unwrap_or_default()))
+                        .or_default() += 1;
                 }
             }
         }
-        let mut out = Vec::with_capacity(groups.len());
-        for (group, mut acc) in groups {
-            for (id, counts) in acc.by_id.iter().enumerate() {
-                if counts[0] != 0
-                    && let Some(name) = self.names.name(id as u64)
-                {
-                    add(
-                        &mut acc.kinds[TOOLS],
-                        vec![Dim::Text(name.to_string())],
-                        counts,
-                    );
-                }
-            }
-            out.push((group, acc.kinds));
-        }
-        debug_assert_eq!(KINDS.len(), 5);
-        Ok(out)
+        Ok(groups
+            .into_iter()
+            .map(|(g, acc)| (g, acc.rows(&self.dims, &self.names)))
+            .collect())
     }
 
     /// A retrieved list of name ids all in `tool_names` (packed JSON written
