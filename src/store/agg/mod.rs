@@ -7,7 +7,7 @@
 //! listed, and only for filters they can answer exactly; anything else is
 //! counted from the verdicts as before.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, params_from_iter};
@@ -153,7 +153,7 @@ pub fn refresh(conn: &Connection) -> Result<()> {
 fn rebuild(conn: &Connection, dirty: &[i64]) -> Result<()> {
     let mut wholes = whole_keys(conn)?;
     // The all-days rows move by (new - old) of the days counted again.
-    let mut delta: Vec<HashMap<Group, Rows>> = (0..KINDS.len()).map(|_| HashMap::new()).collect();
+    let mut delta: Vec<HashMap<Group, Rows>> = (0..KINDS.len()).map(|_| HashMap::default()).collect();
     let mut scanner = scan::Scanner::new(conn)?;
     for &day in dirty {
         let day = (day != NO_DAY).then_some(day);
@@ -174,11 +174,11 @@ fn rebuild(conn: &Connection, dirty: &[i64]) -> Result<()> {
         for (group, counts) in scanner.day(conn, day)? {
             let id = new_key(conn, false, day, &group)?;
             for (k, rows) in counts.into_iter().enumerate() {
+                write_rows(conn, &KINDS[k], id, &rows)?;
                 let d = delta[k].entry(group.clone()).or_default();
-                for (dims, c) in &rows {
-                    add(d, dims.clone(), c);
+                for (dims, c) in rows {
+                    add(d, dims, &c);
                 }
-                write_rows(conn, &KINDS[k], id, rows)?;
             }
         }
     }
@@ -218,7 +218,7 @@ fn rebuild(conn: &Connection, dirty: &[i64]) -> Result<()> {
 }
 
 fn whole_keys(conn: &Connection) -> Result<HashMap<Group, i64>> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     let mut s =
         conn.prepare_cached("SELECT id, catalogue, phase, model FROM agg_keys WHERE whole = 1")?;
     let mut rows = s.query([])?;
@@ -255,7 +255,7 @@ fn read_rows(conn: &Connection, kind: &Kind, key: i64) -> Result<Rows> {
         kind.table
     ))?;
     let mut rows = s.query([key])?;
-    let mut out = Rows::new();
+    let mut out = Rows::default();
     let n = kind.dims.len();
     while let Some(r) = rows.next()? {
         let dims = (0..n)
@@ -299,10 +299,10 @@ fn bind(key: i64, dims: &[Dim], counts: &[i64]) -> Vec<Sql> {
     args
 }
 
-fn write_rows(conn: &Connection, kind: &Kind, key: i64, rows: Rows) -> Result<()> {
+fn write_rows(conn: &Connection, kind: &Kind, key: i64, rows: &Rows) -> Result<()> {
     let mut s = conn.prepare_cached(&insert_sql(kind, false))?;
     for (dims, counts) in rows {
-        s.execute(params_from_iter(bind(key, &dims, &counts)))?;
+        s.execute(params_from_iter(bind(key, dims, counts)))?;
     }
     Ok(())
 }
