@@ -11,6 +11,7 @@ use std::path::Path;
 
 use import_util::*;
 use rung::filter::Filter;
+use rung::metrics::consistency::Consistency;
 use rung::metrics::{LadderCounts, Metrics, ToolUsage};
 use rung::model::Rung;
 use rung::store::query;
@@ -24,7 +25,13 @@ fn day(dd: i64) -> i64 {
     (1_793_491_200 + (dd - 1) * 86_400) * 1_000_000
 }
 
-type Counts = (LadderCounts, Vec<(String, u64)>, Metrics, Vec<ToolUsage>);
+type Counts = (
+    LadderCounts,
+    Vec<(String, u64)>,
+    Metrics,
+    Vec<ToolUsage>,
+    Consistency,
+);
 
 fn counts(conn: &Connection, f: &Filter) -> Counts {
     (
@@ -32,6 +39,7 @@ fn counts(conn: &Connection, f: &Filter) -> Counts {
         query::boundary_profile(conn, f).unwrap(),
         query::metrics(conn, f).unwrap(),
         query::tools(conn, f).unwrap(),
+        rung::store::consistency::consistency(conn, f).unwrap(),
     )
 }
 
@@ -306,8 +314,8 @@ fn a_schema_7_database_gets_its_counts_on_upgrade() {
             &conn,
             "SELECT type, name FROM sqlite_master WHERE name LIKE 'agg%' AND type IN ('table', 'trigger')",
         );
-        // Seven tables and eight triggers.
-        assert_eq!(objects.len(), 15);
+        // Eight tables and eight triggers.
+        assert_eq!(objects.len(), 16);
         for o in objects {
             let (Sql::Text(ty), Sql::Text(name)) = (&o[0], &o[1]) else {
                 unreachable!()

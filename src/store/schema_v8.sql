@@ -90,6 +90,16 @@ CREATE TABLE agg_reasons (
     PRIMARY KEY (key, tool, reason)
 ) WITHOUT ROWID;
 
+-- Each run's first decision by its task and selected tool (-1: none):
+-- selection consistency across trials.
+CREATE TABLE agg_firsts (
+    key       INTEGER NOT NULL,
+    task_id   TEXT NOT NULL,
+    selected  NOT NULL,
+    decisions INTEGER NOT NULL,
+    PRIMARY KEY (key, task_id, selected)
+) WITHOUT ROWID;
+
 -- The days whose counts are out of date (-2147483648: no time). Readers
 -- count the long way while any is listed; an import or classification
 -- rebuilds them before it commits.

@@ -24,6 +24,8 @@ const NO_DAY: i64 = -2_147_483_648;
 /// A NULL boundary or retrieval k as stored (key columns are never NULL).
 pub(super) const NO_BOUNDARY: i64 = -1;
 pub(super) const NO_K: i64 = i64::MIN;
+/// No selected tool (a first decision that called nothing), as stored.
+pub(super) const NO_SELECTED: i64 = -1;
 
 /// A key or count column's value.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -66,8 +68,9 @@ pub(super) const TALLIES: usize = 1;
 pub(super) const TOKENS: usize = 2;
 pub(super) const TOOLS: usize = 3;
 pub(super) const REASONS: usize = 4;
+pub(super) const FIRSTS: usize = 5;
 
-pub(super) const KINDS: [Kind; 5] = [
+pub(super) const KINDS: [Kind; 6] = [
     Kind {
         table: "agg_rungs",
         dims: &["rung", "boundary", "labelled"],
@@ -113,6 +116,11 @@ pub(super) const KINDS: [Kind; 5] = [
         dims: &["tool", "reason"],
         counts: &["decisions"],
     },
+    Kind {
+        table: "agg_firsts",
+        dims: &["task_id", "selected"],
+        counts: &["decisions"],
+    },
 ];
 
 /// What decisions are counted under besides the day: catalogue id, phase,
@@ -153,7 +161,8 @@ pub fn refresh(conn: &Connection) -> Result<()> {
 fn rebuild(conn: &Connection, dirty: &[i64]) -> Result<()> {
     let mut wholes = whole_keys(conn)?;
     // The all-days rows move by (new - old) of the days counted again.
-    let mut delta: Vec<HashMap<Group, Rows>> = (0..KINDS.len()).map(|_| HashMap::default()).collect();
+    let mut delta: Vec<HashMap<Group, Rows>> =
+        (0..KINDS.len()).map(|_| HashMap::default()).collect();
     let mut scanner = scan::Scanner::new(conn)?;
     for &day in dirty {
         let day = (day != NO_DAY).then_some(day);

@@ -3,12 +3,15 @@
 
 use std::collections::HashMap;
 
-use rusqlite::types::Value as Sql;
+use rusqlite::types::{Value as Sql, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
-use super::{DAY, KINDS, NO_BOUNDARY, NO_K, REASONS, RUNGS, TALLIES, TOKENS, TOOLS};
+use super::{
+    DAY, FIRSTS, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, TALLIES, TOKENS, TOOLS,
+};
 use crate::error::Result;
 use crate::filter::Filter;
+use crate::metrics::consistency::FirstChoice;
 use crate::metrics::{LadderCounts, MetricsAcc};
 use crate::model::Rung;
 use crate::store::decode::{Stored, Table};
@@ -212,4 +215,43 @@ pub fn tools(conn: &Connection, s: &Scope) -> Result<(ToolSums, ReasonSums)> {
             .push((r.get(2)?, r.get::<_, i64>(3)?.max(0) as u64));
     }
     Ok((out, reasons))
+}
+
+/// Each run's first decision by catalogue, task and selected tool, in the
+/// order `GROUP BY catalogue, task_id, selected` gives (as
+/// `consistency::consistency`).
+pub fn firsts(conn: &Connection, s: &Scope) -> Result<Vec<(FirstChoice, u64)>> {
+    let cat = "(SELECT version FROM catalogue_ids WHERE id = k.catalogue)";
+    let mut stmt = conn.prepare(&sum_sql(
+        s,
+        FIRSTS,
+        &format!("{cat}, a.task_id, a.selected, sum(a.decisions)"),
+        "",
+        "k.catalogue, a.task_id, a.selected",
+    ))?;
+    let mut out: Vec<(FirstChoice, u64)> = Vec::new();
+    let mut rows = stmt.query(params_from_iter(&s.args))?;
+    while let Some(r) = rows.next()? {
+        let selected = match r.get_ref(2)? {
+            ValueRef::Integer(NO_SELECTED) => None,
+            _ => Some(r.get(2)?),
+        };
+        out.push((
+            FirstChoice {
+                catalogue: r.get(0)?,
+                task_id: r.get(1)?,
+                selected,
+            },
+            r.get::<_, i64>(3)?.max(0) as u64,
+        ));
+    }
+    // Catalogue ids need not follow their versions' order.
+    out.sort_by(|a, b| {
+        (&a.0.catalogue, &a.0.task_id, &a.0.selected).cmp(&(
+            &b.0.catalogue,
+            &b.0.task_id,
+            &b.0.selected,
+        ))
+    });
+    Ok(out)
 }

@@ -7,7 +7,8 @@ use rusqlite::Connection;
 use rusqlite::types::ValueRef;
 
 use super::{
-    DAY, Dim, Group, KINDS, NO_BOUNDARY, NO_K, REASONS, RUNGS, Rows, TALLIES, TOKENS, TOOLS, add,
+    DAY, Dim, FIRSTS, Group, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, Rows, TALLIES,
+    TOKENS, TOOLS, add,
 };
 use crate::error::Result;
 use crate::metrics::{DecisionFacts, MetricsAcc};
@@ -32,7 +33,7 @@ fn select(time: &str) -> String {
                 CASE WHEN d.status = '{refused}' THEN
                      CASE WHEN l.reason IS NULL THEN d.reason WHEN l.reason = X'' THEN NULL
                           ELSE l.reason END END,
-                l.controls, l.decision_id
+                l.controls, l.decision_id, r.task_id
          FROM ladder_rows l LEFT JOIN decision_rows d ON d.id = l.decision_id
          LEFT JOIN runs r ON r.run_id = d.run_id
          WHERE {time}",
@@ -54,6 +55,8 @@ struct Acc {
     by_id: Vec<ToolCounts>,
     by_name: HashMap<String, ToolCounts>,
     reasons: HashMap<(String, String), i64>,
+    /// First decisions by (task, selected tool or none).
+    firsts: HashMap<(String, Option<String>), i64>,
 }
 
 impl Acc {
@@ -67,11 +70,15 @@ impl Acc {
         }
     }
 
-    fn rows(self, dims: &[Dim], names: &Names) -> [Rows; 5] {
-        let mut out: [Rows; 5] = Default::default();
+    fn rows(self, dims: &[Dim], names: &Names) -> [Rows; 6] {
+        let mut out: [Rows; 6] = Default::default();
         for ((rung, boundary, labelled), n) in self.rungs {
             out[RUNGS].insert(
-                vec![dims[rung].clone(), dims[boundary].clone(), Dim::Int(labelled as i64)],
+                vec![
+                    dims[rung].clone(),
+                    dims[boundary].clone(),
+                    Dim::Int(labelled as i64),
+                ],
                 vec![n],
             );
         }
@@ -93,6 +100,10 @@ impl Acc {
         }
         for ((tool, reason), n) in self.reasons {
             out[REASONS].insert(vec![Dim::Text(tool), Dim::Text(reason)], vec![n]);
+        }
+        for ((task, selected), n) in self.firsts {
+            let selected = selected.map_or(Dim::Int(NO_SELECTED), Dim::Text);
+            out[FIRSTS].insert(vec![Dim::Text(task), selected], vec![n]);
         }
         out
     }
@@ -133,7 +144,7 @@ impl Scanner {
     }
 
     /// The day's counts (`None`: the verdicts without a time) by group.
-    pub fn day(&mut self, conn: &Connection, day: Option<i64>) -> Result<Vec<(Group, [Rows; 5])>> {
+    pub fn day(&mut self, conn: &Connection, day: Option<i64>) -> Result<Vec<(Group, [Rows; 6])>> {
         let (sql, args): (String, Vec<i64>) = match day {
             Some(d) => (
                 select("l.time_us >= ?1 AND l.time_us < ?2"),
@@ -148,8 +159,14 @@ impl Scanner {
         let mut last: Option<usize> = None;
         while let Some(r) = rows.next()? {
             let cat: Option<i64> = r.get(0)?;
-            let phase = r.get_ref(1)?.as_str_or_null().map_err(rusqlite::Error::from)?;
-            let model = r.get_ref(2)?.as_str_or_null().map_err(rusqlite::Error::from)?;
+            let phase = r
+                .get_ref(1)?
+                .as_str_or_null()
+                .map_err(rusqlite::Error::from)?;
+            let model = r
+                .get_ref(2)?
+                .as_str_or_null()
+                .map_err(rusqlite::Error::from)?;
             let same = |g: &Group| g.0 == cat && g.1.as_deref() == phase && g.2.as_deref() == model;
             let at = match last.filter(|&i| same(&groups[i].0)) {
                 Some(i) => i,
@@ -208,6 +225,15 @@ impl Scanner {
             if let Some(t) = r.get::<_, Option<i64>>(18)? {
                 *acc.tokens.entry(t).or_default() += 1;
             }
+            if r.get_ref(11)? == ValueRef::Integer(1)
+                && let Some(task) = r
+                    .get_ref(25)?
+                    .as_str_or_null()
+                    .map_err(rusqlite::Error::from)?
+            {
+                let selected = r.get::<_, Option<String>>(20)?;
+                *acc.firsts.entry((task.to_string(), selected)).or_default() += 1;
+            }
             if cat.is_none() {
                 // Tools are counted per catalogue: without one, nothing.
                 continue;
@@ -248,14 +274,16 @@ impl Scanner {
                     acc.tool(n, &[0, 0, 0, 0, 1]);
                 }
             }
-            let selected = r.get_ref(20)?.as_str_or_null().map_err(rusqlite::Error::from)?;
+            let selected = r
+                .get_ref(20)?
+                .as_str_or_null()
+                .map_err(rusqlite::Error::from)?;
             if let Some(selected) = selected {
                 let refused = r.get::<_, Option<bool>>(21)?.unwrap_or(false);
                 acc.tool(selected, &[0, 1, wrong as i64, refused as i64, 0]);
                 if refused {
                     let reason: Option<String> = r.get(22)?;
-                    *acc
-                        .reasons
+                    *acc.reasons
                         .entry((selected.to_string(), reason.unwrap_or_default()))
                         .or_default() += 1;
                 }
