@@ -296,7 +296,7 @@ pub fn reclassify_all(store: &Store) -> Result<u64> {
         import::touch_all(conn)?;
         import::take_reclassify_due(conn)?;
         let n = classify::reclassify_touched(&mut ctx)?;
-        agg::refresh(conn)?;
+        agg::refresh_touched(conn)?;
         Ok(n)
     });
     match result {

@@ -102,14 +102,12 @@ CREATE TABLE agg_firsts (
 
 -- The days whose counts are out of date (-2147483648: no time). Readers
 -- count the long way while any is listed; an import or classification
--- rebuilds them before it commits.
+-- lists the days of the runs it classified and rebuilds them before it
+-- commits. The triggers list what other writes change (a verdict
+-- updated or deleted, a decision's run, phase, selected tool or outcome, a
+-- run's model); new verdicts are listed by the import that writes them
+-- (a trigger per inserted row would cost the import more than the counts).
 CREATE TABLE agg_dirty (day INTEGER PRIMARY KEY);
-
-CREATE TRIGGER agg_ladder_insert AFTER INSERT ON ladder_rows BEGIN
-    INSERT OR IGNORE INTO agg_dirty VALUES (CASE WHEN NEW.time_us IS NULL THEN -2147483648
-        WHEN NEW.time_us >= 0 THEN NEW.time_us / 86400000000
-        ELSE (NEW.time_us + 1) / 86400000000 - 1 END);
-END;
 
 CREATE TRIGGER agg_ladder_delete AFTER DELETE ON ladder_rows BEGIN
     INSERT OR IGNORE INTO agg_dirty VALUES (CASE WHEN OLD.time_us IS NULL THEN -2147483648
@@ -155,8 +153,8 @@ BEGIN
     SELECT DISTINCT CASE WHEN l.time_us IS NULL THEN -2147483648
         WHEN l.time_us >= 0 THEN l.time_us / 86400000000
         ELSE (l.time_us + 1) / 86400000000 - 1 END
-    FROM decision_rows d JOIN ladder_rows l ON l.decision_id = d.id
-    WHERE d.run_id IN (OLD.run_id, NEW.run_id);
+    FROM ladder_rows l
+    WHERE l.decision_id IN (SELECT id FROM decision_rows WHERE run_id IN (OLD.run_id, NEW.run_id));
 END;
 
 CREATE TRIGGER agg_run_delete AFTER DELETE ON runs BEGIN
@@ -164,17 +162,8 @@ CREATE TRIGGER agg_run_delete AFTER DELETE ON runs BEGIN
     SELECT DISTINCT CASE WHEN l.time_us IS NULL THEN -2147483648
         WHEN l.time_us >= 0 THEN l.time_us / 86400000000
         ELSE (l.time_us + 1) / 86400000000 - 1 END
-    FROM decision_rows d JOIN ladder_rows l ON l.decision_id = d.id
-    WHERE d.run_id = OLD.run_id;
-END;
-
-CREATE TRIGGER agg_run_insert AFTER INSERT ON runs BEGIN
-    INSERT OR IGNORE INTO agg_dirty
-    SELECT DISTINCT CASE WHEN l.time_us IS NULL THEN -2147483648
-        WHEN l.time_us >= 0 THEN l.time_us / 86400000000
-        ELSE (l.time_us + 1) / 86400000000 - 1 END
-    FROM decision_rows d JOIN ladder_rows l ON l.decision_id = d.id
-    WHERE d.run_id = NEW.run_id;
+    FROM ladder_rows l
+    WHERE l.decision_id IN (SELECT id FROM decision_rows WHERE run_id = OLD.run_id);
 END;
 
 -- Every stored day, built by the upgrade (src/store/agg).

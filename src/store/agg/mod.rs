@@ -138,6 +138,22 @@ pub(super) fn add(rows: &mut Rows, dims: Vec<Dim>, counts: &[i64]) {
     }
 }
 
+/// Lists the days of the verdicts of every run an import or a
+/// classification wrote (`temp.touched_runs` and `temp.classified_runs`,
+/// see `import::begin_touched`), then counts the listed days again.
+pub fn refresh_touched(conn: &Connection) -> Result<()> {
+    conn.execute_batch(&format!(
+        "INSERT OR IGNORE INTO agg_dirty
+         SELECT DISTINCT CASE WHEN l.time_us IS NULL THEN {NO_DAY}
+             WHEN l.time_us >= 0 THEN l.time_us / {DAY}
+             ELSE (l.time_us + 1) / {DAY} - 1 END
+         FROM ladder_rows l
+         WHERE l.decision_id IN (SELECT id FROM decision_rows WHERE run_id IN
+             (SELECT run_id FROM temp.touched_runs UNION SELECT run_id FROM temp.classified_runs))"
+    ))?;
+    refresh(conn)
+}
+
 /// Counts the listed days again (inside the caller's transaction). A day
 /// that cannot be counted (a damaged stored row) stays listed, so that
 /// readers count the long way and say what is wrong; the caller's write
