@@ -109,6 +109,14 @@ CREATE TABLE agg_firsts (
 -- (a trigger per inserted row would cost the import more than the counts).
 CREATE TABLE agg_dirty (day INTEGER PRIMARY KEY);
 
+-- A verdict inserted through the `ladder` view (by hand: the classifier
+-- writes `ladder_rows`).
+CREATE TRIGGER agg_ladder_view_insert INSTEAD OF INSERT ON ladder BEGIN
+    INSERT OR IGNORE INTO agg_dirty VALUES (CASE WHEN NEW.time_us IS NULL THEN -2147483648
+        WHEN NEW.time_us >= 0 THEN NEW.time_us / 86400000000
+        ELSE (NEW.time_us + 1) / 86400000000 - 1 END);
+END;
+
 CREATE TRIGGER agg_ladder_delete AFTER DELETE ON ladder_rows BEGIN
     INSERT OR IGNORE INTO agg_dirty VALUES (CASE WHEN OLD.time_us IS NULL THEN -2147483648
         WHEN OLD.time_us >= 0 THEN OLD.time_us / 86400000000
