@@ -12,6 +12,9 @@ use crate::metrics::consistency::{Consistency, FirstChoice, consistency as group
 /// Each run's first decision (when the filter keeps it), grouped by
 /// catalogue and task. Runs without a task have no trials to compare.
 pub fn consistency(conn: &Connection, f: &Filter) -> Result<Consistency> {
+    if let Some(s) = super::agg::read::scope(conn, f)? {
+        return Ok(group(super::agg::read::firsts(conn, &s)?));
+    }
     let (clause, args) = f.decision_clause();
     let mut stmt = conn.prepare(&format!(
         "SELECT l.catalogue, r.task_id, l.selected, count(*)

@@ -156,7 +156,15 @@ pub fn decisions_page(
     anchor: &Anchor,
     n: usize,
 ) -> Result<Page<DecisionRow>> {
-    decision_spec(f, set)?.page(conn, anchor, n, &|r| decision_row(conn, r, 2))
+    // A rung's length is in the counts kept for the screens.
+    let total = match set {
+        DecisionSet::Rung(rung) => match super::agg::read::scope(conn, f)? {
+            Some(s) => Some(super::agg::read::ladder(conn, &s)?.count(*rung)),
+            None => None,
+        },
+        _ => None,
+    };
+    decision_spec(f, set)?.page_counted(conn, anchor, n, &|r| decision_row(conn, r, 2), total)
 }
 
 /// The key of a decision row within `set`.

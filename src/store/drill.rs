@@ -91,10 +91,50 @@ pub fn drill_page(
             n.max(1),
         ),
         _ => match spec(f, drill) {
-            Some(spec) => spec.page(conn, anchor, n, &|r| decision_row(conn, r, 2)),
+            Some(spec) => spec.page_counted(
+                conn,
+                anchor,
+                n,
+                &|r| decision_row(conn, r, 2),
+                known_total(conn, f, drill)?,
+            ),
             None => Err(Error::usage("this decision list has no query")),
         },
     }
+}
+
+/// How many decisions a drill lists, from the counts kept for the screens
+/// when they answer it (`None`: counted with the page).
+fn known_total(conn: &Connection, f: &Filter, drill: &Drill) -> Result<Option<u64>> {
+    use super::agg::read as agg;
+    let Some(s) = agg::scope(conn, f)? else {
+        return Ok(None);
+    };
+    Ok(match drill {
+        Drill::Boundary(stage) => Some(
+            agg::boundaries(conn, &s)?
+                .into_iter()
+                .find(|(b, _)| b == stage)
+                .map_or(0, |(_, n)| n),
+        ),
+        Drill::Tool {
+            catalogue,
+            name,
+            count: count @ (ToolCount::Selected | ToolCount::Refused),
+        } => {
+            let (sums, _) = agg::tools(conn, &s)?;
+            let c = sums
+                .get(&(catalogue.clone(), name.clone()))
+                .copied()
+                .unwrap_or_default();
+            Some(if *count == ToolCount::Selected {
+                c[1]
+            } else {
+                c[3]
+            })
+        }
+        _ => None,
+    })
 }
 
 /// The key of a row within `drill` (to page around it).

@@ -5,6 +5,7 @@
 //! A stored value that does not decode is an error naming its row
 //! (`decode`), never a default.
 
+pub mod agg;
 pub mod budget;
 mod classify;
 mod compact;
@@ -102,6 +103,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema_v5.sql"),
     include_str!("schema_v6.sql"),
     include_str!("schema_v7.sql"),
+    include_str!("schema_v8.sql"),
 ];
 
 /// The schema version this rung writes.
@@ -297,7 +299,9 @@ pub fn reclassify_all(store: &Store) -> Result<u64> {
         let mut ctx = classify::Context::new(conn, &config)?;
         import::touch_all(conn)?;
         import::take_reclassify_due(conn)?;
-        classify::reclassify_touched(&mut ctx)
+        let n = classify::reclassify_touched(&mut ctx)?;
+        agg::refresh_touched(conn)?;
+        Ok(n)
     });
     match result {
         Ok(n) => {
@@ -460,6 +464,10 @@ fn migrate(conn: &Connection) -> Result<()> {
         if i + 1 == 7 {
             // Schema 7 writes menus as characters (lists, retrievals, policies).
             dense::compact_existing(&tx)?;
+        }
+        if i + 1 == 8 {
+            // Schema 8 counts every stored day for the screens.
+            agg::refresh(&tx)?;
         }
         tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
     }

@@ -144,12 +144,29 @@ impl Spec<'_> {
         n: usize,
         map: &dyn Fn(&Row<'_>) -> Result<T>,
     ) -> Result<Page<T>> {
+        self.page_counted(conn, anchor, n, map, None)
+    }
+
+    /// [`Spec::page`] for a list whose length is known (`total`, from
+    /// counts kept elsewhere): it is not counted again.
+    pub fn page_counted<T>(
+        &self,
+        conn: &Connection,
+        anchor: &Anchor,
+        n: usize,
+        map: &dyn Fn(&Row<'_>) -> Result<T>,
+        total: Option<u64>,
+    ) -> Result<Page<T>> {
+        let count_all = |conn: &Connection| match total {
+            Some(t) => Ok(t),
+            None => self.count(conn, None),
+        };
         let n = n.max(1);
         Ok(match anchor {
             Anchor::First => {
                 let (rows, more_after) = self.fetch(conn, None, false, true, n, map)?;
                 let total = if more_after {
-                    self.count(conn, None)?
+                    count_all(conn)?
                 } else {
                     rows.len() as u64
                 };
@@ -166,7 +183,7 @@ impl Spec<'_> {
                 let (mut rows, more_before) = self.fetch(conn, None, false, false, n, map)?;
                 rows.reverse();
                 let total = if more_before {
-                    self.count(conn, None)?
+                    count_all(conn)?
                 } else {
                     rows.len() as u64
                 };
@@ -215,7 +232,7 @@ impl Spec<'_> {
                     0
                 };
                 let total = if more_after || more_before {
-                    self.count(conn, None)?
+                    count_all(conn)?
                 } else {
                     rows.len() as u64
                 };

@@ -51,6 +51,24 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
             .or_default()
             .insert(t.name.clone(), i);
     }
+    if let Some(s) = super::agg::read::scope(conn, f)? {
+        let (sums, reasons) = super::agg::read::tools(conn, &s)?;
+        for t in &mut list {
+            let key = (t.catalogue.clone(), t.name.clone());
+            if let Some(c) = sums.get(&key) {
+                t.visible = c[0];
+                t.selected = c[1];
+                t.selected_wrongly = c[2];
+                t.refused = c[3];
+                t.trusted_control = c[4] > 0;
+            }
+            for (reason, n) in reasons.get(&key).into_iter().flatten() {
+                *t.refused_by_reason.entry(reason.clone()).or_default() += n;
+            }
+            t.never_selected = t.selected == 0;
+        }
+        return Ok(list);
+    }
     // The stored verdicts directly: the catalogue and the controls as ids
     // (each distinct controls list decoded once), the reason only where
     // the decision was refused.
@@ -212,7 +230,7 @@ impl IdPlaces {
 
 /// The ids of `[1,2,3]` (no spaces, no leading zeros, at most 18 digits
 /// each) into `ids`; `None` for any other text.
-fn plain_ids(text: &str, ids: &mut Vec<u64>) -> Option<()> {
+pub(super) fn plain_ids(text: &str, ids: &mut Vec<u64>) -> Option<()> {
     ids.clear();
     let inner = text.strip_prefix('[')?.strip_suffix(']')?;
     if inner.is_empty() {

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, params_from_iter};
 
+use super::agg::read as agg;
 use super::decode::{Stored, Table};
 use super::filter_sql::FilterSql;
 use super::tools::{ListKey, list_body};
@@ -21,6 +22,9 @@ use crate::text::echo;
 
 /// Decisions by rung (`rung report ladder`).
 pub fn ladder(conn: &Connection, f: &Filter) -> Result<LadderCounts> {
+    if let Some(s) = agg::scope(conn, f)? {
+        return agg::ladder(conn, &s);
+    }
     let (clause, args) = f.decision_clause();
     let from = f.verdicts_from();
     let mut stmt = conn.prepare(&format!(
@@ -51,6 +55,9 @@ pub fn ladder(conn: &Connection, f: &Filter) -> Result<LadderCounts> {
 
 /// The failure profile: the ladder plus decisions counted by boundary alone.
 pub fn boundary_profile(conn: &Connection, f: &Filter) -> Result<Vec<(String, u64)>> {
+    if let Some(s) = agg::scope(conn, f)? {
+        return agg::boundaries(conn, &s);
+    }
     let (clause, args) = f.decision_clause();
     let from = f.verdicts_from();
     let mut stmt = conn.prepare(&format!(
@@ -67,6 +74,19 @@ pub fn boundary_profile(conn: &Connection, f: &Filter) -> Result<Vec<(String, u6
 
 /// Every metric of `ladder.md` (`rung report metrics`).
 pub fn metrics(conn: &Connection, f: &Filter) -> Result<Metrics> {
+    let acc = match agg::scope(conn, f)? {
+        Some(s) => agg::metrics(conn, &s)?,
+        None => metrics_acc(conn, f)?,
+    };
+    let pass = pass_hat_k(conn, f)?;
+    let mut m = acc.finish(pass);
+    m.expectations = expectation_metrics(conn, f)?;
+    m.inconsistent_tasks = super::consistency::consistency(conn, f)?.rate;
+    Ok(m)
+}
+
+/// The decision-level metrics from every verdict the filter keeps.
+fn metrics_acc(conn: &Connection, f: &Filter) -> Result<MetricsAcc> {
     let (clause, args) = f.decision_clause();
     let from = f.from();
     let mut stmt = conn.prepare(&format!(
@@ -100,11 +120,7 @@ pub fn metrics(conn: &Connection, f: &Filter) -> Result<Metrics> {
             definition_tokens: r.get::<_, Option<i64>>(13)?.map(|t| t as u64),
         });
     }
-    let pass = pass_hat_k(conn, f)?;
-    let mut m = acc.finish(pass);
-    m.expectations = expectation_metrics(conn, f)?;
-    m.inconsistent_tasks = super::consistency::consistency(conn, f)?.rate;
-    Ok(m)
+    Ok(acc)
 }
 
 /// The four metrics over the runs with expectations that the run-level

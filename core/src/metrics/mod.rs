@@ -164,34 +164,75 @@ pub struct MetricsAcc {
     tokens: Vec<u64>,
 }
 
+/// How many numbers [`MetricsAcc::tallies`] gives: the denominator and the
+/// numerator of coverage, exposure recall, recall at k, selection,
+/// abstention, no-call, violation, first call and recovery, in that order.
+pub const TALLIES: usize = 18;
+
 impl MetricsAcc {
     pub fn add(&mut self, f: &DecisionFacts) {
         if let Some(t) = f.definition_tokens {
             self.tokens.push(t);
         }
-        if let Some(k) = f.retrieval_k {
-            // Every recorded k has its rate, null when nothing labelled
-            // counts towards it.
-            self.recall.entry(k).or_default();
+        self.add_tallies(f.retrieval_k, &MetricsAcc::tallies(f));
+    }
+
+    /// What one decision adds to each tally (see [`TALLIES`]): counts kept
+    /// elsewhere are sums of these.
+    pub fn tallies(f: &DecisionFacts) -> [u64; TALLIES] {
+        let mut t = [Tally::default(); TALLIES / 2];
+        if f.labelled {
+            t[0].count(true, f.in_registry);
+            t[1].count(f.in_registry, f.in_exposed);
+            if f.retrieval_k.is_some() {
+                t[2].count(f.in_exposed, f.in_retrieved);
+            }
+            t[3].count(f.in_retrieved, f.selected_ok);
+            t[4].count(f.abstain_expected, f.abstained);
+            t[5].count(f.no_call_expected, f.no_call);
+            t[6].count(true, f.violated);
+            t[7].count(f.is_first, f.selected_ok);
+            t[8].count(f.is_first && !f.selected_ok, f.recovered);
         }
-        if !f.labelled {
-            return;
+        let mut out = [0; TALLIES];
+        for (i, t) in t.iter().enumerate() {
+            out[2 * i] = t.den;
+            out[2 * i + 1] = t.num;
         }
-        self.coverage.count(true, f.in_registry);
-        self.exposure.count(f.in_registry, f.in_exposed);
-        if let Some(k) = f.retrieval_k {
-            self.recall
-                .entry(k)
-                .or_default()
-                .count(f.in_exposed, f.in_retrieved);
+        out
+    }
+
+    /// Adds summed [`MetricsAcc::tallies`] of decisions with retrieval `k`
+    /// (every recorded k has its rate, null when nothing labelled counts
+    /// towards it).
+    pub fn add_tallies(&mut self, k: Option<u32>, c: &[u64; TALLIES]) {
+        let mut tallies = [
+            &mut self.coverage,
+            &mut self.exposure,
+            &mut Tally::default(),
+            &mut self.selection,
+            &mut self.abstention,
+            &mut self.no_call,
+            &mut self.violation,
+            &mut self.first_call,
+            &mut self.recovery,
+        ];
+        for (i, t) in tallies.iter_mut().enumerate() {
+            if i != 2 {
+                t.den += c[2 * i];
+                t.num += c[2 * i + 1];
+            }
         }
-        self.selection.count(f.in_retrieved, f.selected_ok);
-        self.abstention.count(f.abstain_expected, f.abstained);
-        self.no_call.count(f.no_call_expected, f.no_call);
-        self.violation.count(true, f.violated);
-        self.first_call.count(f.is_first, f.selected_ok);
-        self.recovery
-            .count(f.is_first && !f.selected_ok, f.recovered);
+        if let Some(k) = k {
+            let r = self.recall.entry(k).or_default();
+            r.den += c[4];
+            r.num += c[5];
+        }
+    }
+
+    /// Adds `n` decisions whose definitions took `tokens` tokens.
+    pub fn add_tokens(&mut self, tokens: u64, n: u64) {
+        self.tokens.extend(std::iter::repeat_n(tokens, n as usize));
     }
 
     pub fn finish(mut self, pass_hat_k: BTreeMap<u32, PassK>) -> Metrics {

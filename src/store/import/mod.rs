@@ -281,6 +281,7 @@ impl<'a> Batch<'a> {
             .query_row("SELECT count(*) FROM classified_runs", [], |r| r.get(0))?;
         self.summary.reclassified_runs =
             eager as u64 + classify::reclassify_touched(&mut self.ctx)?;
+        crate::store::agg::refresh_touched(self.conn)?;
         self.conn.execute(
             "UPDATE imports SET finished_at = ?1, summary = ?2 WHERE id = ?3",
             params![

@@ -1,0 +1,257 @@
+//! Reading the kept counts: which filters they answer ([`scope`]) and the
+//! sums the reports and screens need.
+
+use std::collections::HashMap;
+
+use rusqlite::types::{Value as Sql, ValueRef};
+use rusqlite::{Connection, OptionalExtension, params_from_iter};
+
+use super::{
+    DAY, FIRSTS, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, TALLIES, TOKENS, TOOLS,
+};
+use crate::error::Result;
+use crate::filter::Filter;
+use crate::metrics::consistency::FirstChoice;
+use crate::metrics::{LadderCounts, MetricsAcc};
+use crate::model::Rung;
+use crate::store::decode::{Stored, Table};
+use crate::store::filter_sql::push_in;
+use crate::text::echo;
+
+/// The `agg_keys k` a filter selects, when the counts answer it exactly:
+/// no task, run or tag filter, a window on whole days (UTC), and every
+/// day counted (nothing in `agg_dirty`).
+pub struct Scope {
+    clause: String,
+    args: Vec<Sql>,
+}
+
+pub fn scope(conn: &Connection, f: &Filter) -> Result<Option<Scope>> {
+    if !f.tasks.is_empty() || !f.runs.is_empty() || !f.tags.is_empty() {
+        return Ok(None);
+    }
+    let whole_days = |t: Option<i64>| t.is_none_or(|t| t.rem_euclid(DAY) == 0);
+    if !whole_days(f.since) || !whole_days(f.until) {
+        return Ok(None);
+    }
+    // A database written before schema 8 has no counts (read-only opens
+    // of one are refused, but be safe), and a listed day is out of date.
+    let fresh = conn
+        .query_row("SELECT NOT EXISTS (SELECT 1 FROM agg_dirty)", [], |r| {
+            r.get::<_, bool>(0)
+        })
+        .optional();
+    if !matches!(fresh, Ok(Some(true))) {
+        return Ok(None);
+    }
+    let mut clause = String::new();
+    let mut args = Vec::new();
+    if f.since.is_none() && f.until.is_none() {
+        clause.push_str("k.whole = 1");
+    } else {
+        clause.push_str("k.whole = 0");
+        if let Some(s) = f.since {
+            clause.push_str(" AND k.day >= ?");
+            args.push(Sql::Integer(s.div_euclid(DAY)));
+        }
+        if let Some(u) = f.until {
+            clause.push_str(" AND k.day < ?");
+            args.push(Sql::Integer(u.div_euclid(DAY)));
+        }
+    }
+    if !f.catalogues.is_empty() {
+        let mut ids = String::from("SELECT id FROM catalogue_ids WHERE 1=1");
+        push_in(&mut ids, &mut args, "version", &f.catalogues);
+        clause.push_str(&format!(" AND k.catalogue IN ({ids})"));
+    }
+    push_in(&mut clause, &mut args, "k.phase", &f.phases);
+    push_in(&mut clause, &mut args, "k.model", &f.models);
+    Ok(Some(Scope { clause, args }))
+}
+
+/// `SELECT {cols} FROM {kind} a JOIN agg_keys k ... WHERE scope {and} GROUP BY {group}`.
+fn sum_sql(s: &Scope, kind: usize, cols: &str, and: &str, group: &str) -> String {
+    format!(
+        "SELECT {cols} FROM {} a JOIN agg_keys k ON k.id = a.key WHERE {}{and} GROUP BY {group}
+         ORDER BY {group}",
+        KINDS[kind].table, s.clause
+    )
+}
+
+/// Decisions by rung (as `verdicts::ladder`).
+pub fn ladder(conn: &Connection, s: &Scope) -> Result<LadderCounts> {
+    let mut stmt = conn.prepare(&sum_sql(
+        s,
+        RUNGS,
+        "a.rung, a.labelled, sum(a.decisions)",
+        "",
+        "a.rung, a.labelled",
+    ))?;
+    let mut counts = LadderCounts::default();
+    let mut rows = stmt.query(params_from_iter(&s.args))?;
+    while let Some(row) = rows.next()? {
+        let rung: String = row.get(0)?;
+        let labelled: bool = row.get(1)?;
+        let n: i64 = row.get(2)?;
+        let group = || format!("rows with rung {}", echo(&rung));
+        let rung = Stored::new(conn, Table::Ladder, &group).spelled(
+            "rung",
+            rung.clone(),
+            Rung::parse,
+            Rung::spellings,
+        )?;
+        counts.decisions += n as u64;
+        if labelled {
+            counts.labelled += n as u64;
+        }
+        counts.rungs[rung as usize] += n as u64;
+    }
+    Ok(counts)
+}
+
+/// Decisions by boundary (as `verdicts::boundary_profile`).
+pub fn boundaries(conn: &Connection, s: &Scope) -> Result<Vec<(String, u64)>> {
+    let mut stmt = conn.prepare(&sum_sql(
+        s,
+        RUNGS,
+        "a.boundary, sum(a.decisions)",
+        &format!(" AND a.boundary IS NOT {NO_BOUNDARY}"),
+        "a.boundary",
+    ))?;
+    let rows = stmt
+        .query_map(params_from_iter(&s.args), |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// The decision-level metrics' tallies and definition tokens.
+pub fn metrics(conn: &Connection, s: &Scope) -> Result<MetricsAcc> {
+    let counts = &KINDS[TALLIES].counts[1..];
+    let sums: Vec<String> = counts.iter().map(|c| format!("sum(a.{c})")).collect();
+    let mut stmt = conn.prepare(&sum_sql(
+        s,
+        TALLIES,
+        &format!("a.retrieval_k, {}", sums.join(", ")),
+        "",
+        "a.retrieval_k",
+    ))?;
+    let mut acc = MetricsAcc::default();
+    let mut rows = stmt.query(params_from_iter(&s.args))?;
+    while let Some(r) = rows.next()? {
+        let k: i64 = r.get(0)?;
+        let mut c = [0u64; crate::metrics::TALLIES];
+        for (i, v) in c.iter_mut().enumerate() {
+            *v = r.get::<_, i64>(i + 1)?.max(0) as u64;
+        }
+        acc.add_tallies((k != NO_K).then_some(k as u32), &c);
+    }
+    let mut stmt = conn.prepare(&sum_sql(
+        s,
+        TOKENS,
+        "a.tokens, sum(a.decisions)",
+        "",
+        "a.tokens",
+    ))?;
+    let mut rows = stmt.query(params_from_iter(&s.args))?;
+    while let Some(r) = rows.next()? {
+        acc.add_tokens(
+            r.get::<_, i64>(0)? as u64,
+            r.get::<_, i64>(1)?.max(0) as u64,
+        );
+    }
+    Ok(acc)
+}
+
+/// Per (catalogue version, tool name): visible, selected, selected wrongly,
+/// refused, named by the controls.
+pub type ToolSums = HashMap<(String, String), [u64; 5]>;
+/// Per (catalogue version, tool name): refusals by reason.
+pub type ReasonSums = HashMap<(String, String), Vec<(String, u64)>>;
+
+pub fn tools(conn: &Connection, s: &Scope) -> Result<(ToolSums, ReasonSums)> {
+    let cat = "(SELECT version FROM catalogue_ids WHERE id = k.catalogue)";
+    let sums: Vec<String> = KINDS[TOOLS]
+        .counts
+        .iter()
+        .map(|c| format!("sum(a.{c})"))
+        .collect();
+    let mut stmt = conn.prepare(&sum_sql(
+        s,
+        TOOLS,
+        &format!("{cat}, a.tool, {}", sums.join(", ")),
+        " AND k.catalogue IS NOT NULL",
+        "k.catalogue, a.tool",
+    ))?;
+    let mut out = ToolSums::new();
+    let mut rows = stmt.query(params_from_iter(&s.args))?;
+    while let Some(r) = rows.next()? {
+        let Some(version) = r.get::<_, Option<String>>(0)? else {
+            continue;
+        };
+        let mut c = [0u64; 5];
+        for (i, v) in c.iter_mut().enumerate() {
+            *v = r.get::<_, i64>(i + 2)?.max(0) as u64;
+        }
+        out.insert((version, r.get(1)?), c);
+    }
+    let mut stmt = conn.prepare(&sum_sql(
+        s,
+        REASONS,
+        &format!("{cat}, a.tool, a.reason, sum(a.decisions)"),
+        " AND k.catalogue IS NOT NULL",
+        "k.catalogue, a.tool, a.reason",
+    ))?;
+    let mut reasons = ReasonSums::new();
+    let mut rows = stmt.query(params_from_iter(&s.args))?;
+    while let Some(r) = rows.next()? {
+        let Some(version) = r.get::<_, Option<String>>(0)? else {
+            continue;
+        };
+        reasons
+            .entry((version, r.get(1)?))
+            .or_default()
+            .push((r.get(2)?, r.get::<_, i64>(3)?.max(0) as u64));
+    }
+    Ok((out, reasons))
+}
+
+/// Each run's first decision by catalogue, task and selected tool, in the
+/// order `GROUP BY catalogue, task_id, selected` gives (as
+/// `consistency::consistency`).
+pub fn firsts(conn: &Connection, s: &Scope) -> Result<Vec<(FirstChoice, u64)>> {
+    let cat = "(SELECT version FROM catalogue_ids WHERE id = k.catalogue)";
+    let mut stmt = conn.prepare(&sum_sql(
+        s,
+        FIRSTS,
+        &format!("{cat}, a.task_id, a.selected, sum(a.decisions)"),
+        "",
+        "k.catalogue, a.task_id, a.selected",
+    ))?;
+    let mut out: Vec<(FirstChoice, u64)> = Vec::new();
+    let mut rows = stmt.query(params_from_iter(&s.args))?;
+    while let Some(r) = rows.next()? {
+        let selected = match r.get_ref(2)? {
+            ValueRef::Integer(NO_SELECTED) => None,
+            _ => Some(r.get(2)?),
+        };
+        out.push((
+            FirstChoice {
+                catalogue: r.get(0)?,
+                task_id: r.get(1)?,
+                selected,
+            },
+            r.get::<_, i64>(3)?.max(0) as u64,
+        ));
+    }
+    // Catalogue ids need not follow their versions' order.
+    out.sort_by(|a, b| {
+        (&a.0.catalogue, &a.0.task_id, &a.0.selected).cmp(&(
+            &b.0.catalogue,
+            &b.0.task_id,
+            &b.0.selected,
+        ))
+    });
+    Ok(out)
+}

@@ -1,0 +1,381 @@
+//! The counts kept for the screens (schema 8, `agg_*`): after an import, a
+//! re-import that replaces decisions and runs, a reclassification and the
+//! upgrade from schema 7, every count read from them is the count of the
+//! verdicts themselves (and the hand counts of desk.jsonl); a filter they
+//! cannot answer is counted the long way.
+
+mod import_util;
+mod store_util;
+
+use std::path::Path;
+
+use import_util::*;
+use rung::filter::Filter;
+use rung::metrics::consistency::Consistency;
+use rung::metrics::{LadderCounts, Metrics, ToolUsage};
+use rung::model::Rung;
+use rung::store::query;
+use rusqlite::Connection;
+use rusqlite::types::Value as Sql;
+use store_util::*;
+
+/// 2026-11-DD 00:00 UTC in microseconds.
+fn day(dd: i64) -> i64 {
+    // 2026-11-01T00:00:00Z
+    (1_793_491_200 + (dd - 1) * 86_400) * 1_000_000
+}
+
+type Counts = (
+    LadderCounts,
+    Vec<(String, u64)>,
+    Metrics,
+    Vec<ToolUsage>,
+    Consistency,
+);
+
+fn counts(conn: &Connection, f: &Filter) -> Counts {
+    (
+        query::ladder(conn, f).unwrap(),
+        query::boundary_profile(conn, f).unwrap(),
+        query::metrics(conn, f).unwrap(),
+        query::tools(conn, f).unwrap(),
+        rung::store::consistency::consistency(conn, f).unwrap(),
+    )
+}
+
+/// The counts the long way: a listed day makes every reader skip the kept
+/// counts.
+fn long_way(conn: &Connection, f: &Filter) -> Counts {
+    conn.execute_batch("BEGIN; INSERT INTO agg_dirty VALUES (0);")
+        .unwrap();
+    assert!(rung::store::agg::read::scope(conn, f).unwrap().is_none());
+    let c = counts(conn, f);
+    conn.execute_batch("ROLLBACK").unwrap();
+    c
+}
+
+fn filters() -> Vec<Filter> {
+    let m = |s: &str| vec![s.to_string()];
+    vec![
+        Filter::default(),
+        Filter {
+            models: m("gpt-4o"),
+            ..Filter::default()
+        },
+        Filter {
+            phases: m("discover"),
+            ..Filter::default()
+        },
+        Filter {
+            catalogues: m("desk-1"),
+            models: m("qwen3:8b"),
+            ..Filter::default()
+        },
+        Filter {
+            since: Some(day(18)),
+            until: Some(day(19)),
+            ..Filter::default()
+        },
+        Filter {
+            since: Some(day(11)),
+            phases: m("modify"),
+            ..Filter::default()
+        },
+        Filter {
+            until: Some(day(18)),
+            ..Filter::default()
+        },
+    ]
+}
+
+/// Nothing is left to count, every filter of [`filters`] is answered from
+/// the kept counts, and each answer is the long way's.
+fn assert_kept_counts_are_exact(db: &Path) {
+    let conn = Connection::open(db).unwrap();
+    assert_eq!(
+        one(&conn, "SELECT count(*) FROM agg_dirty"),
+        Sql::Integer(0)
+    );
+    for f in filters() {
+        assert!(
+            rung::store::agg::read::scope(&conn, &f).unwrap().is_some(),
+            "{f:?}"
+        );
+        assert_eq!(counts(&conn, &f), long_way(&conn, &f), "{f:?}");
+        assert_eq!(drill_totals(&conn, &f), long_way_totals(&conn, &f), "{f:?}");
+    }
+}
+
+/// How many decisions each rung, boundary and tool count drills into.
+fn drill_totals(conn: &Connection, f: &Filter) -> Vec<Option<u64>> {
+    use rung::store::browse::{Anchor, DecisionSet, Drill, ToolCount, drill_page};
+    let mut drills: Vec<Drill> = Rung::ALL
+        .iter()
+        .map(|r| Drill::Set(DecisionSet::Rung(*r)))
+        .collect();
+    for b in ["authorization", "precondition", "semantics", "execution"] {
+        drills.push(Drill::Boundary(b.into()));
+    }
+    for name in ["find_customer", "cancel_subscription", "refund_invoice"] {
+        for count in [ToolCount::Selected, ToolCount::Refused] {
+            drills.push(Drill::Tool {
+                catalogue: "desk-1".into(),
+                name: name.into(),
+                count,
+            });
+        }
+    }
+    drills
+        .iter()
+        .map(|d| drill_page(conn, f, d, &Anchor::First, 1).unwrap().total)
+        .collect()
+}
+
+fn long_way_totals(conn: &Connection, f: &Filter) -> Vec<Option<u64>> {
+    conn.execute_batch("BEGIN; INSERT INTO agg_dirty VALUES (0);")
+        .unwrap();
+    let t = drill_totals(conn, f);
+    conn.execute_batch("ROLLBACK").unwrap();
+    t
+}
+
+fn tool<'a>(tools: &'a [ToolUsage], name: &str) -> &'a ToolUsage {
+    tools.iter().find(|t| t.name == name).unwrap()
+}
+
+fn reasons(t: &ToolUsage) -> Vec<(&str, u64)> {
+    t.refused_by_reason
+        .iter()
+        .map(|(r, n)| (r.as_str(), *n))
+        .collect()
+}
+
+#[test]
+fn counts_after_an_import_are_the_verdicts_counts() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK)]);
+    assert_kept_counts_are_exact(&db);
+    let conn = Connection::open(&db).unwrap();
+    // desk.jsonl: r-104 on Nov 10 (2 decisions), r-101 on the 17th (3),
+    // r-102 on the 18th (4), r-103 on the 19th (3); gpt-4o ran r-102 and
+    // r-104, qwen3:8b r-101 and r-103.
+    let all = query::ladder(&conn, &Filter::default()).unwrap();
+    assert_eq!(all.decisions, 12);
+    let gpt = Filter {
+        models: vec!["gpt-4o".into()],
+        ..Filter::default()
+    };
+    assert_eq!(query::ladder(&conn, &gpt).unwrap().decisions, 6);
+    let the_18th = Filter {
+        since: Some(day(18)),
+        until: Some(day(19)),
+        ..Filter::default()
+    };
+    assert_eq!(query::ladder(&conn, &the_18th).unwrap().decisions, 4);
+    // r-102's refusals: refund_invoice at precondition, cancel_subscription
+    // and delete_customer at authorization.
+    assert_eq!(
+        query::boundary_profile(&conn, &the_18th).unwrap(),
+        vec![
+            ("authorization".to_string(), 2),
+            ("precondition".to_string(), 1)
+        ]
+    );
+    // gpt-4o selected cancel_subscription twice (r-102 step 3, refused
+    // outside_intent; r-104 step 1, refused subscription_not_found) and
+    // find_customer twice (r-102 step 1, r-104 step 2).
+    let tools = query::tools(&conn, &gpt).unwrap();
+    let cancel = tool(&tools, "cancel_subscription");
+    assert_eq!((cancel.selected, cancel.refused), (2, 2));
+    assert_eq!(
+        reasons(cancel),
+        [("outside_intent", 1), ("subscription_not_found", 1)]
+    );
+    assert_eq!(tool(&tools, "find_customer").selected, 2);
+    assert_eq!(tool(&tools, "send_email").selected, 0);
+    assert!(tool(&tools, "ask_user").trusted_control);
+    // Over everything: find_customer in every run (4), send_email once.
+    let tools = query::tools(&conn, &Filter::default()).unwrap();
+    assert_eq!(tool(&tools, "find_customer").selected, 4);
+    assert_eq!(tool(&tools, "send_email").selected, 1);
+    assert_eq!(tool(&tools, "refund_invoice").refused, 1);
+}
+
+/// desk.jsonl with r-102's third decision no longer refused and r-104 run
+/// by qwen3:8b.
+fn changed_desk(dir: &Path) -> String {
+    let text = std::fs::read_to_string(path(DESK)).unwrap();
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["run_id"] == "r-102" && v["step"] == 3 {
+            v["outcome"] = serde_json::json!({"status": "ok"});
+        }
+        if v["type"] == "run" && v["run_id"] == "r-104" {
+            v["model"] = "qwen3:8b".into();
+        }
+        out.push_str(&serde_json::to_string(&v).unwrap());
+        out.push('\n');
+    }
+    let p = dir.join("desk-changed.jsonl");
+    std::fs::write(&p, out).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn a_re_import_that_replaces_decisions_and_runs_moves_the_counts() {
+    let (dir, db) = setup();
+    import(&db, &["-q", &path(DESK), &path(MENUS)]);
+    assert_kept_counts_are_exact(&db);
+    let changed = changed_desk(dir.path());
+    import(&db, &["-q", "--replace", &changed]);
+    assert_kept_counts_are_exact(&db);
+    let conn = Connection::open(&db).unwrap();
+    let gpt = Filter {
+        models: vec!["gpt-4o".into()],
+        ..Filter::default()
+    };
+    // gpt-4o keeps r-102 alone: 4 decisions, cancel_subscription selected
+    // once and no longer refused.
+    assert_eq!(query::ladder(&conn, &gpt).unwrap().decisions, 4);
+    let tools = query::tools(&conn, &gpt).unwrap();
+    let cancel = tool(&tools, "cancel_subscription");
+    assert_eq!((cancel.selected, cancel.refused), (1, 0));
+    assert_eq!(reasons(cancel), []);
+    let qwen = Filter {
+        models: vec!["qwen3:8b".into()],
+        ..Filter::default()
+    };
+    assert_eq!(query::ladder(&conn, &qwen).unwrap().decisions, 8);
+    let cancel = tool(&query::tools(&conn, &qwen).unwrap(), "cancel_subscription").clone();
+    assert_eq!(
+        (cancel.selected, reasons(&cancel)),
+        (1, vec![("subscription_not_found", 1)])
+    );
+    // The days no longer counted under a key are gone from every table.
+    assert_eq!(
+        one(
+            &conn,
+            "SELECT count(*) FROM agg_keys WHERE whole = 0 AND day = 20767 AND model = 'gpt-4o'"
+        ),
+        Sql::Integer(0)
+    );
+}
+
+#[test]
+fn reclassifying_and_writes_by_hand_keep_the_counts_exact() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK), &path(MENUS)]);
+    let r = rung(&db, &["reclassify"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_kept_counts_are_exact(&db);
+    // A write by hand lists the day it touched: readers count the long
+    // way (and see the write) until rung counts it again.
+    let conn = Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "UPDATE decision_rows SET phase = 'release' WHERE run_id = 'r-101' AND step = 1",
+    )
+    .unwrap();
+    assert_eq!(
+        rows(&conn, "SELECT day FROM agg_dirty"),
+        vec![vec![Sql::Integer(20774)]]
+    );
+    let release = Filter {
+        phases: vec!["release".into()],
+        ..Filter::default()
+    };
+    assert!(
+        rung::store::agg::read::scope(&conn, &release)
+            .unwrap()
+            .is_none()
+    );
+    // r-103's steps 2 and 3, and now r-101's first.
+    assert_eq!(query::ladder(&conn, &release).unwrap().decisions, 3);
+    drop(conn);
+    let r = rung(&db, &["reclassify"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_kept_counts_are_exact(&db);
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(query::ladder(&conn, &release).unwrap().decisions, 3);
+}
+
+#[test]
+fn a_schema_7_database_gets_its_counts_on_upgrade() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK), &path(MENUS)]);
+    let expected: Vec<Counts> = {
+        let conn = Connection::open(&db).unwrap();
+        filters().iter().map(|f| counts(&conn, f)).collect()
+    };
+    // Schema 7 is schema 8 without the `agg_*` tables and triggers.
+    {
+        let conn = Connection::open(&db).unwrap();
+        let objects = rows(
+            &conn,
+            "SELECT type, name FROM sqlite_master WHERE name LIKE 'agg%' AND type IN ('table', 'trigger')",
+        );
+        // Eight tables and seven triggers.
+        assert_eq!(objects.len(), 15);
+        for o in objects {
+            let (Sql::Text(ty), Sql::Text(name)) = (&o[0], &o[1]) else {
+                unreachable!()
+            };
+            conn.execute_batch(&format!("DROP {ty} {name}")).unwrap();
+        }
+        conn.execute_batch("PRAGMA user_version = 7").unwrap();
+    }
+    // Opening it to write upgrades it (and classifies nothing).
+    let store = rung::store::Store::open_rw(&db).unwrap();
+    let conn = &store.conn;
+    assert_eq!(
+        one(conn, "PRAGMA user_version"),
+        Sql::Integer(rung::store::SCHEMA_VERSION)
+    );
+    // Nine keys of one day (desk's four days by phase and model, m-1's day,
+    // m-2's decisions without a time) and six of all days.
+    assert_eq!(
+        rows(conn, "SELECT whole, count(*) FROM agg_keys GROUP BY 1"),
+        vec![
+            vec![Sql::Integer(0), Sql::Integer(9)],
+            vec![Sql::Integer(1), Sql::Integer(6)]
+        ]
+    );
+    drop(store);
+    assert_kept_counts_are_exact(&db);
+    let conn = Connection::open(&db).unwrap();
+    let got: Vec<Counts> = filters().iter().map(|f| counts(&conn, f)).collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn filters_the_counts_cannot_answer_are_counted_the_long_way() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK)]);
+    let conn = Connection::open(&db).unwrap();
+    let task = Filter {
+        tasks: vec!["harbor-refund".into()],
+        ..Filter::default()
+    };
+    let tag = Filter {
+        tags: vec![("suite".into(), "m18".into())],
+        ..Filter::default()
+    };
+    // Nov 18 from 12:00: r-102 (14:00) and r-103.
+    let noon = Filter {
+        since: Some(day(18) + 12 * 3_600_000_000),
+        ..Filter::default()
+    };
+    for f in [&task, &tag, &noon] {
+        assert!(rung::store::agg::read::scope(&conn, f).unwrap().is_none());
+    }
+    assert_eq!(query::ladder(&conn, &noon).unwrap().decisions, 7);
+    let noon_tools = query::tools(&conn, &noon).unwrap();
+    assert_eq!(tool(&noon_tools, "find_customer").selected, 2);
+    assert_eq!(tool(&noon_tools, "send_email").selected, 1);
+    // harbor-refund: r-101 and r-104; suite m18: r-101 and r-102.
+    assert_eq!(query::ladder(&conn, &task).unwrap().decisions, 5);
+    assert_eq!(query::ladder(&conn, &tag).unwrap().decisions, 7);
+    let tag_tools = query::tools(&conn, &tag).unwrap();
+    assert_eq!(tool(&tag_tools, "find_customer").selected, 2);
+    assert_eq!(tool(&tag_tools, "refund_invoice").selected, 2);
+}
