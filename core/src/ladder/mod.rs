@@ -12,6 +12,7 @@ mod labels;
 pub mod reasons;
 pub mod run;
 pub mod schema;
+mod toolmap;
 
 use std::collections::BTreeMap;
 
@@ -28,6 +29,7 @@ pub use labels::{
     CaseRef, LabelSource, label_text, matching_case, resolve_label, run_expectations,
 };
 pub use reasons::ReasonTable;
+pub use toolmap::ToolMap;
 pub use run::{RunInput, RunVerdict, StepInput, classify_run};
 
 /// A catalogue tool as the ladder needs it.
@@ -47,7 +49,7 @@ pub struct CatalogueView {
     pub version: String,
     pub abstain: Option<String>,
     /// By name; iteration is in code-point order.
-    pub tools: BTreeMap<String, ToolInfo>,
+    pub tools: ToolMap,
 }
 
 /// Everything known about the menu of one decision, after inheritance.
