@@ -5,7 +5,6 @@
 //! refused counts and a rule row of a tool's "why visible" audit — and
 //! [`drill_page`], one entry point for all of them.
 
-
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 

@@ -29,8 +29,8 @@ pub use labels::{
     CaseRef, LabelSource, label_text, matching_case, resolve_label, run_expectations,
 };
 pub use reasons::ReasonTable;
-pub use toolmap::ToolMap;
 pub use run::{RunInput, RunVerdict, StepInput, classify_run};
+pub use toolmap::ToolMap;
 
 /// A catalogue tool as the ladder needs it.
 #[derive(Debug, Clone, PartialEq)]

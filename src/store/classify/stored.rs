@@ -1,7 +1,6 @@
 //! What classification reads: a run's and its decisions' stored columns,
 //! a task's cases and a catalogue version as the ladder sees it.
 
-
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::Value;
 
