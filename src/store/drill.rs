@@ -5,8 +5,6 @@
 //! refused counts and a rule row of a tool's "why visible" audit — and
 //! [`drill_page`], one entry point for all of them.
 
-use std::collections::BTreeMap;
-
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
@@ -246,7 +244,7 @@ impl RuleWalk {
         let cat = load_catalogue(conn, catalogue)?;
         let view = cat.as_ref().and_then(|c| {
             let info = c.tools.get(name)?.clone();
-            let mut tools = BTreeMap::new();
+            let mut tools = ladder::ToolMap::new();
             tools.insert(name.to_string(), info);
             Some(ladder::CatalogueView {
                 version: c.version.clone(),

@@ -431,7 +431,7 @@ pub fn tool_audit(
         let mut view = ladder::CatalogueView {
             version: cat.version.clone(),
             abstain: cat.abstain.clone(),
-            tools: BTreeMap::new(),
+            tools: ladder::ToolMap::new(),
         };
         view.tools.insert(name.to_string(), info.clone());
         if let Some(ret) = &m.retrieval {

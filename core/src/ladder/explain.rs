@@ -188,7 +188,7 @@ pub fn walk(c: &Classification, d: &DecisionInput<'_>, tools: &[ToolVisibility])
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
+    use crate::ladder::ToolMap;
 
     use super::super::{CatalogueView, Menu, ReasonTable, ToolInfo, classify, explain_tools};
     use super::*;
@@ -213,7 +213,7 @@ mod tests {
     /// read_file (repository, read_only) and deploy (deploy, destructive)
     /// under a read-only ceiling: deploy is hidden.
     fn catalogue() -> CatalogueView {
-        let mut tools = BTreeMap::new();
+        let mut tools = ToolMap::new();
         tools.insert("read_file".into(), tool("repository", Effect::ReadOnly));
         tools.insert("deploy".into(), tool("deploy", Effect::Destructive));
         CatalogueView {

@@ -12,6 +12,7 @@ mod labels;
 pub mod reasons;
 pub mod run;
 pub mod schema;
+mod toolmap;
 
 use std::collections::BTreeMap;
 
@@ -29,6 +30,7 @@ pub use labels::{
 };
 pub use reasons::ReasonTable;
 pub use run::{RunInput, RunVerdict, StepInput, classify_run};
+pub use toolmap::ToolMap;
 
 /// A catalogue tool as the ladder needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,7 +49,7 @@ pub struct CatalogueView {
     pub version: String,
     pub abstain: Option<String>,
     /// By name; iteration is in code-point order.
-    pub tools: BTreeMap<String, ToolInfo>,
+    pub tools: ToolMap,
 }
 
 /// Everything known about the menu of one decision, after inheritance.

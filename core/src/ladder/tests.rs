@@ -22,7 +22,7 @@ fn tool(family: &str, effect: Effect, open_world: bool) -> ToolInfo {
 /// destructive, open world); web_fetch (web, read_only, open world);
 /// ask_user, no_applicable_tool (control, none).
 fn catalogue() -> CatalogueView {
-    let mut tools = BTreeMap::new();
+    let mut tools = ToolMap::new();
     tools.insert(
         "read_file".into(),
         tool("repository", Effect::ReadOnly, false),

@@ -1,14 +1,12 @@
 //! What classification reads: a run's and its decisions' stored columns,
 //! a task's cases and a catalogue version as the ladder sees it.
 
-use std::collections::BTreeMap;
-
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::Value;
 
 use crate::error::Result;
 use crate::ladder::schema::ToolSchemas;
-use crate::ladder::{CaseRef, CatalogueView, RecordedEffects, ToolInfo};
+use crate::ladder::{CaseRef, CatalogueView, RecordedEffects, ToolInfo, ToolMap};
 use crate::model::{
     Decision, Effect, Expectations, Label, MenuFields, Policy, Progress, Retrieval, Run, Stage,
     Status,
@@ -438,7 +436,7 @@ pub(crate) fn load_catalogue(conn: &Connection, version: &str) -> Result<Option<
          FROM tools WHERE catalogue = ?1",
     )?;
     let mut rows = stmt.query([version])?;
-    let mut tools = BTreeMap::new();
+    let mut tools = ToolMap::new();
     while let Some(r) = rows.next()? {
         let name: String = r.get(0)?;
         let row = || format!("row catalogue {} name {}", echo(version), echo(&name));
