@@ -404,12 +404,16 @@ pub fn tool_audit(
     };
     let (clause, mut args) = f.decision_clause();
     args.insert(0, Sql::Text(catalogue.to_string()));
-    let total: i64 = conn
-        .prepare_cached(&format!(
-            "SELECT count(*) FROM ladder l JOIN runs r ON r.run_id = l.run_id
-             WHERE l.catalogue = ? AND {clause}"
-        ))?
-        .query_row(params_from_iter(args.clone()), |r| r.get(0))?;
+    // From the kept counts when they answer the filter, else counted.
+    let total = match crate::store::agg::read::scope(conn, f)? {
+        Some(s) => crate::store::agg::read::catalogue_decisions(conn, &s, catalogue)? as i64,
+        None => conn
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM ladder l JOIN runs r ON r.run_id = l.run_id
+                 WHERE l.catalogue = ? AND {clause}"
+            ))?
+            .query_row(params_from_iter(args.clone()), |r| r.get::<_, i64>(0))?,
+    };
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {MENU_SELECT} FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
          JOIN runs r ON r.run_id = l.run_id
