@@ -337,10 +337,15 @@ pub fn tool_def(conn: &Connection, catalogue: &str, name: &str) -> Result<Option
     };
     drop(rows);
     drop(stmt);
+    // The catalogue's own findings (no run) through the run index: with one
+    // catalogue, its index would walk every finding of every run.
     def.drift = conn
         .prepare_cached(
             "SELECT kind, catalogue, task_id, run_id, step, tool, detail FROM findings
-             WHERE catalogue = ?1 AND tool = ?2 AND run_id IS NULL ORDER BY kind, detail",
+             WHERE id IN (SELECT id FROM finding_rows WHERE run_id IS NULL
+                 AND +catalogue = (SELECT id FROM catalogue_ids WHERE version = ?1)
+                 AND +tool = (SELECT id FROM finding_names WHERE name = ?2))
+             ORDER BY kind, detail",
         )?
         .query_map(params![catalogue, name], |r| {
             Ok(FindingRow {
