@@ -120,17 +120,17 @@ fn known_total(conn: &Connection, f: &Filter, drill: &Drill) -> Result<Option<u6
         Drill::Tool {
             catalogue,
             name,
-            count: count @ (ToolCount::Selected | ToolCount::Refused),
+            count,
         } => {
             let (sums, _) = agg::tools(conn, &s)?;
             let c = sums
                 .get(&(catalogue.clone(), name.clone()))
                 .copied()
                 .unwrap_or_default();
-            Some(if *count == ToolCount::Selected {
-                c[1]
-            } else {
-                c[3]
+            Some(match count {
+                ToolCount::Visible => c[0],
+                ToolCount::Selected => c[1],
+                ToolCount::Refused => c[3],
             })
         }
         _ => None,
