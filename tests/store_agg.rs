@@ -117,7 +117,7 @@ fn drill_totals(conn: &Connection, f: &Filter) -> Vec<Option<u64>> {
         drills.push(Drill::Boundary(b.into()));
     }
     for name in ["find_customer", "cancel_subscription", "refund_invoice"] {
-        for count in [ToolCount::Selected, ToolCount::Refused] {
+        for count in [ToolCount::Visible, ToolCount::Selected, ToolCount::Refused] {
             drills.push(Drill::Tool {
                 catalogue: "desk-1".into(),
                 name: name.into(),

@@ -6,7 +6,7 @@
 //! [`drill_page`], one entry point for all of them.
 
 use rusqlite::types::Value as Sql;
-use rusqlite::{Connection, OptionalExtension, params_from_iter};
+use rusqlite::{Connection, params_from_iter};
 
 use super::classify::load_catalogue;
 use super::decisions::{DECISION_COLUMNS, DecisionRow, DecisionSet, decision_row, decisions_page};
@@ -118,17 +118,17 @@ fn known_total(conn: &Connection, f: &Filter, drill: &Drill) -> Result<Option<u6
         Drill::Tool {
             catalogue,
             name,
-            count: count @ (ToolCount::Selected | ToolCount::Refused),
+            count,
         } => {
             let (sums, _) = agg::tools(conn, &s)?;
             let c = sums
                 .get(&(catalogue.clone(), name.clone()))
                 .copied()
                 .unwrap_or_default();
-            Some(if *count == ToolCount::Selected {
-                c[1]
-            } else {
-                c[3]
+            Some(match count {
+                ToolCount::Visible => c[0],
+                ToolCount::Selected => c[1],
+                ToolCount::Refused => c[3],
             })
         }
         _ => None,
@@ -200,17 +200,12 @@ fn spec<'a>(f: &Filter, drill: &Drill) -> Option<Spec<'a>> {
 }
 
 /// The walk of a tool's "why visible" audit, keeping the decisions one rule
-/// gave: the rule is computed, not stored, so each page walks decisions in
-/// order from its anchor until it has found its rows.
+/// gave: the rule is computed, not stored, so a page walks the audited
+/// decisions once (reading only their menus), keeps the ids the rule gave,
+/// and reads the listed rows by id.
 struct RuleWalk {
-    sql: String,
-    args: Vec<Sql>,
-    name: String,
-    visible: bool,
-    rule: String,
-    view: Option<ladder::CatalogueView>,
-    catalogue: Option<crate::ladder::CatalogueView>,
-    names: crate::store::names::Names,
+    /// The kept decision ids, ascending.
+    ids: Vec<i64>,
 }
 
 impl RuleWalk {
@@ -223,129 +218,73 @@ impl RuleWalk {
         rule: &str,
         cap: u64,
     ) -> Result<RuleWalk> {
+        let Some(cat) = load_catalogue(conn, catalogue)? else {
+            return Ok(RuleWalk { ids: Vec::new() });
+        };
+        let Some(info) = cat.tools.get(name).cloned() else {
+            return Ok(RuleWalk { ids: Vec::new() });
+        };
         let (clause, mut args) = f.decision_clause();
         args.insert(0, Sql::Text(catalogue.to_string()));
-        let base = format!(
-            "FROM ladder l JOIN decisions d ON d.id = l.decision_id
-             JOIN runs r ON r.run_id = l.run_id WHERE l.catalogue = ? AND {clause}"
-        );
         // The audit walks the first `cap` decisions: the same ones here.
-        let last: Option<i64> = conn
-            .prepare_cached(&format!(
-                "SELECT l.decision_id {base} ORDER BY l.decision_id LIMIT 1 OFFSET {}",
-                cap.saturating_sub(1)
-            ))?
-            .query_row(params_from_iter(args.clone()), |r| r.get(0))
-            .optional()?;
-        let mut sql = format!("SELECT {DECISION_COLUMNS}, {MENU_SELECT} {base}");
-        if let Some(last) = last {
-            sql.push_str(&format!(" AND l.decision_id <= {last}"));
-        }
-        let cat = load_catalogue(conn, catalogue)?;
-        let view = cat.as_ref().and_then(|c| {
-            let info = c.tools.get(name)?.clone();
-            let mut tools = ladder::ToolMap::new();
-            tools.insert(name.to_string(), info);
-            Some(ladder::CatalogueView {
-                version: c.version.clone(),
-                abstain: c.abstain.clone(),
-                tools,
-            })
-        });
-        Ok(RuleWalk {
-            sql,
-            args,
-            name: name.to_string(),
-            visible,
-            rule: rule.to_string(),
-            view,
-            catalogue: cat,
-            names: crate::store::names::Names::load(conn)?,
-        })
-    }
-
-    /// Whether the row's decision got the walk's rule for the tool (as
-    /// `tools::tool_audit` decides it).
-    fn keeps(&self, conn: &Connection, r: &rusqlite::Row<'_>) -> Result<bool> {
-        let (Some(base), Some(cat)) = (&self.view, &self.catalogue) else {
-            return Ok(false);
-        };
-        let m = menu_row(conn, &self.names, r, DECISION_WIDTH)?;
-        let mut view = base.clone();
-        if let Some(ret) = &m.retrieval {
-            for c in &ret.candidates {
-                if let Some(t) = cat.tools.get(&c.name) {
-                    view.tools.insert(c.name.clone(), t.clone());
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {MENU_SELECT} FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
+             JOIN runs r ON r.run_id = l.run_id
+             WHERE l.catalogue = ? AND {clause} ORDER BY l.decision_id LIMIT {cap}"
+        ))?;
+        let names = crate::store::names::Names::load(conn)?;
+        let mut rows = stmt.query(params_from_iter(args))?;
+        let mut ids = Vec::new();
+        while let Some(r) = rows.next()? {
+            let m = menu_row(conn, &names, r, 0)?;
+            let mut view = ladder::CatalogueView {
+                version: cat.version.clone(),
+                abstain: cat.abstain.clone(),
+                tools: ladder::ToolMap::new(),
+            };
+            view.tools.insert(name.to_string(), info.clone());
+            if let Some(ret) = &m.retrieval {
+                for c in &ret.candidates {
+                    if let Some(t) = cat.tools.get(&c.name) {
+                        view.tools.insert(c.name.clone(), t.clone());
+                    }
                 }
             }
-        }
-        let menu = Menu {
-            catalogue: Some(&view),
-            policy: m.policy.as_ref(),
-            controls: &m.controls,
-            retrieval: m.retrieval.as_ref(),
-            exposed: m.exposed.as_deref(),
-            visible: m.visible.as_deref(),
-        };
-        let tools = ladder::explain_tools(menu, m.label.as_ref(), m.selected.as_deref());
-        Ok(tools
-            .into_iter()
-            .find(|t| t.name == self.name)
-            .is_some_and(|t| t.visible == self.visible && t.rule.as_str() == self.rule))
-    }
-
-    /// Up to `n` kept rows from `from` (exclusive unless `inclusive`), in
-    /// decision order when `forward`; plus whether more follow. `n == 0`:
-    /// all of them (to count).
-    fn walk(
-        &self,
-        conn: &Connection,
-        from: Option<i64>,
-        inclusive: bool,
-        forward: bool,
-        n: usize,
-    ) -> Result<Walked> {
-        let mut sql = self.sql.clone();
-        let mut args = self.args.clone();
-        if let Some(k) = from {
-            let op = match (forward, inclusive) {
-                (true, false) => ">",
-                (true, true) => ">=",
-                (false, false) => "<",
-                (false, true) => "<=",
+            let menu = Menu {
+                catalogue: Some(&view),
+                policy: m.policy.as_ref(),
+                controls: &m.controls,
+                retrieval: m.retrieval.as_ref(),
+                exposed: m.exposed.as_deref(),
+                visible: m.visible.as_deref(),
             };
-            sql.push_str(&format!(" AND l.decision_id {op} ?"));
-            args.push(Sql::Integer(k));
+            let tools = ladder::explain_tools(menu, m.label.as_ref(), m.selected.as_deref());
+            if tools
+                .into_iter()
+                .find(|t| t.name == name)
+                .is_some_and(|t| t.visible == visible && t.rule.as_str() == rule)
+            {
+                ids.push(r.get(0)?);
+            }
         }
-        sql.push_str(if forward {
-            " ORDER BY l.decision_id ASC"
-        } else {
-            " ORDER BY l.decision_id DESC"
-        });
-        let mut stmt = conn.prepare_cached(&sql)?;
-        let mut rows = stmt.query(params_from_iter(args))?;
-        let mut out = Vec::new();
-        let mut counted = 0u64;
-        while let Some(r) = rows.next()? {
-            if !self.keeps(conn, r)? {
-                continue;
-            }
-            counted += 1;
-            if n == 0 {
-                continue;
-            }
-            if out.len() == n {
-                return Ok((out, true, counted));
-            }
-            let row = decision_row(conn, r, 0)?;
-            let id = row.decision_id;
-            out.push(((Sql::Integer(id), Sql::Integer(id)), row));
-        }
-        Ok((out, false, counted))
+        Ok(RuleWalk { ids })
     }
 
-    fn count(&self, conn: &Connection) -> Result<u64> {
-        Ok(self.walk(conn, None, false, true, 0)?.2)
+    /// The listed rows of `ids`, read by id.
+    fn rows(&self, conn: &Connection, ids: &[i64]) -> Result<Vec<(Key, DecisionRow)>> {
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {DECISION_COLUMNS} FROM ladder l JOIN decisions d ON d.id = l.decision_id
+             JOIN runs r ON r.run_id = l.run_id WHERE l.decision_id = ?"
+        ))?;
+        let mut out = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let mut rows = stmt.query([id])?;
+            if let Some(r) = rows.next()? {
+                let row = decision_row(conn, r, 0)?;
+                out.push(((Sql::Integer(id), Sql::Integer(id)), row));
+            }
+        }
+        Ok(out)
     }
 
     fn page(&self, conn: &Connection, anchor: &Anchor, n: usize) -> Result<Page<DecisionRow>> {
@@ -353,6 +292,11 @@ impl RuleWalk {
             Sql::Integer(i) => i,
             _ => 0,
         };
+        let ids = &self.ids;
+        let total = ids.len();
+        // Kept ids below `k`, and below-or-at `k`.
+        let below = |k: i64| ids.partition_point(|&i| i < k);
+        let through = |k: i64| ids.partition_point(|&i| i <= k);
         let page = |rows, before, total, more_before, more_after, focus| Page {
             rows,
             before,
@@ -363,69 +307,56 @@ impl RuleWalk {
         };
         Ok(match anchor {
             Anchor::First => {
-                let (rows, more, _) = self.walk(conn, None, false, true, n)?;
-                let total = if more {
-                    self.count(conn)?
-                } else {
-                    rows.len() as u64
-                };
-                page(rows, Some(0), Some(total), false, more, None)
+                let end = n.min(total);
+                let rows = self.rows(conn, &ids[..end])?;
+                page(rows, Some(0), Some(total as u64), false, end < total, None)
             }
             Anchor::Last => {
-                let (mut rows, more, _) = self.walk(conn, None, false, false, n)?;
-                rows.reverse();
-                let total = if more {
-                    self.count(conn)?
-                } else {
-                    rows.len() as u64
-                };
-                let before = total - rows.len() as u64;
-                page(rows, Some(before), Some(total), more, false, None)
+                let start = total.saturating_sub(n);
+                let rows = self.rows(conn, &ids[start..])?;
+                page(
+                    rows,
+                    Some(start as u64),
+                    Some(total as u64),
+                    start > 0,
+                    false,
+                    None,
+                )
             }
             Anchor::After(k) => {
-                let (rows, more, _) = self.walk(conn, Some(id(k)), false, true, n)?;
-                page(rows, None, None, true, more, None)
+                let start = through(id(k));
+                let end = (start + n).min(total);
+                let rows = self.rows(conn, &ids[start..end])?;
+                page(rows, None, None, true, end < total, None)
             }
             Anchor::Before(k) => {
-                let (mut rows, more, _) = self.walk(conn, Some(id(k)), false, false, n)?;
-                rows.reverse();
-                page(rows, None, None, more, true, None)
+                let end = below(id(k));
+                let start = end.saturating_sub(n);
+                let rows = self.rows(conn, &ids[start..end])?;
+                page(rows, None, None, start > 0, true, None)
             }
             Anchor::Around(k) => {
                 let half = n / 2;
-                let (mut rows, more_before, _) =
-                    self.walk(conn, Some(id(k)), false, false, half.max(1))?;
-                if half == 0 {
-                    rows.clear();
-                }
-                rows.reverse();
-                let focus = rows.len();
-                let (after, more_after, _) = self.walk(conn, Some(id(k)), true, true, n - half)?;
-                rows.extend(after);
-                // Counted by walking: before = kept rows before the first.
-                let total = self.count(conn)?;
-                let before = match rows.first() {
-                    Some(first) => self.walk(conn, Some(id(&first.0)), false, false, 0)?.2,
-                    None => 0,
-                };
+                let at = below(id(k));
+                let start = at.saturating_sub(half.max(1));
+                let more_before = start > 0;
+                let start = if half == 0 { at } else { start };
+                let focus = at - start;
+                let end = (at + (n - half)).min(total);
+                let rows = self.rows(conn, &ids[start..end])?;
+                let before = if rows.is_empty() { 0 } else { start as u64 };
                 page(
                     rows,
                     Some(before),
-                    Some(total),
+                    Some(total as u64),
                     more_before,
-                    more_after,
+                    end < total,
                     Some(focus),
                 )
             }
         })
     }
 }
-
-/// A walk's rows, whether more follow, and how many it kept in all.
-type Walked = (Vec<(Key, DecisionRow)>, bool, u64);
-
-/// Columns of [`DECISION_COLUMNS`]: the menu's start after them.
-const DECISION_WIDTH: usize = 17;
 
 /// The column a decision list is sorted by (`s` cycles, `S` reverses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -1,6 +1,8 @@
 //! Findings: the findings report (what the filtered decisions and their
 //! catalogues raised) and one decision's findings.
 
+use std::collections::{HashMap, HashSet};
+
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, params_from_iter};
 
@@ -207,70 +209,60 @@ pub fn finding_counts(
     since: i64,
     until: i64,
 ) -> Result<FindingCounts> {
-    let (inner, mut args) = selected(
+    let (inner, args) = selected(
         f,
         &format!("x.kind AS kind, x.run_id AS run_id, {FINDING_TIME} AS t"),
         "",
     );
     let prev = since - (until - since);
-    let sql = format!(
-        "SELECT kind,
-            sum(t >= ?1 AND t < ?2),
-            count(DISTINCT CASE WHEN t >= ?1 AND t < ?2 THEN run_id END),
-            sum(t >= ?3 AND t < ?1),
-            sum(t IS NULL)
-         FROM ({inner}) GROUP BY kind"
-    );
-    // The window's bounds are the first parameters; the filter's follow.
-    let sql = renumber(&sql, 3);
-    let mut all = vec![Sql::Integer(since), Sql::Integer(until), Sql::Integer(prev)];
-    all.append(&mut args);
-    let mut rows: Vec<KindCount> = conn
-        .prepare(&sql)?
-        .query_map(params_from_iter(all.iter()), |r| {
-            let n = |i: usize| -> rusqlite::Result<u64> {
-                Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0) as u64)
-            };
-            Ok(KindCount {
-                kind: r.get(0)?,
-                count: n(1)?,
-                runs: n(2)?,
-                previous: n(3)?,
-                undated: n(4)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    rows.retain(|k| k.count + k.previous + k.undated > 0);
-    rows.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.kind.cmp(&b.kind)));
-    let runs_sql = renumber(
-        &format!("SELECT count(DISTINCT run_id) FROM ({inner}) WHERE t >= ?1 AND t < ?2"),
-        2,
-    );
-    let runs: i64 = conn.query_row(
-        &runs_sql,
-        params_from_iter(all[..2].iter().chain(&all[3..])),
-        |r| r.get(0),
-    )?;
-    Ok(FindingCounts {
-        rows,
-        runs: runs as u64,
-    })
-}
-
-/// `sql` with its bare `?` placeholders numbered from `first + 1`, so that
-/// they follow numbered ones (`?1` ... `?first`) used before them.
-fn renumber(sql: &str, first: usize) -> String {
-    let mut out = String::with_capacity(sql.len() + 16);
-    let mut n = first;
-    let mut chars = sql.chars().peekable();
-    while let Some(c) = chars.next() {
-        out.push(c);
-        if c == '?' && !chars.peek().is_some_and(char::is_ascii_digit) {
-            n += 1;
-            out.push_str(&n.to_string());
+    // One pass, counted here: in SQL each use of the finding's time would
+    // evaluate its subquery again (seven per row), and the runs over all
+    // kinds would take a second pass.
+    let mut kinds: HashMap<String, (KindCount, HashSet<String>)> = HashMap::new();
+    let mut all_runs: HashSet<String> = HashSet::new();
+    let mut stmt = conn.prepare(&inner)?;
+    let mut rows = stmt.query(params_from_iter(args))?;
+    while let Some(r) = rows.next()? {
+        let kind: String = r.get(0)?;
+        let run_id: Option<String> = r.get(1)?;
+        let t: Option<i64> = r.get(2)?;
+        let (k, runs) = kinds.entry(kind).or_insert_with_key(|kind| {
+            (
+                KindCount {
+                    kind: kind.clone(),
+                    ..KindCount::default()
+                },
+                HashSet::new(),
+            )
+        });
+        match t {
+            None => k.undated += 1,
+            Some(t) if t >= since && t < until => {
+                k.count += 1;
+                if let Some(run) = run_id {
+                    if !all_runs.contains(&run) {
+                        all_runs.insert(run.clone());
+                    }
+                    runs.insert(run);
+                }
+            }
+            Some(t) if t >= prev && t < since => k.previous += 1,
+            Some(_) => {}
         }
     }
-    out
+    let mut rows: Vec<KindCount> = kinds
+        .into_values()
+        .map(|(mut k, runs)| {
+            k.runs = runs.len() as u64;
+            k
+        })
+        .collect();
+    rows.retain(|k| k.count + k.previous + k.undated > 0);
+    rows.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.kind.cmp(&b.kind)));
+    Ok(FindingCounts {
+        rows,
+        runs: all_runs.len() as u64,
+    })
 }
 
 /// The findings a Findings list shows: one kind, in `[since, until)` or

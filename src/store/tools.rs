@@ -337,10 +337,15 @@ pub fn tool_def(conn: &Connection, catalogue: &str, name: &str) -> Result<Option
     };
     drop(rows);
     drop(stmt);
+    // The catalogue's own findings (no run) through the run index: with one
+    // catalogue, its index would walk every finding of every run.
     def.drift = conn
         .prepare_cached(
             "SELECT kind, catalogue, task_id, run_id, step, tool, detail FROM findings
-             WHERE catalogue = ?1 AND tool = ?2 AND run_id IS NULL ORDER BY kind, detail",
+             WHERE id IN (SELECT id FROM finding_rows WHERE run_id IS NULL
+                 AND +catalogue = (SELECT id FROM catalogue_ids WHERE version = ?1)
+                 AND +tool = (SELECT id FROM finding_names WHERE name = ?2))
+             ORDER BY kind, detail",
         )?
         .query_map(params![catalogue, name], |r| {
             Ok(FindingRow {
@@ -404,12 +409,16 @@ pub fn tool_audit(
     };
     let (clause, mut args) = f.decision_clause();
     args.insert(0, Sql::Text(catalogue.to_string()));
-    let total: i64 = conn
-        .prepare_cached(&format!(
-            "SELECT count(*) FROM ladder l JOIN runs r ON r.run_id = l.run_id
-             WHERE l.catalogue = ? AND {clause}"
-        ))?
-        .query_row(params_from_iter(args.clone()), |r| r.get(0))?;
+    // From the kept counts when they answer the filter, else counted.
+    let total = match crate::store::agg::read::scope(conn, f)? {
+        Some(s) => crate::store::agg::read::catalogue_decisions(conn, &s, catalogue)? as i64,
+        None => conn
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM ladder l JOIN runs r ON r.run_id = l.run_id
+                 WHERE l.catalogue = ? AND {clause}"
+            ))?
+            .query_row(params_from_iter(args.clone()), |r| r.get::<_, i64>(0))?,
+    };
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {MENU_SELECT} FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
          JOIN runs r ON r.run_id = l.run_id

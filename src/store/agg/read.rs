@@ -109,6 +109,20 @@ pub fn ladder(conn: &Connection, s: &Scope) -> Result<LadderCounts> {
     Ok(counts)
 }
 
+/// Decisions on one catalogue (as a count over `ladder` by catalogue).
+pub fn catalogue_decisions(conn: &Connection, s: &Scope, catalogue: &str) -> Result<u64> {
+    let mut args = s.args.clone();
+    args.push(Sql::Text(catalogue.to_string()));
+    let n: i64 = conn
+        .prepare_cached(&format!(
+            "SELECT COALESCE(sum(a.decisions), 0) FROM {} a JOIN agg_keys k ON k.id = a.key
+             WHERE {} AND k.catalogue = (SELECT id FROM catalogue_ids WHERE version = ?)",
+            KINDS[RUNGS].table, s.clause
+        ))?
+        .query_row(params_from_iter(args), |r| r.get(0))?;
+    Ok(n as u64)
+}
+
 /// Decisions by boundary (as `verdicts::boundary_profile`).
 pub fn boundaries(conn: &Connection, s: &Scope) -> Result<Vec<(String, u64)>> {
     let mut stmt = conn.prepare(&sum_sql(
