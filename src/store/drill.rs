@@ -14,9 +14,9 @@ use super::filter_sql::FilterSql;
 use super::menu::{MENU_SELECT, menu_row};
 use super::paging::{Anchor, Key, Page, Spec};
 use super::refusals::refused;
+use super::tools::explain_one;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
-use crate::ladder::{self, Menu};
 
 /// Which of a tool's counts (the Tools screen's columns).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -237,31 +237,7 @@ impl RuleWalk {
         let mut ids = Vec::new();
         while let Some(r) = rows.next()? {
             let m = menu_row(conn, &names, r, 0)?;
-            let mut view = ladder::CatalogueView {
-                version: cat.version.clone(),
-                abstain: cat.abstain.clone(),
-                tools: ladder::ToolMap::new(),
-            };
-            view.tools.insert(name.to_string(), info.clone());
-            if let Some(ret) = &m.retrieval {
-                for c in &ret.candidates {
-                    if let Some(t) = cat.tools.get(&c.name) {
-                        view.tools.insert(c.name.clone(), t.clone());
-                    }
-                }
-            }
-            let menu = Menu {
-                catalogue: Some(&view),
-                policy: m.policy.as_ref(),
-                controls: &m.controls,
-                retrieval: m.retrieval.as_ref(),
-                exposed: m.exposed.as_deref(),
-                visible: m.visible.as_deref(),
-            };
-            let tools = ladder::explain_tools(menu, m.label.as_ref(), m.selected.as_deref());
-            if tools
-                .into_iter()
-                .find(|t| t.name == name)
+            if explain_one(&cat, name, &info, &m)
                 .is_some_and(|t| t.visible == visible && t.rule.as_str() == rule)
             {
                 ids.push(r.get(0)?);

@@ -11,7 +11,7 @@ use super::decode::{Stored, Table};
 use super::dense;
 use super::filter_sql::{FilterSql, push_in};
 use super::findings::FindingRow;
-use super::menu::{MENU_SELECT, menu_row};
+use super::menu::{MENU_SELECT, MenuRow, menu_row};
 use super::names::Names;
 use crate::error::Result;
 use crate::filter::Filter;
@@ -433,34 +433,8 @@ pub fn tool_audit(
             break;
         }
         let m = menu_row(conn, &names, r, 0)?;
-        // Rules 1-6 for one tool look at no other tool except through the
-        // ranks, which depend only on the recorded candidates: a view of the
-        // catalogue with the tool and the candidates gives the same answer
-        // as the whole catalogue, at the cost of k tools instead of all.
-        let mut view = ladder::CatalogueView {
-            version: cat.version.clone(),
-            abstain: cat.abstain.clone(),
-            tools: ladder::ToolMap::new(),
-        };
-        view.tools.insert(name.to_string(), info.clone());
-        if let Some(ret) = &m.retrieval {
-            for c in &ret.candidates {
-                if let Some(t) = cat.tools.get(&c.name) {
-                    view.tools.insert(c.name.clone(), t.clone());
-                }
-            }
-        }
-        let menu = Menu {
-            catalogue: Some(&view),
-            policy: m.policy.as_ref(),
-            controls: &m.controls,
-            retrieval: m.retrieval.as_ref(),
-            exposed: m.exposed.as_deref(),
-            visible: m.visible.as_deref(),
-        };
         examined += 1;
-        let tools = ladder::explain_tools(menu, m.label.as_ref(), m.selected.as_deref());
-        if let Some(t) = tools.into_iter().find(|t| t.name == name) {
+        if let Some(t) = explain_one(&cat, name, &info, &m) {
             let e = counts
                 .entry((t.visible, t.rule.as_str().to_string()))
                 .or_insert_with(|| (0, t.why));
@@ -482,6 +456,43 @@ pub fn tool_audit(
         examined,
         total: total as u64,
     })
+}
+
+/// One tool's "why visible" on one decision's menu, as the tool audit
+/// decides it. Rules 1-6 for one tool look at no other tool except through
+/// the ranks, which depend only on the recorded candidates: a view of the
+/// catalogue with the tool and the candidates gives the same answer as the
+/// whole catalogue, at the cost of k tools instead of all.
+pub(super) fn explain_one(
+    cat: &ladder::CatalogueView,
+    name: &str,
+    info: &ladder::ToolInfo,
+    m: &MenuRow,
+) -> Option<ladder::ToolVisibility> {
+    let mut view = ladder::CatalogueView {
+        version: cat.version.clone(),
+        abstain: cat.abstain.clone(),
+        tools: ladder::ToolMap::new(),
+    };
+    view.tools.insert(name.to_string(), info.clone());
+    if let Some(ret) = &m.retrieval {
+        for c in &ret.candidates {
+            if let Some(t) = cat.tools.get(&c.name) {
+                view.tools.insert(c.name.clone(), t.clone());
+            }
+        }
+    }
+    let menu = Menu {
+        catalogue: Some(&view),
+        policy: m.policy.as_ref(),
+        controls: &m.controls,
+        retrieval: m.retrieval.as_ref(),
+        exposed: m.exposed.as_deref(),
+        visible: m.visible.as_deref(),
+    };
+    ladder::explain_tools(menu, m.label.as_ref(), m.selected.as_deref())
+        .into_iter()
+        .find(|t| t.name == name)
 }
 
 #[cfg(test)]

@@ -34,23 +34,34 @@ pub fn ladder(conn: &Connection, f: &Filter) -> Result<LadderCounts> {
     let mut counts = LadderCounts::default();
     let mut rows = stmt.query(params_from_iter(args))?;
     while let Some(row) = rows.next()? {
-        let rung: String = row.get(0)?;
-        let labelled: bool = row.get(1)?;
-        let n: i64 = row.get(2)?;
-        let group = || format!("rows with rung {}", echo(&rung));
-        let rung = Stored::new(conn, Table::Ladder, &group).spelled(
-            "rung",
-            rung.clone(),
-            Rung::parse,
-            Rung::spellings,
-        )?;
-        counts.decisions += n as u64;
-        if labelled {
-            counts.labelled += n as u64;
-        }
-        counts.rungs[rung as usize] += n as u64;
+        add_rungs(conn, &mut counts, row)?;
     }
     Ok(counts)
+}
+
+/// Adds one group of a rung count to `counts`: the row's stored rung, whether
+/// labelled, and how many decisions.
+pub(super) fn add_rungs(
+    conn: &Connection,
+    counts: &mut LadderCounts,
+    row: &rusqlite::Row<'_>,
+) -> Result<()> {
+    let rung: String = row.get(0)?;
+    let labelled: bool = row.get(1)?;
+    let n: i64 = row.get(2)?;
+    let group = || format!("rows with rung {}", echo(&rung));
+    let rung = Stored::new(conn, Table::Ladder, &group).spelled(
+        "rung",
+        rung.clone(),
+        Rung::parse,
+        Rung::spellings,
+    )?;
+    counts.decisions += n as u64;
+    if labelled {
+        counts.labelled += n as u64;
+    }
+    counts.rungs[rung as usize] += n as u64;
+    Ok(())
 }
 
 /// The failure profile: the ladder plus decisions counted by boundary alone.

@@ -13,10 +13,7 @@ use crate::error::Result;
 use crate::filter::Filter;
 use crate::metrics::consistency::FirstChoice;
 use crate::metrics::{LadderCounts, MetricsAcc};
-use crate::model::Rung;
-use crate::store::decode::{Stored, Table};
 use crate::store::filter_sql::push_in;
-use crate::text::echo;
 
 /// The `agg_keys k` a filter selects, when the counts answer it exactly:
 /// no task, run or tag filter, a window on whole days (UTC), and every
@@ -90,21 +87,7 @@ pub fn ladder(conn: &Connection, s: &Scope) -> Result<LadderCounts> {
     let mut counts = LadderCounts::default();
     let mut rows = stmt.query(params_from_iter(&s.args))?;
     while let Some(row) = rows.next()? {
-        let rung: String = row.get(0)?;
-        let labelled: bool = row.get(1)?;
-        let n: i64 = row.get(2)?;
-        let group = || format!("rows with rung {}", echo(&rung));
-        let rung = Stored::new(conn, Table::Ladder, &group).spelled(
-            "rung",
-            rung.clone(),
-            Rung::parse,
-            Rung::spellings,
-        )?;
-        counts.decisions += n as u64;
-        if labelled {
-            counts.labelled += n as u64;
-        }
-        counts.rungs[rung as usize] += n as u64;
+        crate::store::verdicts::add_rungs(conn, &mut counts, row)?;
     }
     Ok(counts)
 }
