@@ -13,6 +13,7 @@ pub mod reasons;
 pub mod run;
 pub mod schema;
 mod toolmap;
+mod visibility;
 
 use std::collections::BTreeMap;
 
@@ -31,6 +32,7 @@ pub use labels::{
 pub use reasons::ReasonTable;
 pub use run::{RunInput, RunVerdict, StepInput, classify_run};
 pub use toolmap::ToolMap;
+pub use visibility::{ToolVisibility, explain_tools};
 
 /// A catalogue tool as the ladder needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,7 +93,7 @@ pub fn policy_hides(policy: &Policy, tool: &ToolInfo) -> Option<Rule> {
     None
 }
 
-fn policy_hides_why(policy: &Policy, tool: &ToolInfo, rule: Rule) -> String {
+pub(super) fn policy_hides_why(policy: &Policy, tool: &ToolInfo, rule: Rule) -> String {
     match rule {
         Rule::Family => format!(
             "family {} is not allowed (allowed: {})",
@@ -111,7 +113,7 @@ fn policy_hides_why(policy: &Policy, tool: &ToolInfo, rule: Rule) -> String {
     }
 }
 
-fn contains(list: &[String], name: &str) -> bool {
+pub(super) fn contains(list: &[String], name: &str) -> bool {
     list.iter().any(|n| n == name)
 }
 
@@ -660,7 +662,7 @@ fn exposure_mismatches(
         .collect()
 }
 
-fn rank_text(rank: Option<(usize, Option<f64>)>, k: u32) -> String {
+pub(super) fn rank_text(rank: Option<(usize, Option<f64>)>, k: u32) -> String {
     match rank {
         None => "not a candidate".to_string(),
         Some((rk, score)) => {
@@ -669,124 +671,6 @@ fn rank_text(rank: Option<(usize, Option<f64>)>, k: u32) -> String {
             format!("rank {rk}{score} {cmp} k={k}")
         }
     }
-}
-
-/// Why one catalogue tool was visible or hidden at a decision.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolVisibility {
-    pub name: String,
-    pub visible: bool,
-    pub rule: Rule,
-    pub why: String,
-}
-
-/// Rules 1–6 for one catalogue tool: (visible, rule, why).
-fn rule_for(sets: &Sets<'_>, menu: Menu<'_>, name: &str, tool: &ToolInfo) -> (bool, Rule, String) {
-    if contains(menu.controls, name) {
-        return (
-            true,
-            Rule::TrustedControl,
-            "trusted control: always visible".to_string(),
-        );
-    }
-    if let Some(policy) = menu.policy
-        && let Some(rule) = policy_hides(policy, tool)
-    {
-        return (false, rule, policy_hides_why(policy, tool, rule));
-    }
-    let eligible = if menu.policy.is_some() {
-        "eligible"
-    } else {
-        "no policy"
-    };
-    if let Some(r) = menu.retrieval {
-        let rank = sets.rank(name);
-        return if rank.is_some_and(|(rk, _)| rk <= r.k as usize) {
-            (
-                true,
-                Rule::Retrieved,
-                format!("{eligible}, retrieved: {}", rank_text(rank, r.k)),
-            )
-        } else {
-            (
-                false,
-                Rule::NotRetrieved,
-                format!("{eligible}, not retrieved: {}", rank_text(rank, r.k)),
-            )
-        };
-    }
-    if menu.policy.is_some() {
-        (
-            true,
-            Rule::Eligible,
-            "eligible: the policy allows it and no retrieval was recorded".to_string(),
-        )
-    } else {
-        (
-            true,
-            Rule::Flat,
-            "no policy and no retrieval recorded: every catalogue tool was visible".to_string(),
-        )
-    }
-}
-
-/// For every catalogue tool (by name), whether it was visible and the rule
-/// that explains it; with no catalogue, the recorded menu with rule `recorded`.
-pub fn explain_tools(
-    menu: Menu<'_>,
-    label: Option<&Label>,
-    selected: Option<&str>,
-) -> Vec<ToolVisibility> {
-    let sets = Sets::new(menu, label, selected);
-    let Some(cat) = menu.catalogue else {
-        // "The recorded menu's names": the recorded visible menu.
-        let mut names: Vec<String> = menu.visible.map(<[String]>::to_vec).unwrap_or_default();
-        names.sort();
-        names.dedup();
-        return names
-            .into_iter()
-            .filter(|n| n != NO_CALL)
-            .map(|name| ToolVisibility {
-                name,
-                visible: true,
-                rule: Rule::Recorded,
-                why: "in the recorded menu (no catalogue is known for this decision)".to_string(),
-            })
-            .collect();
-    };
-    // The menu the model actually saw: the recorded one when there is one.
-    // Only a recorded `visible` menu overrides the rules (ladder.md); a
-    // recorded `exposed` set shapes the ranks but not this.
-    let menu_recorded = menu.visible.is_some();
-    let what = "recorded visible menu";
-    cat.tools
-        .iter()
-        .map(|(name, tool)| {
-            let (by_rule, rule, why) = rule_for(&sets, menu, name, tool);
-            let actual = sets.in_retrieved(name);
-            let (visible, rule, why) = if !menu_recorded || actual == by_rule {
-                (by_rule, rule, why)
-            } else if actual {
-                (
-                    true,
-                    Rule::Recorded,
-                    format!("in the {what} though rule {rule} hides it: {why}"),
-                )
-            } else {
-                (
-                    false,
-                    Rule::NotRecorded,
-                    format!("not in the {what} though rule {rule} shows it: {why}"),
-                )
-            };
-            ToolVisibility {
-                name: name.clone(),
-                visible,
-                rule,
-                why,
-            }
-        })
-        .collect()
 }
 
 /// A decision of a run, as the run-level facts need it.
