@@ -5,7 +5,9 @@
 //! (`gorilla_openfunctions_v1_test_simple.json`, `BFCL_v4_simple_python.json`),
 //! so the importer must see those names. The repository keeps its own
 //! question and possible-answer files under short names
-//! (`v1/question/simple.json`) so that they are not mistaken for BFCL's
+//! (`v1/questions/simple.json`, folders named `questions`, `answers`,
+//! `func_docs` rather than BFCL's `question`, `possible_answer`,
+//! `multi_turn_func_doc`) so that they are not mistaken for BFCL's
 //! published data files, whose entries they do not share; a test stages a
 //! copy of the fixture tree with BFCL's names once per test binary.
 //! Result and score files keep their names (BFCL's folders are named after
@@ -33,39 +35,47 @@ fn prefix(version: &str) -> &'static str {
     }
 }
 
-/// Whether files in this folder are renamed when staged.
-fn renamed_folder(folder: &str) -> bool {
-    folder == "question" || folder == "possible_answer"
-}
+/// The kept folders and the names BFCL gives them, with whether their
+/// files take the version's prefix when staged.
+const FOLDERS: [(&str, &str, bool); 3] = [
+    ("questions", "question", true),
+    ("answers", "possible_answer", true),
+    ("func_docs", "multi_turn_func_doc", false),
+];
 
 /// The name BFCL gives a kept file, relative to the fixture root:
-/// `v1/question/simple.json` → `v1/question/gorilla_openfunctions_v1_test_simple.json`.
+/// `v1/questions/simple.json` → `v1/question/gorilla_openfunctions_v1_test_simple.json`.
 pub fn bfcl_name(kept: &str) -> String {
     let parts: Vec<&str> = kept.split('/').collect();
-    match parts.as_slice() {
-        [version, folder, file] if renamed_folder(folder) => {
-            format!("{version}/{folder}/{}{file}", prefix(version))
-        }
-        _ => kept.to_string(),
+    if let [version, folder, file] = parts.as_slice()
+        && let Some((_, bfcl, prefixed)) = FOLDERS.iter().find(|f| f.0 == *folder)
+    {
+        let prefix = if *prefixed { prefix(version) } else { "" };
+        return format!("{version}/{bfcl}/{prefix}{file}");
     }
+    kept.to_string()
 }
 
 /// The kept file behind a BFCL name, relative to the fixture root: the
 /// inverse of [`bfcl_name`].
 pub fn kept_name(bfcl: &str) -> String {
     let parts: Vec<&str> = bfcl.split('/').collect();
-    match parts.as_slice() {
-        [version, folder, file] if renamed_folder(folder) => {
-            let short = file.strip_prefix(prefix(version)).unwrap_or_else(|| {
+    if let [version, folder, file] = parts.as_slice()
+        && let Some((kept, _, prefixed)) = FOLDERS.iter().find(|f| f.1 == *folder)
+    {
+        let short = if *prefixed {
+            file.strip_prefix(prefix(version)).unwrap_or_else(|| {
                 panic!(
                     "{bfcl}: a fixture question or answer file starts with {}",
                     prefix(version)
                 )
-            });
-            format!("{version}/{folder}/{short}")
-        }
-        _ => bfcl.to_string(),
+            })
+        } else {
+            file
+        };
+        return format!("{version}/{kept}/{short}");
     }
+    bfcl.to_string()
 }
 
 /// Every kept file under the fixture root's `sub` folder, relative to the
