@@ -209,6 +209,21 @@ pub fn finding_counts(
     since: i64,
     until: i64,
 ) -> Result<FindingCounts> {
+    if f.is_empty()
+        && let Some(c) = super::agg::findings::counts(conn, since, until)?
+    {
+        return Ok(c);
+    }
+    finding_counts_long(conn, f, since, until)
+}
+
+/// [`finding_counts`] from the findings themselves.
+pub fn finding_counts_long(
+    conn: &Connection,
+    f: &Filter,
+    since: i64,
+    until: i64,
+) -> Result<FindingCounts> {
     let (inner, args) = selected(
         f,
         &format!("x.kind AS kind, x.run_id AS run_id, {FINDING_TIME} AS t"),
