@@ -100,10 +100,7 @@ pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Res
     }
     let mut id_of = conn.prepare_cached("SELECT id FROM finding_names WHERE name = ?1")?;
     for name in &names {
-        if let Some(id) = id_of
-            .query_row([name], |r| r.get::<_, i64>(0))
-            .optional()?
-        {
+        if let Some(id) = id_of.query_row([name], |r| r.get::<_, i64>(0)).optional()? {
             ids.insert(id);
         }
     }
@@ -121,7 +118,10 @@ pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Res
                 .query_map([], |r| Ok((r.get::<_, i64>(0)?, None)))?
                 .collect::<rusqlite::Result<Vec<_>>>()?
         } else {
-            match name_of.query_row([run], |r| r.get::<_, String>(0)).optional()? {
+            match name_of
+                .query_row([run], |r| r.get::<_, String>(0))
+                .optional()?
+            {
                 Some(name) => run_findings(conn, run, &name)?,
                 None => Vec::new(),
             }
@@ -190,7 +190,11 @@ pub fn counts(conn: &Connection, since: i64, until: i64) -> Result<Option<Findin
     };
     // The hours a window's edge cuts: their runs' findings are timed one
     // by one.
-    let cut = |h: i64| [prev, since, until].iter().any(|&e| e.rem_euclid(HOUR) != 0 && e.div_euclid(HOUR) == h);
+    let cut = |h: i64| {
+        [prev, since, until]
+            .iter()
+            .any(|&e| e.rem_euclid(HOUR) != 0 && e.div_euclid(HOUR) == h)
+    };
     let mut edge: HashMap<i64, HashSet<i64>> = HashMap::new();
     {
         let mut s = conn.prepare_cached("SELECT run, hour, kind, findings FROM agg_findings")?;

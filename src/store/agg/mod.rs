@@ -450,7 +450,9 @@ fn write_rows(
     }
     let mut s = conn.prepare_cached(&insert_sql(kind, false))?;
     for (dims, counts) in rows {
-        s.execute(params_from_iter(bind(conn, names, kind, key, dims, counts)?))?;
+        s.execute(params_from_iter(bind(
+            conn, names, kind, key, dims, counts,
+        )?))?;
     }
     Ok(())
 }

@@ -6,9 +6,7 @@ use std::collections::HashMap;
 use rusqlite::types::{Value as Sql, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
-use super::{
-    DAY, FIRSTS, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, TALLIES, TOOLS,
-};
+use super::{DAY, FIRSTS, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, TALLIES, TOOLS};
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::metrics::consistency::FirstChoice;
@@ -71,9 +69,7 @@ fn sum_sql(s: &Scope, kind: usize, cols: &str, and: &str, group: &str) -> String
     format!(
         "SELECT {cols} FROM {} a JOIN agg_keys k ON k.id = a.key {} WHERE {}{and}
          GROUP BY {group} ORDER BY {group}",
-        KINDS[kind].table,
-        NAMED[kind],
-        s.clause
+        KINDS[kind].table, NAMED[kind], s.clause
     )
 }
 
