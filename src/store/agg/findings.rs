@@ -140,9 +140,9 @@ pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Res
     Ok(())
 }
 
-/// The Findings screen's counts (as `findings::finding_counts` with no
-/// filter) from the kept rows, or `None` while a day or run is listed.
-pub fn counts(conn: &Connection, since: i64, until: i64) -> Result<Option<FindingCounts>> {
+/// Whether the kept rows are up to date: no day or run is listed (and the
+/// tables are there).
+fn fresh(conn: &Connection) -> bool {
     let fresh = conn
         .query_row(
             "SELECT NOT EXISTS (SELECT 1 FROM agg_dirty)
@@ -151,7 +151,29 @@ pub fn counts(conn: &Connection, since: i64, until: i64) -> Result<Option<Findin
             |r| r.get::<_, bool>(0),
         )
         .optional();
-    if !matches!(fresh, Ok(Some(true))) {
+    matches!(fresh, Ok(Some(true)))
+}
+
+/// How many findings of a known kind are stored (as
+/// `findings::count_findings` with no filter), or `None` while a day or run
+/// is listed.
+pub fn total(conn: &Connection) -> Result<Option<u64>> {
+    if !fresh(conn) {
+        return Ok(None);
+    }
+    let n: i64 = conn
+        .prepare_cached(
+            "SELECT COALESCE(sum(findings), 0) FROM agg_findings
+             WHERE kind IN (SELECT id FROM finding_kinds)",
+        )?
+        .query_row([], |r| r.get(0))?;
+    Ok(Some(n as u64))
+}
+
+/// The Findings screen's counts (as `findings::finding_counts` with no
+/// filter) from the kept rows, or `None` while a day or run is listed.
+pub fn counts(conn: &Connection, since: i64, until: i64) -> Result<Option<FindingCounts>> {
+    if !fresh(conn) {
         return Ok(None);
     }
     let prev = since - (until - since);
