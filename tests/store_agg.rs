@@ -104,6 +104,16 @@ fn assert_kept_counts_are_exact(db: &Path) {
         assert_eq!(counts(&conn, &f), long_way(&conn, &f), "{f:?}");
         assert_eq!(drill_totals(&conn, &f), long_way_totals(&conn, &f), "{f:?}");
     }
+    // The Findings screen's counts (schema 9), for a week on whole days and
+    // one whose edges fall inside hours.
+    let none = Filter::default();
+    for (since, until) in [(day(12), day(19)), (day(12) + 1, day(19) + 1)] {
+        let kept = rung::store::agg::findings::counts(&conn, since, until)
+            .unwrap()
+            .expect("kept findings counts");
+        let long = rung::store::findings::finding_counts_long(&conn, &none, since, until).unwrap();
+        assert_eq!(kept, long);
+    }
 }
 
 /// How many decisions each rung, boundary and tool count drills into.

@@ -132,10 +132,7 @@ fn counts_after_an_import_are_the_findings_own() {
     assert_eq!(kept_rows(&conn), expected_rows());
     assert_exact(&conn);
     // The findings' total from the kept rows: desk's eight, menus' seven.
-    assert_eq!(
-        rung::store::agg::findings::total(&conn).unwrap(),
-        Some(15)
-    );
+    assert_eq!(rung::store::agg::findings::total(&conn).unwrap(), Some(15));
     assert_eq!(
         rung::store::query::count_findings(&conn, &Filter::default()).unwrap(),
         15
@@ -170,10 +167,7 @@ fn writes_by_hand_are_counted_again() {
         14
     );
     rung::store::agg::refresh(&conn).unwrap();
-    assert_eq!(
-        rung::store::agg::findings::total(&conn).unwrap(),
-        Some(14)
-    );
+    assert_eq!(rung::store::agg::findings::total(&conn).unwrap(), Some(14));
     let mut want = week_from_the_18th_1400();
     want.rows.remove(1);
     let since = at(18, 14, 0, 5);

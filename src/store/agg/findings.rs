@@ -60,8 +60,10 @@ fn hour_of(t: Option<i64>) -> i64 {
 /// a counted finding then, of the runs listed by name, and the catalogue
 /// findings (inside the caller's savepoint).
 pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Result<()> {
+    // Each run to count, by `finding_names` id, with its name.
+    let mut runs: HashMap<i64, String> = HashMap::new();
     let mut names: HashSet<String> = listed.iter().cloned().collect();
-    let mut ids: HashSet<i64> = HashSet::new();
+    let mut ids: Vec<i64> = Vec::new();
     if !days.is_empty() {
         let day_set: HashSet<i64> = days.iter().copied().collect();
         // Runs with a counted finding on a listed day (a run's finding may
@@ -75,7 +77,7 @@ pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Res
                 h => (h * HOUR).div_euclid(DAY),
             };
             if run != NO_RUN && day_set.contains(&day) {
-                ids.insert(run);
+                ids.push(run);
             }
         }
         let mut s = conn.prepare_cached(
@@ -99,32 +101,40 @@ pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Res
         }
     }
     let mut id_of = conn.prepare_cached("SELECT id FROM finding_names WHERE name = ?1")?;
-    for name in &names {
-        if let Some(id) = id_of.query_row([name], |r| r.get::<_, i64>(0)).optional()? {
-            ids.insert(id);
+    for name in names {
+        if let Some(id) = id_of
+            .query_row([&name], |r| r.get::<_, i64>(0))
+            .optional()?
+        {
+            runs.insert(id, name);
         }
     }
     let mut name_of = conn.prepare_cached("SELECT name FROM finding_names WHERE id = ?1")?;
+    for id in ids {
+        if let std::collections::hash_map::Entry::Vacant(e) = runs.entry(id) {
+            // (A name is never removed; without one, the run's rows go.)
+            let name = name_of
+                .query_row([id], |r| r.get::<_, String>(0))
+                .optional()?
+                .unwrap_or_default();
+            e.insert(name);
+        }
+    }
     let mut delete = conn.prepare_cached("DELETE FROM agg_findings WHERE run = ?1")?;
     let mut insert = conn.prepare_cached(
         "INSERT INTO agg_findings (run, hour, kind, findings) VALUES (?1, ?2, ?3, ?4)",
     )?;
-    let mut ids: Vec<i64> = ids.into_iter().collect();
-    ids.sort_unstable();
-    for run in ids.into_iter().chain([NO_RUN]) {
+    let mut runs: Vec<(i64, String)> = runs.into_iter().collect();
+    runs.sort_unstable();
+    runs.push((NO_RUN, String::new()));
+    for (run, name) in runs {
         delete.execute([run])?;
         let found = if run == NO_RUN {
             conn.prepare_cached("SELECT kind, NULL FROM finding_rows WHERE run_id IS NULL")?
                 .query_map([], |r| Ok((r.get::<_, i64>(0)?, None)))?
                 .collect::<rusqlite::Result<Vec<_>>>()?
         } else {
-            match name_of
-                .query_row([run], |r| r.get::<_, String>(0))
-                .optional()?
-            {
-                Some(name) => run_findings(conn, run, &name)?,
-                None => Vec::new(),
-            }
+            run_findings(conn, run, &name)?
         };
         let mut counts: HashMap<(i64, i64), i64> = HashMap::new();
         for (kind, t) in found {

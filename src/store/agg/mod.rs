@@ -153,6 +153,9 @@ pub(super) fn add(rows: &mut Rows, dims: Vec<Dim>, counts: &[i64]) {
 /// see `import::begin_touched`), and those runs for their findings, then
 /// counts the listed days again.
 pub fn refresh_touched(conn: &Connection) -> Result<()> {
+    // The findings of the runs listed here are counted again by run; only
+    // the days listed before (by triggers) need their runs looked up.
+    let listed = dirty_days(conn)?;
     conn.execute_batch(&format!(
         "INSERT OR IGNORE INTO agg_dirty
          SELECT DISTINCT CASE WHEN l.time_us IS NULL THEN {NO_DAY}
@@ -164,7 +167,14 @@ pub fn refresh_touched(conn: &Connection) -> Result<()> {
          INSERT OR IGNORE INTO agg_finding_runs
          SELECT run_id FROM temp.touched_runs UNION SELECT run_id FROM temp.classified_runs;"
     ))?;
-    refresh(conn)
+    refresh_days(conn, &listed)
+}
+
+fn dirty_days(conn: &Connection) -> Result<Vec<i64>> {
+    Ok(conn
+        .prepare_cached("SELECT day FROM agg_dirty")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
 }
 
 /// Counts the listed days (and runs) again (inside the caller's
@@ -172,24 +182,28 @@ pub fn refresh_touched(conn: &Connection) -> Result<()> {
 /// counted (a damaged stored row) stays listed, so that readers count the
 /// long way and say what is wrong; the caller's write goes on.
 pub fn refresh(conn: &Connection) -> Result<()> {
-    let dirty: Vec<i64> = conn
-        .prepare_cached("SELECT day FROM agg_dirty")?
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let dirty = dirty_days(conn)?;
+    refresh_days(conn, &dirty)
+}
+
+/// [`refresh`], looking up the runs with verdicts on `finding_days` (of the
+/// listed days) for their findings.
+fn refresh_days(conn: &Connection, finding_days: &[i64]) -> Result<()> {
+    let dirty = dirty_days(conn)?;
     let runs: Vec<String> = conn
         .prepare_cached("SELECT run_id FROM agg_finding_runs")?
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     conn.execute_batch("SAVEPOINT agg")?;
-    match rebuild(conn, &dirty, &runs) {
+    match rebuild(conn, &dirty, finding_days, &runs) {
         Ok(()) => conn.execute_batch("RELEASE agg")?,
         Err(_) => conn.execute_batch("ROLLBACK TO agg; RELEASE agg")?,
     }
     Ok(())
 }
 
-fn rebuild(conn: &Connection, dirty: &[i64], runs: &[String]) -> Result<()> {
-    findings::recount(conn, dirty, runs)?;
+fn rebuild(conn: &Connection, dirty: &[i64], finding_days: &[i64], runs: &[String]) -> Result<()> {
+    findings::recount(conn, finding_days, runs)?;
     if dirty.is_empty() {
         return Ok(());
     }
