@@ -5,7 +5,10 @@
 //! a classification, counts those days again and moves the all-days rows by
 //! the difference. Readers ([`read`]) use the counts only while no day is
 //! listed, and only for filters they can answer exactly; anything else is
-//! counted from the verdicts as before.
+//! counted from the verdicts as before. Schema 9 stores the names of the
+//! tool, reason and first-decision counts as `agg_names` ids, a key's token
+//! counts packed in one blob ([`tokens`]), and the findings by run, hour
+//! and kind for the Findings screen ([`findings`]).
 
 use rustc_hash::FxHashMap as HashMap;
 
