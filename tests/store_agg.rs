@@ -104,6 +104,16 @@ fn assert_kept_counts_are_exact(db: &Path) {
         assert_eq!(counts(&conn, &f), long_way(&conn, &f), "{f:?}");
         assert_eq!(drill_totals(&conn, &f), long_way_totals(&conn, &f), "{f:?}");
     }
+    // The Findings screen's counts (schema 9), for a week on whole days and
+    // one whose edges fall inside hours.
+    let none = Filter::default();
+    for (since, until) in [(day(12), day(19)), (day(12) + 1, day(19) + 1)] {
+        let kept = rung::store::agg::findings::counts(&conn, since, until)
+            .unwrap()
+            .expect("kept findings counts");
+        let long = rung::store::findings::finding_counts_long(&conn, &none, since, until).unwrap();
+        assert_eq!(kept, long);
+    }
 }
 
 /// How many decisions each rung, boundary and tool count drills into.
@@ -307,22 +317,27 @@ fn a_schema_7_database_gets_its_counts_on_upgrade() {
         let conn = Connection::open(&db).unwrap();
         filters().iter().map(|f| counts(&conn, f)).collect()
     };
-    // Schema 7 is schema 8 without the `agg_*` tables and triggers.
+    // Schema 7 is schema 9 without the `agg_*` tables and triggers, with
+    // the index on findings by catalogue.
     {
         let conn = Connection::open(&db).unwrap();
         let objects = rows(
             &conn,
             "SELECT type, name FROM sqlite_master WHERE name LIKE 'agg%' AND type IN ('table', 'trigger')",
         );
-        // Eight tables and seven triggers.
-        assert_eq!(objects.len(), 15);
+        // Eleven tables and eleven triggers (eight and seven of schema 8).
+        assert_eq!(objects.len(), 22);
         for o in objects {
             let (Sql::Text(ty), Sql::Text(name)) = (&o[0], &o[1]) else {
                 unreachable!()
             };
             conn.execute_batch(&format!("DROP {ty} {name}")).unwrap();
         }
-        conn.execute_batch("PRAGMA user_version = 7").unwrap();
+        conn.execute_batch(
+            "CREATE INDEX finding_rows_catalogue ON finding_rows (catalogue, kind);
+             PRAGMA user_version = 7",
+        )
+        .unwrap();
     }
     // Opening it to write upgrades it (and classifies nothing).
     let store = rung::store::Store::open_rw(&db).unwrap();

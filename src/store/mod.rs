@@ -104,6 +104,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema_v6.sql"),
     include_str!("schema_v7.sql"),
     include_str!("schema_v8.sql"),
+    include_str!("schema_v9.sql"),
 ];
 
 /// The schema version this rung writes.
@@ -465,8 +466,16 @@ fn migrate(conn: &Connection) -> Result<()> {
             // Schema 7 writes menus as characters (lists, retrievals, policies).
             dense::compact_existing(&tx)?;
         }
-        if i + 1 == 8 {
-            // Schema 8 counts every stored day for the screens.
+        // Schema 8 lists every stored day for the counts kept for the
+        // screens; schema 9's hook counts them (in schema 9's tables).
+        if i + 1 == 9 {
+            // Schema 9 packs the token counts and counts the findings of
+            // every run for the Findings screen.
+            agg::pack_tokens_v8(&tx)?;
+            tx.execute_batch(
+                "INSERT INTO agg_finding_runs SELECT name FROM finding_names
+                 WHERE id IN (SELECT DISTINCT run_id FROM finding_rows WHERE run_id IS NOT NULL)",
+            )?;
             agg::refresh(&tx)?;
         }
         tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;

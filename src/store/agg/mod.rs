@@ -5,17 +5,22 @@
 //! a classification, counts those days again and moves the all-days rows by
 //! the difference. Readers ([`read`]) use the counts only while no day is
 //! listed, and only for filters they can answer exactly; anything else is
-//! counted from the verdicts as before.
+//! counted from the verdicts as before. Schema 9 stores the names of the
+//! tool, reason and first-decision counts as `agg_names` ids, a key's token
+//! counts packed in one blob ([`tokens`]), and the findings by run, hour
+//! and kind for the Findings screen ([`findings`]).
 
 use rustc_hash::FxHashMap as HashMap;
 
 use rusqlite::types::Value as Sql;
-use rusqlite::{Connection, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
 use crate::error::Result;
 
+pub mod findings;
 pub mod read;
 mod scan;
+pub(crate) mod tokens;
 
 /// Microseconds in a day.
 pub(super) const DAY: i64 = 86_400_000_000;
@@ -60,6 +65,8 @@ impl Dim {
 pub(super) struct Kind {
     pub table: &'static str,
     pub dims: &'static [&'static str],
+    /// The dims stored as `agg_names` ids (a negative id stands for itself).
+    pub named: &'static [bool],
     pub counts: &'static [&'static str],
 }
 
@@ -74,11 +81,13 @@ pub(super) const KINDS: [Kind; 6] = [
     Kind {
         table: "agg_rungs",
         dims: &["rung", "boundary", "labelled"],
+        named: &[false, false, false],
         counts: &["decisions"],
     },
     Kind {
         table: "agg_tallies",
         dims: &["retrieval_k"],
+        named: &[false],
         counts: &[
             "decisions",
             "coverage_of",
@@ -104,21 +113,25 @@ pub(super) const KINDS: [Kind; 6] = [
     Kind {
         table: "agg_tokens",
         dims: &["tokens"],
+        named: &[false],
         counts: &["decisions"],
     },
     Kind {
         table: "agg_tools",
         dims: &["tool"],
+        named: &[true],
         counts: &["visible", "selected", "wrongly", "refused", "controlled"],
     },
     Kind {
         table: "agg_reasons",
         dims: &["tool", "reason"],
+        named: &[true, true],
         counts: &["decisions"],
     },
     Kind {
         table: "agg_firsts",
         dims: &["task_id", "selected"],
+        named: &[true, true],
         counts: &["decisions"],
     },
 ];
@@ -140,8 +153,12 @@ pub(super) fn add(rows: &mut Rows, dims: Vec<Dim>, counts: &[i64]) {
 
 /// Lists the days of the verdicts of every run an import or a
 /// classification wrote (`temp.touched_runs` and `temp.classified_runs`,
-/// see `import::begin_touched`), then counts the listed days again.
+/// see `import::begin_touched`), and those runs for their findings, then
+/// counts the listed days again.
 pub fn refresh_touched(conn: &Connection) -> Result<()> {
+    // The findings of the runs listed here are counted again by run; only
+    // the days listed before (by triggers) need their runs looked up.
+    let listed = dirty_days(conn)?;
     conn.execute_batch(&format!(
         "INSERT OR IGNORE INTO agg_dirty
          SELECT DISTINCT CASE WHEN l.time_us IS NULL THEN {NO_DAY}
@@ -149,32 +166,51 @@ pub fn refresh_touched(conn: &Connection) -> Result<()> {
              ELSE (l.time_us + 1) / {DAY} - 1 END
          FROM ladder_rows l
          WHERE l.decision_id IN (SELECT id FROM decision_rows WHERE run_id IN
-             (SELECT run_id FROM temp.touched_runs UNION SELECT run_id FROM temp.classified_runs))"
+             (SELECT run_id FROM temp.touched_runs UNION SELECT run_id FROM temp.classified_runs));
+         INSERT OR IGNORE INTO agg_finding_runs
+         SELECT run_id FROM temp.touched_runs UNION SELECT run_id FROM temp.classified_runs;"
     ))?;
-    refresh(conn)
+    refresh_days(conn, &listed)
 }
 
-/// Counts the listed days again (inside the caller's transaction). A day
-/// that cannot be counted (a damaged stored row) stays listed, so that
-/// readers count the long way and say what is wrong; the caller's write
-/// goes on.
-pub fn refresh(conn: &Connection) -> Result<()> {
-    let dirty: Vec<i64> = conn
+fn dirty_days(conn: &Connection) -> Result<Vec<i64>> {
+    Ok(conn
         .prepare_cached("SELECT day FROM agg_dirty")?
         .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// Counts the listed days (and runs) again (inside the caller's
+/// transaction), and the catalogue findings always. A day that cannot be
+/// counted (a damaged stored row) stays listed, so that readers count the
+/// long way and say what is wrong; the caller's write goes on.
+pub fn refresh(conn: &Connection) -> Result<()> {
+    let dirty = dirty_days(conn)?;
+    refresh_days(conn, &dirty)
+}
+
+/// [`refresh`], looking up the runs with verdicts on `finding_days` (of the
+/// listed days) for their findings.
+fn refresh_days(conn: &Connection, finding_days: &[i64]) -> Result<()> {
+    let dirty = dirty_days(conn)?;
+    let runs: Vec<String> = conn
+        .prepare_cached("SELECT run_id FROM agg_finding_runs")?
+        .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    if dirty.is_empty() {
-        return Ok(());
-    }
     conn.execute_batch("SAVEPOINT agg")?;
-    match rebuild(conn, &dirty) {
+    match rebuild(conn, &dirty, finding_days, &runs) {
         Ok(()) => conn.execute_batch("RELEASE agg")?,
         Err(_) => conn.execute_batch("ROLLBACK TO agg; RELEASE agg")?,
     }
     Ok(())
 }
 
-fn rebuild(conn: &Connection, dirty: &[i64]) -> Result<()> {
+fn rebuild(conn: &Connection, dirty: &[i64], finding_days: &[i64], runs: &[String]) -> Result<()> {
+    findings::recount(conn, finding_days, runs)?;
+    if dirty.is_empty() {
+        return Ok(());
+    }
+    let mut names = AggNames::load(conn)?;
     let mut wholes = whole_keys(conn)?;
     // The all-days rows move by (new - old) of the days counted again.
     let mut delta: Vec<HashMap<Group, Rows>> =
@@ -184,7 +220,7 @@ fn rebuild(conn: &Connection, dirty: &[i64]) -> Result<()> {
         let day = (day != NO_DAY).then_some(day);
         for (id, group) in day_keys(conn, day)? {
             for (k, kind) in KINDS.iter().enumerate() {
-                let rows = read_rows(conn, kind, id)?;
+                let rows = read_rows(conn, &names, kind, id)?;
                 let d = delta[k].entry(group.clone()).or_default();
                 for (dims, counts) in rows {
                     let neg: Vec<i64> = counts.iter().map(|c| -c).collect();
@@ -199,7 +235,7 @@ fn rebuild(conn: &Connection, dirty: &[i64]) -> Result<()> {
         for (group, counts) in scanner.day(conn, day)? {
             let id = new_key(conn, false, day, &group)?;
             for (k, rows) in counts.into_iter().enumerate() {
-                write_rows(conn, &KINDS[k], id, &rows)?;
+                write_rows(conn, &mut names, &KINDS[k], id, &rows)?;
                 let d = delta[k].entry(group.clone()).or_default();
                 for (dims, c) in rows {
                     add(d, dims, &c);
@@ -221,7 +257,11 @@ fn rebuild(conn: &Connection, dirty: &[i64]) -> Result<()> {
                 .into_iter()
                 .filter(|(_, c)| c.iter().any(|&n| n != 0))
                 .collect();
-            move_rows(conn, kind, id, rows)?;
+            move_rows(conn, &mut names, kind, id, rows)?;
+        }
+        if k == TOKENS {
+            // Packed: `move_rows` leaves out zero counts and empty keys.
+            continue;
         }
         let zero: Vec<String> = kind.counts.iter().map(|c| format!("{c} = 0")).collect();
         conn.execute(
@@ -237,9 +277,64 @@ fn rebuild(conn: &Connection, dirty: &[i64]) -> Result<()> {
         "DELETE FROM agg_keys WHERE whole = 1 AND NOT EXISTS
              (SELECT 1 FROM agg_keys d WHERE d.whole = 0 AND d.catalogue IS agg_keys.catalogue
               AND d.phase IS agg_keys.phase AND d.model IS agg_keys.model);
+         DELETE FROM agg_tokens WHERE key NOT IN (SELECT id FROM agg_keys);
          DELETE FROM agg_dirty;",
     )?;
     Ok(())
+}
+
+/// `agg_names`, both ways (a few thousand names).
+struct AggNames {
+    ids: HashMap<String, i64>,
+    names: HashMap<i64, String>,
+}
+
+impl AggNames {
+    fn load(conn: &Connection) -> Result<AggNames> {
+        let mut out = AggNames {
+            ids: HashMap::default(),
+            names: HashMap::default(),
+        };
+        let mut s = conn.prepare_cached("SELECT id, name FROM agg_names")?;
+        let mut rows = s.query([])?;
+        while let Some(r) = rows.next()? {
+            let (id, name): (i64, String) = (r.get(0)?, r.get(1)?);
+            out.ids.insert(name.clone(), id);
+            out.names.insert(id, name);
+        }
+        Ok(out)
+    }
+
+    fn id(&mut self, conn: &Connection, name: &str) -> Result<i64> {
+        if let Some(&id) = self.ids.get(name) {
+            return Ok(id);
+        }
+        conn.prepare_cached("INSERT INTO agg_names (name) VALUES (?1)")?
+            .execute([name])?;
+        let id = conn.last_insert_rowid();
+        self.ids.insert(name.to_string(), id);
+        self.names.insert(id, name.to_string());
+        Ok(id)
+    }
+
+    /// A stored dim: an id named (a negative one stands for itself).
+    fn dim(&self, id: i64) -> rusqlite::Result<Dim> {
+        if id < 0 {
+            return Ok(Dim::Int(id));
+        }
+        match self.names.get(&id) {
+            Some(n) => Ok(Dim::Text(n.clone())),
+            None => Err(rusqlite::Error::QueryReturnedNoRows),
+        }
+    }
+
+    /// A dim as stored.
+    fn store(&mut self, conn: &Connection, named: bool, d: &Dim) -> Result<Sql> {
+        Ok(match (named, d) {
+            (true, Dim::Text(t)) => Sql::Integer(self.id(conn, t)?),
+            _ => d.sql(),
+        })
+    }
 }
 
 fn whole_keys(conn: &Connection) -> Result<HashMap<Group, i64>> {
@@ -272,7 +367,19 @@ fn new_key(conn: &Connection, whole: bool, day: Option<i64>, g: &Group) -> Resul
     Ok(conn.last_insert_rowid())
 }
 
-fn read_rows(conn: &Connection, kind: &Kind, key: i64) -> Result<Rows> {
+fn read_rows(conn: &Connection, names: &AggNames, kind: &Kind, key: i64) -> Result<Rows> {
+    if kind.table == KINDS[TOKENS].table {
+        let blob: Option<Vec<u8>> = conn
+            .prepare_cached("SELECT counts FROM agg_tokens WHERE key = ?1")?
+            .query_row([key], |r| r.get(0))
+            .optional()?;
+        return match blob {
+            None => Ok(Rows::default()),
+            Some(b) => tokens::rows(&b).ok_or_else(|| {
+                crate::error::Error::usage(format!("agg_tokens row key {key}: not packed counts"))
+            }),
+        };
+    }
     let cols: Vec<&str> = kind.dims.iter().chain(kind.counts).copied().collect();
     let mut s = conn.prepare_cached(&format!(
         "SELECT {} FROM {} WHERE key = ?1",
@@ -284,7 +391,10 @@ fn read_rows(conn: &Connection, kind: &Kind, key: i64) -> Result<Rows> {
     let n = kind.dims.len();
     while let Some(r) = rows.next()? {
         let dims = (0..n)
-            .map(|i| Dim::read(r.get_ref(i)?))
+            .map(|i| match kind.named[i] {
+                true => names.dim(r.get(i)?),
+                false => Dim::read(r.get_ref(i)?),
+            })
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let counts = (0..kind.counts.len())
             .map(|i| r.get(n + i))
@@ -317,25 +427,97 @@ fn insert_sql(kind: &Kind, upsert: bool) -> String {
     sql
 }
 
-fn bind(key: i64, dims: &[Dim], counts: &[i64]) -> Vec<Sql> {
+fn bind(
+    conn: &Connection,
+    names: &mut AggNames,
+    kind: &Kind,
+    key: i64,
+    dims: &[Dim],
+    counts: &[i64],
+) -> Result<Vec<Sql>> {
     let mut args = vec![Sql::Integer(key)];
-    args.extend(dims.iter().map(Dim::sql));
+    for (d, &named) in dims.iter().zip(kind.named) {
+        args.push(names.store(conn, named, d)?);
+    }
     args.extend(counts.iter().map(|&c| Sql::Integer(c)));
-    args
+    Ok(args)
 }
 
-fn write_rows(conn: &Connection, kind: &Kind, key: i64, rows: &Rows) -> Result<()> {
-    let mut s = conn.prepare_cached(&insert_sql(kind, false))?;
-    for (dims, counts) in rows {
-        s.execute(params_from_iter(bind(key, dims, counts)))?;
+fn write_tokens(conn: &Connection, key: i64, rows: &Rows) -> Result<()> {
+    let packed = tokens::pack_rows(rows);
+    if packed.is_empty() {
+        conn.prepare_cached("DELETE FROM agg_tokens WHERE key = ?1")?
+            .execute([key])?;
+    } else {
+        conn.prepare_cached("INSERT OR REPLACE INTO agg_tokens (key, counts) VALUES (?1, ?2)")?
+            .execute(rusqlite::params![key, packed])?;
     }
     Ok(())
 }
 
-fn move_rows(conn: &Connection, kind: &Kind, key: i64, rows: Rows) -> Result<()> {
+fn write_rows(
+    conn: &Connection,
+    names: &mut AggNames,
+    kind: &Kind,
+    key: i64,
+    rows: &Rows,
+) -> Result<()> {
+    if kind.table == KINDS[TOKENS].table {
+        return write_tokens(conn, key, rows);
+    }
+    let mut s = conn.prepare_cached(&insert_sql(kind, false))?;
+    for (dims, counts) in rows {
+        s.execute(params_from_iter(bind(
+            conn, names, kind, key, dims, counts,
+        )?))?;
+    }
+    Ok(())
+}
+
+fn move_rows(
+    conn: &Connection,
+    names: &mut AggNames,
+    kind: &Kind,
+    key: i64,
+    rows: Rows,
+) -> Result<()> {
+    if kind.table == KINDS[TOKENS].table {
+        let mut all = read_rows(conn, names, kind, key)?;
+        for (dims, c) in rows {
+            add(&mut all, dims, &c);
+        }
+        return write_tokens(conn, key, &all);
+    }
     let mut s = conn.prepare_cached(&insert_sql(kind, true))?;
     for (dims, counts) in rows {
-        s.execute(params_from_iter(bind(key, &dims, &counts)))?;
+        s.execute(params_from_iter(bind(
+            conn, names, kind, key, &dims, &counts,
+        )?))?;
     }
+    Ok(())
+}
+
+/// Packs the (key, tokens, decisions) rows of schema 8 (`agg_tokens_v8`)
+/// into schema 9's blobs, and drops them (the upgrade to schema 9).
+pub(crate) fn pack_tokens_v8(conn: &Connection) -> Result<()> {
+    let mut by_key: HashMap<i64, Vec<(i64, i64)>> = HashMap::default();
+    {
+        let mut s = conn.prepare("SELECT key, tokens, decisions FROM agg_tokens_v8")?;
+        let mut rows = s.query([])?;
+        while let Some(r) = rows.next()? {
+            by_key
+                .entry(r.get(0)?)
+                .or_default()
+                .push((r.get(1)?, r.get(2)?));
+        }
+    }
+    let mut s = conn.prepare("INSERT INTO agg_tokens (key, counts) VALUES (?1, ?2)")?;
+    for (key, pairs) in by_key {
+        let packed = tokens::pack(pairs);
+        if !packed.is_empty() {
+            s.execute(rusqlite::params![key, packed])?;
+        }
+    }
+    conn.execute_batch("DROP TABLE agg_tokens_v8")?;
     Ok(())
 }

@@ -6,9 +6,7 @@ use std::collections::HashMap;
 use rusqlite::types::{Value as Sql, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
-use super::{
-    DAY, FIRSTS, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, TALLIES, TOKENS, TOOLS,
-};
+use super::{DAY, FIRSTS, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, TALLIES, TOOLS};
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::metrics::consistency::FirstChoice;
@@ -69,11 +67,21 @@ pub fn scope(conn: &Connection, f: &Filter) -> Result<Option<Scope>> {
 /// `SELECT {cols} FROM {kind} a JOIN agg_keys k ... WHERE scope {and} GROUP BY {group}`.
 fn sum_sql(s: &Scope, kind: usize, cols: &str, and: &str, group: &str) -> String {
     format!(
-        "SELECT {cols} FROM {} a JOIN agg_keys k ON k.id = a.key WHERE {}{and} GROUP BY {group}
-         ORDER BY {group}",
-        KINDS[kind].table, s.clause
+        "SELECT {cols} FROM {} a JOIN agg_keys k ON k.id = a.key {} WHERE {}{and}
+         GROUP BY {group} ORDER BY {group}",
+        KINDS[kind].table, NAMED[kind], s.clause
     )
 }
+
+/// The `agg_names` joins of each count table (`n1`, `n2`: its named dims).
+const NAMED: [&str; 6] = [
+    "",
+    "",
+    "",
+    "JOIN agg_names n1 ON n1.id = a.tool",
+    "JOIN agg_names n1 ON n1.id = a.tool JOIN agg_names n2 ON n2.id = a.reason",
+    "JOIN agg_names n1 ON n1.id = a.task_id LEFT JOIN agg_names n2 ON n2.id = a.selected",
+];
 
 /// Decisions by rung (as `verdicts::ladder`).
 pub fn ladder(conn: &Connection, s: &Scope) -> Result<LadderCounts> {
@@ -144,19 +152,24 @@ pub fn metrics(conn: &Connection, s: &Scope) -> Result<MetricsAcc> {
         }
         acc.add_tallies((k != NO_K).then_some(k as u32), &c);
     }
-    let mut stmt = conn.prepare(&sum_sql(
-        s,
-        TOKENS,
-        "a.tokens, sum(a.decisions)",
-        "",
-        "a.tokens",
+    let mut stmt = conn.prepare(&format!(
+        "SELECT a.key, a.counts FROM agg_tokens a JOIN agg_keys k ON k.id = a.key WHERE {}",
+        s.clause
     ))?;
+    let mut sums: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
     let mut rows = stmt.query(params_from_iter(&s.args))?;
     while let Some(r) = rows.next()? {
-        acc.add_tokens(
-            r.get::<_, i64>(0)? as u64,
-            r.get::<_, i64>(1)?.max(0) as u64,
-        );
+        let key: i64 = r.get(0)?;
+        let pairs = super::tokens::unpack(r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?)
+            .ok_or_else(|| {
+                crate::error::Error::usage(format!("agg_tokens row key {key}: not packed counts"))
+            })?;
+        for (t, n) in pairs {
+            *sums.entry(t).or_default() += n;
+        }
+    }
+    for (t, n) in sums {
+        acc.add_tokens(t as u64, n.max(0) as u64);
     }
     Ok(acc)
 }
@@ -177,9 +190,9 @@ pub fn tools(conn: &Connection, s: &Scope) -> Result<(ToolSums, ReasonSums)> {
     let mut stmt = conn.prepare(&sum_sql(
         s,
         TOOLS,
-        &format!("{cat}, a.tool, {}", sums.join(", ")),
+        &format!("{cat}, n1.name, {}", sums.join(", ")),
         " AND k.catalogue IS NOT NULL",
-        "k.catalogue, a.tool",
+        "k.catalogue, n1.name",
     ))?;
     let mut out = ToolSums::new();
     let mut rows = stmt.query(params_from_iter(&s.args))?;
@@ -196,9 +209,9 @@ pub fn tools(conn: &Connection, s: &Scope) -> Result<(ToolSums, ReasonSums)> {
     let mut stmt = conn.prepare(&sum_sql(
         s,
         REASONS,
-        &format!("{cat}, a.tool, a.reason, sum(a.decisions)"),
+        &format!("{cat}, n1.name, n2.name, sum(a.decisions)"),
         " AND k.catalogue IS NOT NULL",
-        "k.catalogue, a.tool, a.reason",
+        "k.catalogue, n1.name, n2.name",
     ))?;
     let mut reasons = ReasonSums::new();
     let mut rows = stmt.query(params_from_iter(&s.args))?;
@@ -222,9 +235,12 @@ pub fn firsts(conn: &Connection, s: &Scope) -> Result<Vec<(FirstChoice, u64)>> {
     let mut stmt = conn.prepare(&sum_sql(
         s,
         FIRSTS,
-        &format!("{cat}, a.task_id, a.selected, sum(a.decisions)"),
+        &format!(
+            "{cat}, n1.name, CASE WHEN a.selected = {NO_SELECTED} THEN {NO_SELECTED} ELSE n2.name END,
+             sum(a.decisions)"
+        ),
         "",
-        "k.catalogue, a.task_id, a.selected",
+        "k.catalogue, n1.name, 3",
     ))?;
     let mut out: Vec<(FirstChoice, u64)> = Vec::new();
     let mut rows = stmt.query(params_from_iter(&s.args))?;

@@ -18,8 +18,11 @@ const CATALOGUE_KINDS: &str =
 pub(super) fn catalogue_findings(conn: &Connection, version: &str) -> Result<()> {
     conn.execute(
         &format!(
+            // Through the index of findings by run (catalogue findings
+            // have none): there is no index by catalogue (schema 9).
             "DELETE FROM finding_rows
-             WHERE catalogue = (SELECT id FROM catalogue_ids WHERE version = ?1)
+             WHERE run_id IS NULL
+               AND +catalogue = (SELECT id FROM catalogue_ids WHERE version = ?1)
                AND kind IN (SELECT id FROM finding_kinds WHERE name IN ({CATALOGUE_KINDS}))"
         ),
         [version],

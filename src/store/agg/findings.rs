@@ -1,0 +1,274 @@
+//! The Findings screen's counts kept (schema 9, `agg_findings`): each run's
+//! findings by the hour of their time and kind, counted again for every run
+//! with a verdict on a listed day (or that had a counted finding then) and
+//! every run listed in `agg_finding_runs`; the catalogue findings at every
+//! count. [`counts`] answers the screen from them: whole hours from the
+//! rows, the hours a window's edge cuts from the runs' findings themselves.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::{Connection, OptionalExtension};
+
+use super::{DAY, NO_DAY};
+use crate::error::Result;
+use crate::store::findings::{FindingCounts, KindCount};
+
+/// Microseconds in an hour.
+const HOUR: i64 = 3_600_000_000;
+/// The hour of a finding with no time.
+const NO_HOUR: i64 = i64::MIN;
+/// The run of catalogue findings (no run).
+const NO_RUN: i64 = -1;
+
+/// A run's findings: (kind id, time) each.
+fn run_findings(conn: &Connection, run: i64, name: &str) -> Result<Vec<(i64, Option<i64>)>> {
+    let mut times: HashMap<i64, Option<i64>> = HashMap::new();
+    let mut first: Option<i64> = None;
+    {
+        let mut s = conn.prepare_cached(
+            "SELECT d.step, l.time_us FROM decision_rows d
+             JOIN ladder_rows l ON l.decision_id = d.id WHERE d.run_id = ?1",
+        )?;
+        let mut rows = s.query([name])?;
+        while let Some(r) = rows.next()? {
+            let (step, t): (i64, Option<i64>) = (r.get(0)?, r.get(1)?);
+            times.insert(step, t);
+            if let Some(t) = t {
+                first = Some(first.map_or(t, |f: i64| f.min(t)));
+            }
+        }
+    }
+    let mut s = conn.prepare_cached("SELECT kind, step FROM finding_rows WHERE run_id = ?1")?;
+    let out = s
+        .query_map([run], |r| {
+            let step: Option<i64> = r.get(1)?;
+            let t = match step {
+                Some(step) => times.get(&step).copied().flatten(),
+                None => first,
+            };
+            Ok((r.get::<_, i64>(0)?, t))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(out)
+}
+
+fn hour_of(t: Option<i64>) -> i64 {
+    t.map_or(NO_HOUR, |t| t.div_euclid(HOUR))
+}
+
+/// Counts again the findings of the runs with a verdict on a listed day or
+/// a counted finding then, of the runs listed by name, and the catalogue
+/// findings (inside the caller's savepoint).
+pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Result<()> {
+    // Each run to count, by `finding_names` id, with its name.
+    let mut runs: HashMap<i64, String> = HashMap::new();
+    let mut names: HashSet<String> = listed.iter().cloned().collect();
+    let mut ids: Vec<i64> = Vec::new();
+    if !days.is_empty() {
+        let day_set: HashSet<i64> = days.iter().copied().collect();
+        // Runs with a counted finding on a listed day (a run's finding may
+        // have lost its decision since).
+        let mut s = conn.prepare_cached("SELECT DISTINCT run, hour FROM agg_findings")?;
+        let mut rows = s.query([])?;
+        while let Some(r) = rows.next()? {
+            let (run, hour): (i64, i64) = (r.get(0)?, r.get(1)?);
+            let day = match hour {
+                NO_HOUR => NO_DAY,
+                h => (h * HOUR).div_euclid(DAY),
+            };
+            if run != NO_RUN && day_set.contains(&day) {
+                ids.push(run);
+            }
+        }
+        let mut s = conn.prepare_cached(
+            "SELECT DISTINCT d.run_id FROM ladder_rows l JOIN decision_rows d ON d.id = l.decision_id
+             WHERE l.time_us >= ?1 AND l.time_us < ?2",
+        )?;
+        let mut undated = conn.prepare_cached(
+            "SELECT DISTINCT d.run_id FROM ladder_rows l JOIN decision_rows d ON d.id = l.decision_id
+             WHERE l.time_us IS NULL",
+        )?;
+        for &day in days {
+            let found: Vec<String> = if day == NO_DAY {
+                undated
+                    .query_map([], |r| r.get(0))?
+                    .collect::<rusqlite::Result<_>>()?
+            } else {
+                s.query_map([day * DAY, (day + 1) * DAY], |r| r.get(0))?
+                    .collect::<rusqlite::Result<_>>()?
+            };
+            names.extend(found);
+        }
+    }
+    let mut id_of = conn.prepare_cached("SELECT id FROM finding_names WHERE name = ?1")?;
+    for name in names {
+        if let Some(id) = id_of
+            .query_row([&name], |r| r.get::<_, i64>(0))
+            .optional()?
+        {
+            runs.insert(id, name);
+        }
+    }
+    let mut name_of = conn.prepare_cached("SELECT name FROM finding_names WHERE id = ?1")?;
+    for id in ids {
+        if let std::collections::hash_map::Entry::Vacant(e) = runs.entry(id) {
+            // (A name is never removed; without one, the run's rows go.)
+            let name = name_of
+                .query_row([id], |r| r.get::<_, String>(0))
+                .optional()?
+                .unwrap_or_default();
+            e.insert(name);
+        }
+    }
+    let mut delete = conn.prepare_cached("DELETE FROM agg_findings WHERE run = ?1")?;
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO agg_findings (run, hour, kind, findings) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    let mut runs: Vec<(i64, String)> = runs.into_iter().collect();
+    runs.sort_unstable();
+    runs.push((NO_RUN, String::new()));
+    for (run, name) in runs {
+        delete.execute([run])?;
+        let found = if run == NO_RUN {
+            conn.prepare_cached("SELECT kind, NULL FROM finding_rows WHERE run_id IS NULL")?
+                .query_map([], |r| Ok((r.get::<_, i64>(0)?, None)))?
+                .collect::<rusqlite::Result<Vec<_>>>()?
+        } else {
+            run_findings(conn, run, &name)?
+        };
+        let mut counts: HashMap<(i64, i64), i64> = HashMap::new();
+        for (kind, t) in found {
+            *counts.entry((hour_of(t), kind)).or_default() += 1;
+        }
+        let mut counts: Vec<_> = counts.into_iter().collect();
+        counts.sort_unstable();
+        for ((hour, kind), n) in counts {
+            insert.execute(rusqlite::params![run, hour, kind, n])?;
+        }
+    }
+    conn.execute_batch("DELETE FROM agg_finding_runs")?;
+    Ok(())
+}
+
+/// Whether the kept rows are up to date: no day or run is listed (and the
+/// tables are there).
+fn fresh(conn: &Connection) -> bool {
+    let fresh = conn
+        .query_row(
+            "SELECT NOT EXISTS (SELECT 1 FROM agg_dirty)
+                AND NOT EXISTS (SELECT 1 FROM agg_finding_runs)",
+            [],
+            |r| r.get::<_, bool>(0),
+        )
+        .optional();
+    matches!(fresh, Ok(Some(true)))
+}
+
+/// How many findings of a known kind are stored (as
+/// `findings::count_findings` with no filter), or `None` while a day or run
+/// is listed.
+pub fn total(conn: &Connection) -> Result<Option<u64>> {
+    if !fresh(conn) {
+        return Ok(None);
+    }
+    let n: i64 = conn
+        .prepare_cached(
+            "SELECT COALESCE(sum(findings), 0) FROM agg_findings
+             WHERE kind IN (SELECT id FROM finding_kinds)",
+        )?
+        .query_row([], |r| r.get(0))?;
+    Ok(Some(n as u64))
+}
+
+/// The Findings screen's counts (as `findings::finding_counts` with no
+/// filter) from the kept rows, or `None` while a day or run is listed.
+pub fn counts(conn: &Connection, since: i64, until: i64) -> Result<Option<FindingCounts>> {
+    if !fresh(conn) {
+        return Ok(None);
+    }
+    let prev = since - (until - since);
+    let kinds: HashMap<i64, String> = conn
+        .prepare_cached("SELECT id, name FROM finding_kinds")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut by_kind: HashMap<i64, (KindCount, HashSet<i64>)> = HashMap::new();
+    let mut all_runs: HashSet<i64> = HashSet::new();
+    // A finding at `t` of `run` and `kind`, `n` times.
+    let mut count = |run: i64, kind: i64, t: Option<i64>, n: u64| {
+        let Some(name) = kinds.get(&kind) else {
+            return;
+        };
+        let (k, runs) = by_kind.entry(kind).or_insert_with(|| {
+            (
+                KindCount {
+                    kind: name.clone(),
+                    ..KindCount::default()
+                },
+                HashSet::new(),
+            )
+        });
+        match t {
+            None => k.undated += n,
+            Some(t) if t >= since && t < until => {
+                k.count += n;
+                if run != NO_RUN {
+                    runs.insert(run);
+                    all_runs.insert(run);
+                }
+            }
+            Some(t) if t >= prev && t < since => k.previous += n,
+            Some(_) => {}
+        }
+    };
+    // The hours a window's edge cuts: their runs' findings are timed one
+    // by one.
+    let cut = |h: i64| {
+        [prev, since, until]
+            .iter()
+            .any(|&e| e.rem_euclid(HOUR) != 0 && e.div_euclid(HOUR) == h)
+    };
+    let mut edge: HashMap<i64, HashSet<i64>> = HashMap::new();
+    {
+        let mut s = conn.prepare_cached("SELECT run, hour, kind, findings FROM agg_findings")?;
+        let mut rows = s.query([])?;
+        while let Some(r) = rows.next()? {
+            let (run, hour, kind, n): (i64, i64, i64, i64) =
+                (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
+            if hour == NO_HOUR {
+                count(run, kind, None, n.max(0) as u64);
+            } else if cut(hour) {
+                edge.entry(run).or_default().insert(hour);
+            } else {
+                // Every finding of the hour is on the same side of each edge.
+                count(run, kind, Some(hour * HOUR), n.max(0) as u64);
+            }
+        }
+    }
+    let mut name_of = conn.prepare_cached("SELECT name FROM finding_names WHERE id = ?1")?;
+    for (run, hours) in edge {
+        let Some(name) = name_of
+            .query_row([run], |r| r.get::<_, String>(0))
+            .optional()?
+        else {
+            continue;
+        };
+        for (kind, t) in run_findings(conn, run, &name)? {
+            if hours.contains(&hour_of(t)) {
+                count(run, kind, t, 1);
+            }
+        }
+    }
+    let mut rows: Vec<KindCount> = by_kind
+        .into_values()
+        .map(|(mut k, runs)| {
+            k.runs = runs.len() as u64;
+            k
+        })
+        .collect();
+    rows.retain(|k| k.count + k.previous + k.undated > 0);
+    rows.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.kind.cmp(&b.kind)));
+    Ok(Some(FindingCounts {
+        rows,
+        runs: all_runs.len() as u64,
+    }))
+}
