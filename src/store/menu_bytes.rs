@@ -83,16 +83,27 @@ pub(super) fn list_ids(b: &[u8], ids: &mut Vec<u64>) -> Option<()> {
     if inner.is_empty() {
         return Some(());
     }
-    for part in inner.split(|&c| c == b',') {
-        let plain = !part.is_empty()
-            && part.len() <= 18
-            && part.iter().all(u8::is_ascii_digit)
-            && (part[0] != b'0' || part.len() == 1);
-        if !plain {
+    // One pass: digits, a comma between numbers.
+    let (mut n, mut digits, mut zero) = (0u64, 0, false);
+    for &c in inner {
+        if c == b',' {
+            if digits == 0 {
+                return None;
+            }
+            ids.push(n);
+            (n, digits, zero) = (0, 0, false);
+        } else if c.is_ascii_digit() && digits < 18 && !zero {
+            zero = digits == 0 && c == b'0';
+            n = n * 10 + u64::from(c - b'0');
+            digits += 1;
+        } else {
             return None;
         }
-        ids.push(part.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')));
     }
+    if digits == 0 {
+        return None;
+    }
+    ids.push(n);
     Some(())
 }
 

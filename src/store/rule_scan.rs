@@ -10,6 +10,7 @@
 //! [`super::tools::explain_one`] does, so the answer is the same.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension, Row};
@@ -73,7 +74,7 @@ pub(super) fn scan_sql(
 /// ceiling and whether open-world tools pass.
 #[derive(Clone)]
 struct PolicyFacts {
-    families: Option<Vec<bool>>,
+    families: Option<Rc<[bool]>>,
     max_effect: Option<Effect>,
     open_world: bool,
 }
@@ -151,8 +152,10 @@ pub(super) struct RuleScan {
     /// Policies stored as `menus` ids (most of them), then the others.
     policy_ids: FxHashMap<i64, Option<Option<PolicyFacts>>>,
     policies: Cache<Option<PolicyFacts>>,
-    controls: Cache<Vec<u64>>,
-    exposed: Cache<Vec<u64>>,
+    controls: Cache<Rc<[u64]>>,
+    exposed: Cache<Rc<[u64]>>,
+    /// No controls.
+    none: Rc<[u64]>,
     run_retrievals: Cache<Option<Candidates>>,
     runs: HashMap<String, Option<RunMenu>>,
     visible: Vec<u64>,
@@ -238,6 +241,7 @@ impl RuleScan {
             policies: Cache::default(),
             controls: Cache::default(),
             exposed: Cache::default(),
+            none: Rc::from(Vec::new()),
             run_retrievals: Cache::default(),
             runs: HashMap::new(),
             visible: Vec::new(),
@@ -343,6 +347,16 @@ impl RuleScan {
         let (table, Some(text)) = Self::text_of(conn, src)? else {
             return Ok(None);
         };
+        Ok(self.policy_from(conn, table, text))
+    }
+
+    /// A policy's facts from its stored text.
+    fn policy_from(
+        &self,
+        conn: &Connection,
+        table: Table,
+        text: String,
+    ) -> Option<Option<PolicyFacts>> {
         let allowed = |fs: &mut dyn Iterator<Item = &str>| {
             let mut allowed = vec![false; self.families.len()];
             for f in fs {
@@ -350,19 +364,19 @@ impl RuleScan {
                     allowed[i] = true;
                 }
             }
-            allowed
+            Rc::<[bool]>::from(allowed)
         };
         if let Some((open, effect, fs)) = menu_bytes::policy_fields(&text)
             && let Some(max) = Effect::parse(effect)
         {
-            return Ok(Some(Some(PolicyFacts {
+            return Some(Some(PolicyFacts {
                 families: Some(allowed(&mut fs.into_iter())),
                 max_effect: Some(max),
                 open_world: open,
-            })));
+            }));
         }
         let row = String::new;
-        Ok(
+        {
             match Stored::new(conn, table, &row).policy("policy", Some(text)) {
                 Err(_) => None,
                 Ok(None) => Some(None),
@@ -373,8 +387,8 @@ impl RuleScan {
                     max_effect: p.max_effect,
                     open_world: p.allow_open_world,
                 })),
-            },
-        )
+            }
+        }
     }
 
     fn policy(&mut self, conn: &Connection, src: Source) -> Result<Option<Option<PolicyFacts>>> {
@@ -404,10 +418,10 @@ impl RuleScan {
     fn list(
         &mut self,
         conn: &Connection,
-        which: fn(&mut Self) -> &mut Cache<Vec<u64>>,
+        which: fn(&mut Self) -> &mut Cache<Rc<[u64]>>,
         column: &'static str,
         src: Source,
-    ) -> Result<Option<Vec<u64>>> {
+    ) -> Result<Option<Rc<[u64]>>> {
         if let Some(c) = which(self).get(&src) {
             return Ok(c.clone());
         }
@@ -420,7 +434,8 @@ impl RuleScan {
                 .list(column, Some(t));
             if let Ok(names) = names {
                 let names = names.unwrap_or_default();
-                ids = Some(names.iter().map(|n| self.id_of(n)).collect());
+                let v: Vec<u64> = names.iter().map(|n| self.id_of(n)).collect();
+                ids = Some(Rc::from(v));
             }
         }
         let cache = which(self);
@@ -510,7 +525,7 @@ impl RuleScan {
             None => run.map(Source::Run),
         };
         let controls = match pick(controls, run_controls) {
-            None => Vec::new(),
+            None => self.none.clone(),
             Some(src) => match self.list(conn, |s| &mut s.controls, "trusted_controls", src)? {
                 Some(c) => c,
                 None => return Ok(None),
