@@ -8,15 +8,14 @@
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, params_from_iter};
 
-use super::classify::load_catalogue;
 use super::decisions::{DECISION_COLUMNS, DecisionRow, DecisionSet, decision_row, decisions_page};
 use super::filter_sql::FilterSql;
-use super::menu::{MENU_SELECT, menu_row};
 use super::paging::{Anchor, Key, Page, Spec};
 use super::refusals::refused;
-use super::tools::explain_one;
+use super::rule_scan::{RuleScan, scan_sql};
 use crate::error::{Error, Result};
 use crate::filter::Filter;
+use crate::model::Rule;
 
 /// Which of a tool's counts (the Tools screen's columns).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -56,13 +55,15 @@ pub enum Drill {
         count: ToolCount,
     },
     /// The decisions on which one exposure rule made a tool visible (or hid
-    /// it): the first `cap` decisions on the catalogue, as the audit walks.
+    /// it), among every decision on the catalogue.
     Rule {
         catalogue: String,
         name: String,
         visible: bool,
         rule: String,
-        cap: u64,
+        /// How many there are, as the tool's audit counted them (the list's
+        /// total and positions); `None`: counted with a page that shows them.
+        decisions: Option<u64>,
     },
 }
 
@@ -82,12 +83,23 @@ pub fn drill_page(
             name,
             visible,
             rule,
-            cap,
-        } => RuleWalk::new(conn, f, catalogue, name, *visible, rule, *cap)?.page(
-            conn,
-            anchor,
-            n.max(1),
-        ),
+            decisions,
+        } => {
+            let scan = RuleScan::new(conn, catalogue, name)?;
+            let (Some(scan), Some(want)) = (scan, Rule::parse(rule)) else {
+                return Ok(no_rows());
+            };
+            let Some(catalogue_id) = scan.catalogue_id else {
+                return Ok(no_rows());
+            };
+            let mut seek = RuleSeek {
+                scan,
+                f,
+                catalogue_id,
+                want: (*visible, want),
+            };
+            seek.page(conn, anchor, n.max(1), *decisions)
+        }
         _ => match spec(f, drill) {
             Some(spec) => spec.page_counted(
                 conn,
@@ -199,55 +211,80 @@ fn spec<'a>(f: &Filter, drill: &Drill) -> Option<Spec<'a>> {
     })
 }
 
-/// The walk of a tool's "why visible" audit, keeping the decisions one rule
-/// gave: the rule is computed, not stored, so a page walks the audited
-/// decisions once (reading only their menus), keeps the ids the rule gave,
-/// and reads the listed rows by id.
-struct RuleWalk {
-    /// The kept decision ids, ascending.
-    ids: Vec<i64>,
+/// A list with nothing in it (a tool or rule the catalogue does not know).
+fn no_rows() -> Page<DecisionRow> {
+    Page {
+        rows: Vec::new(),
+        before: Some(0),
+        total: Some(0),
+        more_before: false,
+        more_after: false,
+        focus: None,
+    }
 }
 
-impl RuleWalk {
-    fn new(
+/// The decisions one rule of a tool's "why visible" audit gave, paged by
+/// seeking: the rule is computed, not stored, so a page walks the
+/// catalogue's decisions from its anchor in decision order (each one's rule
+/// read from its stored menu ids, [`RuleScan`]) until it holds `n` of them
+/// and knows whether another follows, and reads the listed rows by id.
+struct RuleSeek<'a> {
+    scan: RuleScan,
+    f: &'a Filter,
+    catalogue_id: i64,
+    want: (bool, Rule),
+}
+
+impl RuleSeek<'_> {
+    /// Up to `n` kept ids past `from` (below it when `back`), nearest
+    /// first, and whether another follows them.
+    fn walk(
+        &mut self,
         conn: &Connection,
-        f: &Filter,
-        catalogue: &str,
-        name: &str,
-        visible: bool,
-        rule: &str,
-        cap: u64,
-    ) -> Result<RuleWalk> {
-        let Some(cat) = load_catalogue(conn, catalogue)? else {
-            return Ok(RuleWalk { ids: Vec::new() });
+        from: i64,
+        back: bool,
+        n: usize,
+    ) -> Result<(Vec<i64>, bool)> {
+        let (bound, order) = if back {
+            ("AND l.decision_id < ?", "ORDER BY l.decision_id DESC")
+        } else {
+            ("AND l.decision_id > ?", "ORDER BY l.decision_id")
         };
-        let Some(info) = cat.tools.get(name).cloned() else {
-            return Ok(RuleWalk { ids: Vec::new() });
-        };
-        let (clause, mut args) = f.decision_clause();
-        args.insert(0, Sql::Text(catalogue.to_string()));
-        // The audit walks the first `cap` decisions: the same ones here.
-        let mut stmt = conn.prepare_cached(&format!(
-            "SELECT {MENU_SELECT} FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
-             JOIN runs r ON r.run_id = l.run_id
-             WHERE l.catalogue = ? AND {clause} ORDER BY l.decision_id LIMIT {cap}"
-        ))?;
-        let names = crate::store::names::Names::load(conn)?;
+        let (sql, mut args) = scan_sql(self.f, false, bound, order);
+        args.push(Sql::Integer(self.catalogue_id));
+        args.push(Sql::Integer(from));
+        let mut stmt = conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(params_from_iter(args))?;
-        let mut ids = Vec::new();
+        let mut ids = Vec::with_capacity(n);
         while let Some(r) = rows.next()? {
-            let m = menu_row(conn, &names, r, 0)?;
-            if explain_one(&cat, name, &info, &m)
-                .is_some_and(|t| t.visible == visible && t.rule.as_str() == rule)
-            {
+            if self.scan.rule(conn, r)? == Some(self.want) {
+                if ids.len() == n {
+                    return Ok((ids, true));
+                }
                 ids.push(r.get(0)?);
             }
         }
-        Ok(RuleWalk { ids })
+        Ok((ids, false))
+    }
+
+    /// Kept decisions below `k` (every one when `k` is `i64::MAX`).
+    fn count_below(&mut self, conn: &Connection, k: i64) -> Result<u64> {
+        let (sql, mut args) = scan_sql(self.f, false, "AND l.decision_id < ?", "");
+        args.push(Sql::Integer(self.catalogue_id));
+        args.push(Sql::Integer(k));
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query(params_from_iter(args))?;
+        let mut n = 0u64;
+        while let Some(r) = rows.next()? {
+            if self.scan.rule(conn, r)? == Some(self.want) {
+                n += 1;
+            }
+        }
+        Ok(n)
     }
 
     /// The listed rows of `ids`, read by id.
-    fn rows(&self, conn: &Connection, ids: &[i64]) -> Result<Vec<(Key, DecisionRow)>> {
+    fn rows(conn: &Connection, ids: &[i64]) -> Result<Vec<(Key, DecisionRow)>> {
         let mut stmt = conn.prepare_cached(&format!(
             "SELECT {DECISION_COLUMNS} FROM ladder l JOIN decisions d ON d.id = l.decision_id
              JOIN runs r ON r.run_id = l.run_id WHERE l.decision_id = ?"
@@ -263,16 +300,25 @@ impl RuleWalk {
         Ok(out)
     }
 
-    fn page(&self, conn: &Connection, anchor: &Anchor, n: usize) -> Result<Page<DecisionRow>> {
+    /// One page; `total`: the rule's decisions as the audit counted them
+    /// (`None`: counted here, walking them all).
+    fn page(
+        &mut self,
+        conn: &Connection,
+        anchor: &Anchor,
+        n: usize,
+        total: Option<u64>,
+    ) -> Result<Page<DecisionRow>> {
         let id = |k: &Key| match k.1 {
             Sql::Integer(i) => i,
             _ => 0,
         };
-        let ids = &self.ids;
-        let total = ids.len();
-        // Kept ids below `k`, and below-or-at `k`.
-        let below = |k: i64| ids.partition_point(|&i| i < k);
-        let through = |k: i64| ids.partition_point(|&i| i <= k);
+        let total = |s: &mut Self| -> Result<u64> {
+            match total {
+                Some(t) => Ok(t),
+                None => s.count_below(conn, i64::MAX),
+            }
+        };
         let page = |rows, before, total, more_before, more_after, focus| Page {
             rows,
             before,
@@ -283,50 +329,56 @@ impl RuleWalk {
         };
         Ok(match anchor {
             Anchor::First => {
-                let end = n.min(total);
-                let rows = self.rows(conn, &ids[..end])?;
-                page(rows, Some(0), Some(total as u64), false, end < total, None)
+                let (ids, more) = self.walk(conn, i64::MIN, false, n)?;
+                let t = total(self)?;
+                page(Self::rows(conn, &ids)?, Some(0), Some(t), false, more, None)
             }
             Anchor::Last => {
-                let start = total.saturating_sub(n);
-                let rows = self.rows(conn, &ids[start..])?;
+                let (mut ids, more) = self.walk(conn, i64::MAX, true, n)?;
+                ids.reverse();
+                let t = total(self)?;
+                let before = t.saturating_sub(ids.len() as u64);
                 page(
-                    rows,
-                    Some(start as u64),
-                    Some(total as u64),
-                    start > 0,
+                    Self::rows(conn, &ids)?,
+                    Some(before),
+                    Some(t),
+                    more,
                     false,
                     None,
                 )
             }
             Anchor::After(k) => {
-                let start = through(id(k));
-                let end = (start + n).min(total);
-                let rows = self.rows(conn, &ids[start..end])?;
-                page(rows, None, None, true, end < total, None)
+                let (ids, more) = self.walk(conn, id(k), false, n)?;
+                page(Self::rows(conn, &ids)?, None, None, true, more, None)
             }
             Anchor::Before(k) => {
-                let end = below(id(k));
-                let start = end.saturating_sub(n);
-                let rows = self.rows(conn, &ids[start..end])?;
-                page(rows, None, None, start > 0, true, None)
+                let (mut ids, more) = self.walk(conn, id(k), true, n)?;
+                ids.reverse();
+                page(Self::rows(conn, &ids)?, None, None, more, true, None)
             }
             Anchor::Around(k) => {
+                // Up to half of the page before the anchor, the rest from it.
                 let half = n / 2;
-                let at = below(id(k));
-                let start = at.saturating_sub(half.max(1));
-                let more_before = start > 0;
-                let start = if half == 0 { at } else { start };
-                let focus = at - start;
-                let end = (at + (n - half)).min(total);
-                let rows = self.rows(conn, &ids[start..end])?;
-                let before = if rows.is_empty() { 0 } else { start as u64 };
+                let (mut back, more_before) = self.walk(conn, id(k), true, half.max(1))?;
+                back.reverse();
+                if half == 0 {
+                    back.clear();
+                }
+                let (ahead, more_after) = self.walk(conn, id(k) - 1, false, n - half)?;
+                let focus = back.len();
+                let start = if back.is_empty() && ahead.is_empty() {
+                    0
+                } else {
+                    self.count_below(conn, back.first().copied().unwrap_or(id(k)))?
+                };
+                back.extend(ahead);
+                let t = total(self)?;
                 page(
-                    rows,
-                    Some(before),
-                    Some(total as u64),
+                    Self::rows(conn, &back)?,
+                    Some(start),
+                    Some(t),
                     more_before,
-                    end < total,
+                    more_after,
                     Some(focus),
                 )
             }

@@ -24,12 +24,14 @@ pub mod findings;
 pub mod hints;
 mod import;
 mod menu;
+mod menu_bytes;
 mod names;
 pub mod next_match;
 mod pack;
 pub mod paging;
 pub mod payload;
 pub mod refusals;
+mod rule_scan;
 pub mod runs;
 pub mod sorted;
 pub mod tools;
@@ -55,6 +57,8 @@ pub mod browse {
     pub use super::paging::{Anchor, Key, Page, cmp_key};
     pub use super::payload::{PayloadColumn, PayloadReader, payload_bytes, payload_read};
     pub use super::refusals::{latest_refusal, refusal_items, refusals_per_day};
+    #[doc(hidden)]
+    pub use super::rule_scan::rules_the_long_way;
     pub use super::runs::{RunHeader, RunSort, RunText, run_header, run_key, runs_page, scan_runs};
     pub use super::sorted::{sorted_key, timeline_key, timeline_page_sorted};
     pub use super::tools::{

@@ -6,18 +6,18 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use rusqlite::types::{Value as Sql, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
-use super::classify::load_catalogue;
 use super::decode::{Stored, Table};
 use super::dense;
 use super::filter_sql::{FilterSql, push_in};
 use super::findings::FindingRow;
-use super::menu::{MENU_SELECT, MenuRow, menu_row};
+use super::menu::MenuRow;
 use super::names::Names;
+use super::rule_scan::{RuleScan, scan_sql};
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::ladder::{self, Menu};
 use crate::metrics::ToolUsage;
-use crate::model::{Rung, Status};
+use crate::model::{Rule, Rung, Status};
 use crate::text::echo;
 
 /// Per catalogue tool usage (`rung report tools`), by (catalogue, name).
@@ -377,85 +377,85 @@ pub struct RuleCount {
 pub struct ToolAudit {
     /// By decisions, descending.
     pub rules: Vec<RuleCount>,
-    /// Decisions examined.
-    pub examined: u64,
-    /// Decisions on the catalogue in the filter (`examined` < this: capped).
+    /// Decisions on the catalogue in the filter (every one is examined).
     pub total: u64,
 }
 
-/// Walks the exposure rules for `name` over (at most `cap`) decisions on
-/// `catalogue` in the filter, in decision order, and counts each rule.
+/// Walks the exposure rules for `name` over every decision on `catalogue`
+/// in the filter and counts each rule; a rule's example is its first
+/// decision's explanation. The rule of each decision is read from its
+/// stored menu ids ([`RuleScan`]), without building its menu.
 pub fn tool_audit(
     conn: &Connection,
     f: &Filter,
     catalogue: &str,
     name: &str,
-    cap: u64,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<ToolAudit> {
-    let Some(cat) = load_catalogue(conn, catalogue)? else {
-        return Ok(ToolAudit {
-            rules: Vec::new(),
-            examined: 0,
-            total: 0,
-        });
+    let empty = ToolAudit {
+        rules: Vec::new(),
+        total: 0,
     };
-    let Some(info) = cat.tools.get(name).cloned() else {
-        return Ok(ToolAudit {
-            rules: Vec::new(),
-            examined: 0,
-            total: 0,
-        });
+    let Some(mut scan) = RuleScan::new(conn, catalogue, name)? else {
+        return Ok(empty);
     };
-    let (clause, mut args) = f.decision_clause();
-    args.insert(0, Sql::Text(catalogue.to_string()));
-    // From the kept counts when they answer the filter, else counted.
-    let total = match crate::store::agg::read::scope(conn, f)? {
-        Some(s) => crate::store::agg::read::catalogue_decisions(conn, &s, catalogue)? as i64,
-        None => conn
-            .prepare_cached(&format!(
-                "SELECT count(*) FROM ladder l JOIN runs r ON r.run_id = l.run_id
-                 WHERE l.catalogue = ? AND {clause}"
-            ))?
-            .query_row(params_from_iter(args.clone()), |r| r.get::<_, i64>(0))?,
+    let Some(cat_id) = scan.catalogue_id else {
+        return Ok(empty);
     };
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {MENU_SELECT} FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
-         JOIN runs r ON r.run_id = l.run_id
-         WHERE l.catalogue = ? AND {clause} ORDER BY l.decision_id LIMIT {cap}"
-    ))?;
-    let names = Names::load(conn)?;
-    let mut rows = stmt.query(params_from_iter(args))?;
-    let mut counts: BTreeMap<(bool, String), (u64, String)> = BTreeMap::new();
-    let mut examined = 0u64;
-    while let Some(r) = rows.next()? {
-        if examined.is_multiple_of(1024) && cancelled() {
+    // (visible, rule) → (decisions, the first decision's id).
+    let mut counts: BTreeMap<(bool, Rule), (u64, i64)> = BTreeMap::new();
+    let mut total = 0u64;
+    // In chunks of decision ids: each chunk's query reads the retrieval
+    // bodies itself when most rows of the last one needed theirs (a tool
+    // the policies mostly hide needs few).
+    let mut after = i64::MIN;
+    let mut bodies = true;
+    'chunks: loop {
+        let (sql, mut args) = scan_sql(
+            f,
+            bodies,
+            "AND l.decision_id > ?",
+            "ORDER BY l.decision_id LIMIT 65536",
+        );
+        args.push(Sql::Integer(cat_id));
+        args.push(Sql::Integer(after));
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query(params_from_iter(args))?;
+        scan.needed = (0, 0);
+        let mut read = 0;
+        while let Some(r) = rows.next()? {
+            if total.is_multiple_of(4096) && cancelled() {
+                break 'chunks;
+            }
+            total += 1;
+            read += 1;
+            let id: i64 = r.get(0)?;
+            after = id;
+            if let Some(rule) = scan.rule(conn, r)? {
+                let e = counts.entry(rule).or_insert((0, id));
+                e.0 += 1;
+            }
+        }
+        if read < 65536 {
             break;
         }
-        let m = menu_row(conn, &names, r, 0)?;
-        examined += 1;
-        if let Some(t) = explain_one(&cat, name, &info, &m) {
-            let e = counts
-                .entry((t.visible, t.rule.as_str().to_string()))
-                .or_insert_with(|| (0, t.why));
-            e.0 += 1;
-        }
+        bodies = scan.needed.0 * 2 > scan.needed.1;
     }
-    let mut rules: Vec<RuleCount> = counts
-        .into_iter()
-        .map(|((visible, rule), (decisions, example))| RuleCount {
+    let mut rules = Vec::with_capacity(counts.len());
+    for ((visible, rule), (decisions, first)) in counts {
+        let example = scan
+            .explain(conn, first)?
+            .map(|t| t.why)
+            .unwrap_or_default();
+        rules.push(RuleCount {
             visible,
-            rule,
+            rule: rule.as_str().to_string(),
             decisions,
             example,
-        })
-        .collect();
+        });
+    }
     rules.sort_by(|a, b| b.decisions.cmp(&a.decisions).then(a.rule.cmp(&b.rule)));
-    Ok(ToolAudit {
-        rules,
-        examined,
-        total: total as u64,
-    })
+    Ok(ToolAudit { rules, total })
 }
 
 /// One tool's "why visible" on one decision's menu, as the tool audit

@@ -11,7 +11,7 @@ use crate::tui::action::Action;
 use crate::tui::layout;
 use crate::tui::paged::Cursor;
 use crate::tui::state::{App, Screen, ToolState};
-use crate::tui::worker::{AUDIT_CAP, Request, Slot, ToolRow};
+use crate::tui::worker::{Request, Slot, ToolRow};
 
 /// The count columns `h`/`l` move over, after the tool's own (0).
 const COUNTS: [ToolCount; 3] = [ToolCount::Visible, ToolCount::Selected, ToolCount::Refused];
@@ -172,7 +172,7 @@ pub(super) fn act_tool(app: &mut App, action: Action) {
                 name: app.tool.name.clone(),
                 visible: rc.visible,
                 rule: rc.rule.clone(),
-                cap: AUDIT_CAP,
+                decisions: Some(rc.decisions),
             };
             let count = rc.decisions;
             decisions::open(app, set, Some(count), title);

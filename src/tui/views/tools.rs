@@ -11,7 +11,7 @@ use crate::store::tools::RuleCount;
 use crate::tui::action::Action;
 use crate::tui::layout::{self, List};
 use crate::tui::state::{App, Listed, out_of_sight};
-use crate::tui::worker::{AUDIT_CAP, ToolRow};
+use crate::tui::worker::ToolRow;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.opts.theme;
@@ -239,16 +239,7 @@ fn audit_lines<'a>(app: &'a App, width: usize) -> (Vec<Line<'a>>, Vec<(usize, us
             t.dim(),
         )),
         Some(a) => {
-            let scope = if a.examined < a.total {
-                format!(
-                    "  the first {} of {} decisions in the filter (capped at {})",
-                    n(a.examined),
-                    n(a.total),
-                    n(AUDIT_CAP)
-                )
-            } else {
-                format!("  all {} decisions in the filter", n(a.total))
-            };
+            let scope = format!("  all {} decisions in the filter", n(a.total));
             lines.push(Line::styled(scope, t.dim()));
             if a.rules.is_empty() {
                 lines.push(Line::styled(
@@ -289,7 +280,7 @@ fn audit_lines<'a>(app: &'a App, width: usize) -> (Vec<Line<'a>>, Vec<(usize, us
             }
             for i in 0..a.rules.len() {
                 let rc = &a.rules[view.at(i)];
-                let share = (a.examined > 0).then(|| rc.decisions as f64 / a.examined as f64);
+                let share = (a.total > 0).then(|| rc.decisions as f64 / a.total as f64);
                 // The rule Enter opens: marked, its count underlined.
                 let on = i == app.tool.rule;
                 let lead = vec![

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::Shared;
 use super::request::{
-    AUDIT_CAP, Chunk, DetailView, INLINE_ARGS, PAGE, RefusalData, Request, Response, ToolRow,
+    Chunk, DetailView, INLINE_ARGS, PAGE, RefusalData, Request, Response, ToolRow,
 };
 use super::scan::{fuzzy, seek};
 use crate::error::Result;
@@ -64,7 +64,7 @@ pub fn answer(
             catalogue,
             name,
         } => Response::ToolAudit(browse::tool_audit(
-            conn, &filter, &catalogue, &name, AUDIT_CAP, cancelled,
+            conn, &filter, &catalogue, &name, cancelled,
         )?),
         Request::Hints => Response::Hints(browse::filter_hints(conn)?),
         Request::Completions => {

@@ -22,8 +22,8 @@ use std::sync::{Arc, Mutex};
 
 pub use answer::answer;
 pub use request::{
-    AUDIT_CAP, Chunk, DetailView, Done, ExportList, FUZZY_KEEP, FuzzyResult, INLINE_ARGS, PAGE,
-    RefusalData, Request, Response, ToolRow,
+    Chunk, DetailView, Done, ExportList, FUZZY_KEEP, FuzzyResult, INLINE_ARGS, PAGE, RefusalData,
+    Request, Response, ToolRow,
 };
 
 use crate::config::Config;

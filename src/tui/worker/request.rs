@@ -22,8 +22,6 @@ use crate::tui::payload::Indent;
 pub const PAGE: usize = 100;
 /// Fuzzy matches kept (best first).
 pub const FUZZY_KEEP: usize = 2000;
-/// Decisions a tool audit walks at most.
-pub const AUDIT_CAP: u64 = 50_000;
 /// Payloads up to this size are shown inline in the decision detail.
 pub const INLINE_ARGS: u64 = 16 * 1024;
 

@@ -1,0 +1,679 @@
+//! One catalogue tool's exposure rule (rules 1–6 of ladder.md, as
+//! `explain_tools` gives it) on every decision of its catalogue, read from
+//! the stored ids without building each decision's menu: the controls,
+//! policy and exposed lists are decoded once per distinct stored value (a
+//! policy as the few facts the rules read), a dense retrieval is read for
+//! its k and candidate ids only, and the recorded visible menu is the
+//! verdict's `retrieved` (the classifier writes the recorded visible menu
+//! there, sorted, without `@no_call`). Whatever does not read so (a value
+//! that does not decode, an unusual form) is explained the long way, as
+//! [`super::tools::explain_one`] does, so the answer is the same.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OptionalExtension, Row};
+use rustc_hash::FxHashMap;
+
+use super::decode::{Stored, Table};
+use super::filter_sql::FilterSql;
+use super::menu::{MENU_SELECT, menu_row};
+use super::menu_bytes;
+use super::names::Names;
+use super::tools::{ListKey, explain_one};
+use crate::error::Result;
+use crate::filter::Filter;
+use crate::ladder::{CatalogueView, ToolInfo, ToolVisibility};
+use crate::model::{Effect, NO_CALL, Rule};
+
+/// The columns [`RuleScan::rule`] reads, over `ladder_rows l JOIN
+/// decision_rows d`: the menu fields as stored (ids or text), the dense
+/// retrieval's body (`BODY`: read here, or NULL and read when needed),
+/// whether a visible menu is recorded, the verdict's retrieved set and the
+/// run when a field is inherited from it.
+const SCAN_SELECT: &str = "l.decision_id, d.policy, d.trusted_controls, d.retrieval, BODY, \
+d.exposed, d.visible IS NOT NULL, l.retrieved, \
+CASE WHEN d.policy IS NULL OR d.trusted_controls IS NULL OR d.retrieval IS NULL \
+OR d.visible IS NULL THEN d.run_id END";
+
+/// The rows of the decisions on a catalogue (its id bound after the
+/// filter's arguments) in `f`, as [`SCAN_SELECT`], with `extra` (SQL after
+/// the filter, e.g. a decision id bound) and `order` appended. `bodies`:
+/// the retrieval bodies are read by the query (cheaper when most rows need
+/// them), else one by one when a row needs its own.
+pub(super) fn scan_sql(
+    f: &Filter,
+    bodies: bool,
+    extra: &str,
+    order: &str,
+) -> (String, Vec<rusqlite::types::Value>) {
+    let (clause, args) = f.rows_clause();
+    let runs = if f.has_run_filter() {
+        " JOIN runs r ON r.run_id = d.run_id"
+    } else {
+        ""
+    };
+    let body = if bodies {
+        "(SELECT body FROM menus WHERE id = d.retrieval)"
+    } else {
+        "NULL"
+    };
+    (
+        format!(
+            "SELECT {} FROM ladder_rows l JOIN decision_rows d ON d.id = l.decision_id{runs}
+             WHERE {clause} AND l.catalogue = ? {extra} {order}",
+            SCAN_SELECT.replace("BODY", body)
+        ),
+        args,
+    )
+}
+
+/// What the rules read of a policy: the catalogue families it allows (by
+/// their index in the catalogue's families; `None`: any), its effect
+/// ceiling and whether open-world tools pass.
+#[derive(Clone)]
+struct PolicyFacts {
+    families: Option<Rc<[bool]>>,
+    max_effect: Option<Effect>,
+    open_world: bool,
+}
+
+/// What the rules read of a catalogue tool.
+#[derive(Clone, Copy)]
+struct ToolFacts {
+    family: usize,
+    effect: Effect,
+    open_world: bool,
+}
+
+/// Rules 2–4 (`ladder::policy_hides`) over the facts.
+fn hides(p: &PolicyFacts, t: &ToolFacts) -> Option<Rule> {
+    if let Some(f) = &p.families
+        && !f[t.family]
+    {
+        return Some(Rule::Family);
+    }
+    if p.max_effect.is_some_and(|m| t.effect > m) {
+        return Some(Rule::Effect);
+    }
+    if t.open_world && !p.open_world {
+        return Some(Rule::OpenWorld);
+    }
+    None
+}
+
+/// A run's menu fields (inherited where a decision records none).
+struct RunMenu {
+    policy: Option<String>,
+    controls: Option<String>,
+    retrieval: Option<String>,
+    visible: bool,
+}
+
+/// A retrieval as the rank reads it: k and the candidates' ids.
+struct Candidates {
+    k: u32,
+    ids: Vec<u64>,
+}
+
+/// Where a menu field's value comes from (the caches key by it).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Source {
+    Own(ListKey),
+    Run(String),
+}
+
+/// A decoded value cached by where it came from: `None` when it does not
+/// read (the decision is explained the long way).
+type Cache<T> = FxHashMap<Source, Option<T>>;
+
+/// One tool's rule on decision after decision of its catalogue.
+pub(super) struct RuleScan {
+    pub(super) cat: CatalogueView,
+    pub(super) name: String,
+    pub(super) info: ToolInfo,
+    /// The catalogue's id in `catalogue_ids` (`None`: no decision names it).
+    pub(super) catalogue_id: Option<i64>,
+    /// Rows whose rule needed their retrieval, of rows read (to choose
+    /// whether the next query reads the bodies itself).
+    pub(super) needed: (u64, u64),
+    names: Names,
+    /// Names → ids: `tool_names`' ids, then ids past them for names it
+    /// does not hold (they can only come from lists spelled as names).
+    ids: HashMap<String, u64>,
+    /// The tool audited.
+    tid: u64,
+    tool: ToolFacts,
+    no_call: Option<u64>,
+    /// Catalogue tools by id.
+    tools: FxHashMap<u64, ToolFacts>,
+    families: HashMap<String, usize>,
+    /// Policies stored as `menus` ids (most of them), then the others.
+    policy_ids: FxHashMap<i64, Option<Option<PolicyFacts>>>,
+    policies: Cache<Option<PolicyFacts>>,
+    controls: Cache<Rc<[u64]>>,
+    exposed: Cache<Rc<[u64]>>,
+    /// No controls.
+    none: Rc<[u64]>,
+    run_retrievals: Cache<Option<Candidates>>,
+    runs: HashMap<String, Option<RunMenu>>,
+    visible: Vec<u64>,
+    candidates: Vec<u64>,
+    ranked: Vec<u64>,
+}
+
+/// A decision's rule for the tool, or `None`: explain it the long way.
+type Fast = Option<(bool, Rule)>;
+
+/// A stored menu column's value as a cache key (`Some(None)`: NULL; `None`:
+/// neither an id nor text).
+fn key(r: &Row<'_>, i: usize) -> Result<Option<Option<ListKey>>> {
+    Ok(match r.get_ref(i)? {
+        ValueRef::Null => Some(None),
+        ValueRef::Integer(n) => Some(Some(ListKey::Id(n))),
+        ValueRef::Text(t) => std::str::from_utf8(t)
+            .ok()
+            .map(|s| Some(ListKey::Text(s.to_string()))),
+        _ => None,
+    })
+}
+
+impl RuleScan {
+    /// `None` when the catalogue is not stored or does not list `name`.
+    pub(super) fn new(conn: &Connection, catalogue: &str, name: &str) -> Result<Option<RuleScan>> {
+        let Some(cat) = super::classify::load_catalogue(conn, catalogue)? else {
+            return Ok(None);
+        };
+        let Some(info) = cat.tools.get(name).cloned() else {
+            return Ok(None);
+        };
+        let catalogue_id = conn
+            .prepare_cached("SELECT id FROM catalogue_ids WHERE version = ?1")?
+            .query_row([catalogue], |r| r.get(0))
+            .optional()?;
+        let names = Names::load(conn)?;
+        let mut ids: HashMap<String, u64> = HashMap::new();
+        for id in 0..names.len() as u64 {
+            if let Some(n) = names.name(id) {
+                ids.insert(n.to_string(), id);
+            }
+        }
+        let mut families: HashMap<String, usize> = HashMap::new();
+        let mut tools = FxHashMap::default();
+        let mut audited = None;
+        let mut next = names.len() as u64;
+        for (n, t) in cat.tools.iter() {
+            let fam = families.len();
+            let family = *families.entry(t.family.clone()).or_insert(fam);
+            let facts = ToolFacts {
+                family,
+                effect: t.effect,
+                open_world: t.open_world,
+            };
+            let id = *ids.entry(n.clone()).or_insert_with(|| {
+                next += 1;
+                next - 1
+            });
+            tools.insert(id, facts);
+            if n == name {
+                audited = Some((id, facts));
+            }
+        }
+        let Some((tid, tool)) = audited else {
+            return Ok(None);
+        };
+        let no_call = ids.get(NO_CALL).copied();
+        Ok(Some(RuleScan {
+            cat,
+            name: name.to_string(),
+            info,
+            catalogue_id,
+            needed: (0, 0),
+            names,
+            ids,
+            tid,
+            tool,
+            no_call,
+            tools,
+            families,
+            policy_ids: FxHashMap::default(),
+            policies: Cache::default(),
+            controls: Cache::default(),
+            exposed: Cache::default(),
+            none: Rc::from(Vec::new()),
+            run_retrievals: Cache::default(),
+            runs: HashMap::new(),
+            visible: Vec::new(),
+            candidates: Vec::new(),
+            ranked: Vec::new(),
+        }))
+    }
+
+    /// The id of a name (a fresh one for a name `tool_names` lacks).
+    fn id_of(&mut self, name: &str) -> u64 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u64 + self.ids.len() as u64 + 1;
+        self.ids.insert(name.to_string(), id);
+        id
+    }
+
+    /// The explanation the long way (`explain_one` over the decision's
+    /// whole menu), for one decision.
+    pub(super) fn explain(
+        &self,
+        conn: &Connection,
+        decision_id: i64,
+    ) -> Result<Option<ToolVisibility>> {
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {MENU_SELECT} FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
+             JOIN runs r ON r.run_id = l.run_id WHERE l.decision_id = ?"
+        ))?;
+        let mut rows = stmt.query([decision_id])?;
+        let Some(r) = rows.next()? else {
+            return Ok(None);
+        };
+        let m = menu_row(conn, &self.names, r, 0)?;
+        Ok(explain_one(&self.cat, &self.name, &self.info, &m))
+    }
+
+    /// The rule on one row of [`scan_sql`], else the long way.
+    pub(super) fn rule(&mut self, conn: &Connection, r: &Row<'_>) -> Result<Option<(bool, Rule)>> {
+        self.needed.1 += 1;
+        if let Some(fast) = self.fast(conn, r)? {
+            return Ok(Some(fast));
+        }
+        let id: i64 = r.get(0)?;
+        Ok(self.explain(conn, id)?.map(|t| (t.visible, t.rule)))
+    }
+
+    fn run(&mut self, conn: &Connection, run_id: &str) -> Result<Option<&RunMenu>> {
+        if !self.runs.contains_key(run_id) {
+            let text = |v: ValueRef<'_>| -> Option<Option<String>> {
+                match v {
+                    ValueRef::Null => Some(None),
+                    ValueRef::Text(t) => std::str::from_utf8(t).ok().map(|s| Some(s.to_string())),
+                    _ => None,
+                }
+            };
+            let menu = conn
+                .prepare_cached(
+                    "SELECT policy, trusted_controls, retrieval, visible IS NOT NULL
+                     FROM runs WHERE run_id = ?1",
+                )?
+                .query_row([run_id], |r| {
+                    Ok((|| {
+                        Some(RunMenu {
+                            policy: text(r.get_ref(0).ok()?)?,
+                            controls: text(r.get_ref(1).ok()?)?,
+                            retrieval: text(r.get_ref(2).ok()?)?,
+                            visible: r.get(3).ok()?,
+                        })
+                    })())
+                })
+                .optional()?
+                .flatten();
+            if self.runs.len() > 100_000 {
+                self.runs.clear();
+            }
+            self.runs.insert(run_id.to_string(), menu);
+        }
+        Ok(self.runs[run_id].as_ref())
+    }
+
+    /// The text `COALESCE((SELECT body FROM menus WHERE id = v), v, run's)`
+    /// gives, and the table it is blamed on; `None`: not text.
+    fn text_of(conn: &Connection, src: &Source) -> Result<(Table, Option<String>)> {
+        Ok(match src {
+            Source::Own(ListKey::Id(id)) => (
+                Table::Decisions,
+                conn.prepare_cached("SELECT body FROM menus WHERE id = ?1")?
+                    .query_row([id], |r| r.get::<_, String>(0))
+                    .optional()?,
+            ),
+            // A number-like text could name a menus row: the long way.
+            Source::Own(ListKey::Text(t)) if t.trim().parse::<f64>().is_ok() => {
+                (Table::Decisions, None)
+            }
+            Source::Own(ListKey::Text(t)) => (Table::Decisions, Some(t.clone())),
+            Source::Run(t) => (Table::Runs, Some(t.clone())),
+        })
+    }
+
+    /// A policy's facts (`Some(None)`: no policy); `None`: not read here.
+    fn read_policy(&self, conn: &Connection, src: &Source) -> Result<Option<Option<PolicyFacts>>> {
+        let (table, Some(text)) = Self::text_of(conn, src)? else {
+            return Ok(None);
+        };
+        Ok(self.policy_from(conn, table, text))
+    }
+
+    /// A policy's facts from its stored text.
+    fn policy_from(
+        &self,
+        conn: &Connection,
+        table: Table,
+        text: String,
+    ) -> Option<Option<PolicyFacts>> {
+        let allowed = |fs: &mut dyn Iterator<Item = &str>| {
+            let mut allowed = vec![false; self.families.len()];
+            for f in fs {
+                if let Some(&i) = self.families.get(f) {
+                    allowed[i] = true;
+                }
+            }
+            Rc::<[bool]>::from(allowed)
+        };
+        if let Some((open, effect, fs)) = menu_bytes::policy_fields(&text)
+            && let Some(max) = Effect::parse(effect)
+        {
+            return Some(Some(PolicyFacts {
+                families: Some(allowed(&mut fs.into_iter())),
+                max_effect: Some(max),
+                open_world: open,
+            }));
+        }
+        let row = String::new;
+        {
+            match Stored::new(conn, table, &row).policy("policy", Some(text)) {
+                Err(_) => None,
+                Ok(None) => Some(None),
+                Ok(Some(p)) => Some(Some(PolicyFacts {
+                    families: p
+                        .allowed_families
+                        .map(|fs| allowed(&mut fs.iter().map(String::as_str))),
+                    max_effect: p.max_effect,
+                    open_world: p.allow_open_world,
+                })),
+            }
+        }
+    }
+
+    fn policy(&mut self, conn: &Connection, src: Source) -> Result<Option<Option<PolicyFacts>>> {
+        if let Source::Own(ListKey::Id(id)) = src {
+            if let Some(p) = self.policy_ids.get(&id) {
+                return Ok(p.clone());
+            }
+            let p = self.read_policy(conn, &src)?;
+            if self.policy_ids.len() > 1_000_000 {
+                self.policy_ids.clear();
+            }
+            self.policy_ids.insert(id, p.clone());
+            return Ok(p);
+        }
+        if let Some(p) = self.policies.get(&src) {
+            return Ok(p.clone());
+        }
+        let p = self.read_policy(conn, &src)?;
+        if self.policies.len() > 10_000 {
+            self.policies.clear();
+        }
+        self.policies.insert(src, p.clone());
+        Ok(p)
+    }
+
+    /// A stored name list (`column`) as ids, cached; `None`: not read.
+    fn list(
+        &mut self,
+        conn: &Connection,
+        which: fn(&mut Self) -> &mut Cache<Rc<[u64]>>,
+        column: &'static str,
+        src: Source,
+    ) -> Result<Option<Rc<[u64]>>> {
+        if let Some(c) = which(self).get(&src) {
+            return Ok(c.clone());
+        }
+        let (table, text) = Self::text_of(conn, &src)?;
+        let mut ids = None;
+        if let Some(t) = text {
+            let row = String::new;
+            let names = Stored::new(conn, table, &row)
+                .with_names(&self.names)
+                .list(column, Some(t));
+            if let Ok(names) = names {
+                let names = names.unwrap_or_default();
+                let v: Vec<u64> = names.iter().map(|n| self.id_of(n)).collect();
+                ids = Some(Rc::from(v));
+            }
+        }
+        let cache = which(self);
+        if cache.len() > 100_000 {
+            cache.clear();
+        }
+        cache.insert(src, ids.clone());
+        Ok(ids)
+    }
+
+    /// A run's retrieval (inherited) as candidates into `self.candidates`
+    /// (its k; `Some(None)`: none); `None`: not read here.
+    fn run_retrieval(&mut self, conn: &Connection, text: String) -> Option<Option<u32>> {
+        let src = Source::Run(text);
+        if !self.run_retrievals.contains_key(&src) {
+            let Source::Run(text) = &src else {
+                return None;
+            };
+            let row = String::new;
+            let decoded = Stored::new(conn, Table::Runs, &row)
+                .with_names(&self.names)
+                .retrieval("retrieval", Some(text.clone()))
+                .ok();
+            let got = decoded.map(|r| {
+                r.map(|r| Candidates {
+                    k: r.k,
+                    ids: r.candidates.iter().map(|c| self.id_of(&c.name)).collect(),
+                })
+            });
+            if self.run_retrievals.len() > 10_000 {
+                self.run_retrievals.clear();
+            }
+            self.run_retrievals.insert(src.clone(), got);
+        }
+        let got = self.run_retrievals[&src].as_ref()?;
+        Some(got.as_ref().map(|c| {
+            self.candidates.clear();
+            self.candidates.extend_from_slice(&c.ids);
+            c.k
+        }))
+    }
+
+    /// A dense retrieval's k, its candidates into `self.candidates` (all
+    /// known names); `None`: not read here.
+    fn own_retrieval(&mut self, conn: &Connection, r: &Row<'_>, id: i64) -> Result<Option<u32>> {
+        self.needed.0 += 1;
+        let k = match r.get_ref(4)? {
+            ValueRef::Text(b) => menu_bytes::retrieval_ids(b, &mut self.candidates),
+            _ => {
+                let body: Option<String> = conn
+                    .prepare_cached("SELECT body FROM menus WHERE id = ?1")?
+                    .query_row([id], |r| r.get(0))
+                    .optional()?;
+                body.and_then(|b| menu_bytes::retrieval_ids(b.as_bytes(), &mut self.candidates))
+            }
+        };
+        let known = self
+            .candidates
+            .iter()
+            .all(|&c| self.names.name(c).is_some());
+        Ok(k.filter(|_| known))
+    }
+
+    /// The rule read from the stored ids; `None`: not this way.
+    fn fast(&mut self, conn: &Connection, r: &Row<'_>) -> Result<Fast> {
+        let (Some(policy), Some(controls), Some(retrieval), Some(exposed)) =
+            (key(r, 1)?, key(r, 2)?, key(r, 3)?, key(r, 5)?)
+        else {
+            return Ok(None);
+        };
+        let own_visible: bool = r.get(6)?;
+        let (mut run_policy, mut run_controls, mut run_retrieval, mut run_visible) =
+            (None, None, None, false);
+        if let Some(id) = r.get::<_, Option<String>>(8)? {
+            match self.run(conn, &id)? {
+                None => return Ok(None),
+                Some(m) => {
+                    run_policy = m.policy.clone();
+                    run_controls = m.controls.clone();
+                    run_retrieval = m.retrieval.clone();
+                    run_visible = m.visible;
+                }
+            }
+        }
+        let pick = |own: Option<ListKey>, run: Option<String>| match own {
+            Some(k) => Some(Source::Own(k)),
+            None => run.map(Source::Run),
+        };
+        let controls = match pick(controls, run_controls) {
+            None => self.none.clone(),
+            Some(src) => match self.list(conn, |s| &mut s.controls, "trusted_controls", src)? {
+                Some(c) => c,
+                None => return Ok(None),
+            },
+        };
+        let policy = match pick(policy, run_policy) {
+            None => None,
+            Some(src) => match self.policy(conn, src)? {
+                Some(p) => p,
+                None => return Ok(None),
+            },
+        };
+        let exposed = match exposed {
+            None => None,
+            Some(k) => match self.list(conn, |s| &mut s.exposed, "exposed", Source::Own(k))? {
+                Some(e) => Some(e),
+                None => return Ok(None),
+            },
+        };
+        let visible = own_visible || run_visible;
+        if visible {
+            let b = match r.get_ref(7)? {
+                ValueRef::Text(b) => b,
+                _ => return Ok(None),
+            };
+            if menu_bytes::list_ids(b, &mut self.visible).is_none()
+                || !self.visible.iter().all(|&id| self.names.name(id).is_some())
+            {
+                return Ok(None);
+            }
+        }
+        let tid = self.tid;
+        let by_rule = if controls.contains(&tid) {
+            (true, Rule::TrustedControl)
+        } else if let Some(rule) = policy.as_ref().and_then(|p| hides(p, &self.tool)) {
+            (false, rule)
+        } else {
+            let k = match (retrieval, run_retrieval) {
+                (Some(ListKey::Id(id)), _) => match self.own_retrieval(conn, r, id)? {
+                    Some(k) => Some(k),
+                    None => return Ok(None),
+                },
+                (Some(ListKey::Text(_)), _) => return Ok(None),
+                (None, None) => None,
+                (None, Some(t)) => match self.run_retrieval(conn, t) {
+                    Some(k) => k,
+                    None => return Ok(None),
+                },
+            };
+            match k {
+                Some(k)
+                    if self.within_k(
+                        k,
+                        &controls,
+                        policy.as_ref(),
+                        exposed.as_deref(),
+                        visible,
+                    ) =>
+                {
+                    (true, Rule::Retrieved)
+                }
+                Some(_) => (false, Rule::NotRetrieved),
+                None if policy.is_some() => (true, Rule::Eligible),
+                None => (true, Rule::Flat),
+            }
+        };
+        if !visible {
+            return Ok(Some(by_rule));
+        }
+        let actual = self.visible.contains(&tid);
+        Ok(Some(if actual == by_rule.0 {
+            by_rule
+        } else if actual {
+            (true, Rule::Recorded)
+        } else {
+            (false, Rule::NotRecorded)
+        }))
+    }
+
+    /// Whether the tool ranks within `k` among the exposed, non-control
+    /// candidates (first occurrences, in recorded order), as `Sets` ranks.
+    fn within_k(
+        &mut self,
+        k: u32,
+        controls: &[u64],
+        policy: Option<&PolicyFacts>,
+        exposed: Option<&[u64]>,
+        visible: bool,
+    ) -> bool {
+        let tid = self.tid;
+        if !self.candidates.contains(&tid) {
+            return false;
+        }
+        self.ranked.clear();
+        for &id in &self.candidates {
+            if self.ranked.len() >= k as usize {
+                return false;
+            }
+            if self.ranked.contains(&id) || controls.contains(&id) {
+                continue;
+            }
+            let shown = Some(id) == self.no_call || (visible && self.visible.contains(&id));
+            let exposed = shown
+                || match (exposed, policy) {
+                    (Some(e), _) => e.contains(&id),
+                    (None, Some(p)) => self.tools.get(&id).is_some_and(|t| hides(p, t).is_none()),
+                    (None, None) => self.tools.contains_key(&id),
+                };
+            if !exposed {
+                continue;
+            }
+            if id == tid {
+                return true;
+            }
+            self.ranked.push(id);
+        }
+        false
+    }
+}
+
+/// Each decision's rule for `name` the long way, in decision order: (id,
+/// visible, rule, why) from `explain_one` over the decision's whole menu,
+/// as the audit computed it before it read the stored ids. Kept so that
+/// tests check the two agree decision by decision.
+#[doc(hidden)]
+pub fn rules_the_long_way(
+    conn: &Connection,
+    f: &Filter,
+    catalogue: &str,
+    name: &str,
+) -> Result<Vec<(i64, bool, String, String)>> {
+    let Some(scan) = RuleScan::new(conn, catalogue, name)? else {
+        return Ok(Vec::new());
+    };
+    let (clause, mut args) = f.decision_clause();
+    args.insert(0, rusqlite::types::Value::Text(catalogue.to_string()));
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {MENU_SELECT} FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
+         JOIN runs r ON r.run_id = l.run_id
+         WHERE l.catalogue = ? AND {clause} ORDER BY l.decision_id"
+    ))?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(args))?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        let m = menu_row(conn, &scan.names, r, 0)?;
+        if let Some(t) = explain_one(&scan.cat, name, &scan.info, &m) {
+            out.push((r.get(0)?, t.visible, t.rule.as_str().to_string(), t.why));
+        }
+    }
+    Ok(out)
+}
