@@ -109,7 +109,16 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
         }
         Kind::Runs => {
             let f = filter(&args.filter)?;
-            report::runs::build(&query::runs(conn, &f)?, m)
+            let n = runs_list(conn, &f, args.format, m)?;
+            tracing::info!(
+                kind = %"runs",
+                format = %format!("{:?}", args.format).to_lowercase(),
+                filter = %args.filter.describe(),
+                rows = n,
+                elapsed_ms = log::elapsed_ms(start),
+                "report"
+            );
+            return Ok(());
         }
         Kind::Findings => {
             let f = filter(&args.filter)?;
@@ -189,6 +198,53 @@ fn findings_list(
     out.write(&list.tail())?;
     out.flush()?;
     Ok(total)
+}
+
+/// Prints every run the filter selects, a run at a time: a first pass
+/// counts them for the summary (and measures a table's columns), the
+/// second writes them. Returns how many.
+fn runs_list(
+    conn: &rusqlite::Connection,
+    f: &query::Filter,
+    format: Format,
+    m: &Redactor,
+) -> Result<u64> {
+    use report::runs::{Labels, Tally, cells, template};
+    use report::stream::Stream;
+    let mut tally = Tally::default();
+    query::for_each_run(conn, f, |run| {
+        tally.add(&run);
+        Ok(())
+    })?;
+    let template = template(&tally);
+    let mut natural = Stream::natural(&template);
+    if tally.runs == 0 {
+        return print(&report::render(&template, format)).map(|()| 0);
+    }
+    if format == Format::Table {
+        query::for_each_run(conn, f, |run| {
+            Stream::measure(&template, &mut natural, &cells(&run, m));
+            Ok(())
+        })?;
+    }
+    let mut stream = Stream::new(&template, format, &natural);
+    let mut out = Out::new();
+    out.write(&stream.head())?;
+    let mut labels = Labels::default();
+    let mut text = String::with_capacity(2 * CHUNK);
+    query::for_each_run(conn, f, |run| {
+        let label = labels.next(&run, m);
+        stream.row(label.as_deref(), &cells(&run, m), &mut text);
+        if text.len() >= CHUNK {
+            out.write(&text)?;
+            text.clear();
+        }
+        Ok(())
+    })?;
+    out.write(&text)?;
+    out.write(&stream.tail())?;
+    out.flush()?;
+    Ok(tally.runs)
 }
 
 /// How much of the list is written to standard output at once.

@@ -38,6 +38,20 @@ pub struct RunRow {
 /// decision filter (window, phase, catalogue), only the run's matching
 /// decisions count and runs without any are left out.
 pub fn runs(conn: &Connection, f: &Filter) -> Result<Vec<RunRow>> {
+    let mut rows = Vec::new();
+    for_each_run(conn, f, |row| {
+        rows.push(row);
+        Ok(())
+    })?;
+    Ok(rows)
+}
+
+/// [`runs`] a run at a time, without keeping them.
+pub fn for_each_run(
+    conn: &Connection,
+    f: &Filter,
+    mut each: impl FnMut(RunRow) -> Result<()>,
+) -> Result<()> {
     let (clause, args) = if f.has_decision_filter() {
         let mut g = f.clone();
         g.catalogues.clear();
@@ -47,19 +61,34 @@ pub fn runs(conn: &Connection, f: &Filter) -> Result<Vec<RunRow>> {
     } else {
         f.run_clause()
     };
-    let mut rows = Vec::new();
-    {
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {RUN_COLUMNS} FROM runs r WHERE {clause} ORDER BY r.run_id"
-        ))?;
-        let mut q = stmt.query(params_from_iter(args))?;
-        while let Some(r) = q.next()? {
-            rows.push(run_row(conn, r, 0)?);
+    let counted = if f.has_decision_filter() {
+        Some(matching(conn, f)?)
+    } else {
+        None
+    };
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {RUN_COLUMNS} FROM runs r WHERE {clause} ORDER BY r.run_id"
+    ))?;
+    let mut q = stmt.query(params_from_iter(args))?;
+    while let Some(r) = q.next()? {
+        let mut row = run_row(conn, r, 0)?;
+        if let Some(counted) = &counted {
+            match counted.get(&row.run_id) {
+                Some((n, first)) => {
+                    row.decisions = *n;
+                    row.first_failed_rung = *first;
+                }
+                None => continue,
+            }
         }
+        each(row)?;
     }
-    if !f.has_decision_filter() {
-        return Ok(rows);
-    }
+    Ok(())
+}
+
+/// Per run, its decisions the filter keeps and the first failed rung
+/// among them.
+fn matching(conn: &Connection, f: &Filter) -> Result<HashMap<String, (u64, Option<Rung>)>> {
     let (clause, args) = f.decision_clause();
     let from = f.from();
     let mut stmt = conn.prepare(&format!(
@@ -83,15 +112,7 @@ pub fn runs(conn: &Connection, f: &Filter) -> Result<Vec<RunRow>> {
             e.1 = Some(rung);
         }
     }
-    rows.retain_mut(|row| match agg.get(&row.run_id) {
-        Some((n, first)) => {
-            row.decisions = *n;
-            row.first_failed_rung = *first;
-            true
-        }
-        None => false,
-    });
-    Ok(rows)
+    Ok(agg)
 }
 
 /// The columns the runs table sorts by.
