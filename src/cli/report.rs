@@ -144,7 +144,17 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
         Kind::Consistency => {
             let f = window::filter(&args.filter, false)?;
             window::values_exist(conn, &f, m)?;
-            report::consistency::build(&crate::store::consistency::consistency(conn, &f)?, m)
+            let c = crate::store::consistency::consistency(conn, &f)?;
+            let n = consistency_list(&c, args.format, m)?;
+            tracing::info!(
+                kind = %"consistency",
+                format = %format!("{:?}", args.format).to_lowercase(),
+                filter = %args.filter.describe(),
+                rows = n,
+                elapsed_ms = log::elapsed_ms(start),
+                "report"
+            );
+            return Ok(());
         }
         // A grid per catalogue to read, a line per catalogue as data.
         Kind::Budget => return budget(conn, args, start, m),
@@ -245,6 +255,19 @@ fn runs_list(
     out.write(&stream.tail())?;
     out.flush()?;
     Ok(tally.runs)
+}
+
+/// Prints the tasks whose first choice varies, a task at a time (their
+/// text and JSON are never whole in memory); returns how many.
+fn consistency_list(
+    c: &crate::metrics::consistency::Consistency,
+    format: Format,
+    m: &Redactor,
+) -> Result<u64> {
+    let mut out = Out::new();
+    report::consistency::write(c, format, m, CHUNK, &mut |text| out.write(text))?;
+    out.flush()?;
+    Ok(c.varying.len() as u64)
 }
 
 /// How much of the list is written to standard output at once.

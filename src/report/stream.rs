@@ -1,8 +1,9 @@
 //! A list report written a row at a time, so that a listing of any length
 //! takes little memory: the same text, in every format, as rendering the
 //! whole [`Report`]. For reports of [`Shape::List`] with no head fields, no
-//! fixed JSON, no reading-only rows and a table of plain columns (no note
-//! or aside column), with section labels above rows. A table's column
+//! reading-only rows and a table of plain columns (no note or aside
+//! column), with section labels above rows; a report with JSON of its own
+//! gives its head ([`Stream::json_head`]) and rows ([`Stream::json_row`]). A table's column
 //! widths are measured in a first pass ([`Stream::natural`]).
 
 use serde_json::{Map, Value};
@@ -27,7 +28,7 @@ pub struct Stream<'a> {
 impl<'a> Stream<'a> {
     /// The table's columns, by index, in a template these rows suit.
     fn table_columns(r: &Report) -> Vec<usize> {
-        debug_assert!(matches!(r.shape, Shape::List(_)) && r.head.is_empty() && r.json.is_none());
+        debug_assert!(matches!(r.shape, Shape::List(_)) && r.head.is_empty());
         debug_assert!(
             r.columns
                 .iter()
@@ -176,26 +177,43 @@ impl<'a> Stream<'a> {
             }
             Format::Csv => out.push_str(&csv_line(self.shown.iter().map(|&i| &cells[i]))),
             Format::Json => {
-                if self.rows > 0 {
-                    out.push_str(",\n");
-                }
                 let obj: Map<String, Value> = self
                     .shown
                     .iter()
                     .map(|&i| (r.columns[i].key.to_string(), super::json::value(&cells[i])))
                     .collect();
-                // Pretty JSON two levels in: four more spaces a line.
-                let text = safe_json(format!("{:#}", Value::from(obj)));
-                for (n, l) in text.split('\n').enumerate() {
-                    if n > 0 {
-                        out.push('\n');
-                    }
-                    out.push_str("    ");
-                    out.push_str(l);
-                }
+                self.json_row(&Value::from(obj), out);
+                return;
             }
         }
         self.rows += 1;
+    }
+
+    /// Writes one JSON row given whole (for a report whose JSON is not its
+    /// columns': see [`Stream::json_head`]).
+    pub fn json_row(&mut self, row: &Value, out: &mut String) {
+        if self.rows > 0 {
+            out.push_str(",\n");
+        }
+        // Pretty JSON two levels in: four more spaces a line.
+        let text = safe_json(format!("{row:#}"));
+        for (n, l) in text.split('\n').enumerate() {
+            if n > 0 {
+                out.push('\n');
+            }
+            out.push_str("    ");
+            out.push_str(l);
+        }
+        self.rows += 1;
+    }
+
+    /// The JSON before the first row for a report whose JSON is its own:
+    /// `whole` is that JSON with an empty list under the last key.
+    pub fn json_head(whole: &Value) -> String {
+        let text = safe_json(format!("{whole:#}"));
+        let head = text.strip_suffix("[]\n}");
+        debug_assert!(head.is_some(), "the list is the last key: {text}");
+        format!("{}[\n", head.unwrap_or(&text))
     }
 
     /// Everything after the last row.
