@@ -210,22 +210,18 @@ fn findings_list(
     Ok(total)
 }
 
-/// Prints every run the filter selects, a run at a time: a first pass
-/// counts them for the summary (and measures a table's columns), the
-/// second writes them. Returns how many.
+/// Prints every run the filter selects, a run at a time: counted first
+/// for the summary (and a table's columns measured in a pass of their
+/// own), then written. Returns how many.
 fn runs_list(
     conn: &rusqlite::Connection,
     f: &query::Filter,
     format: Format,
     m: &Redactor,
 ) -> Result<u64> {
-    use report::runs::{Labels, Tally, cells, template};
+    use report::runs::{Labels, cells, template};
     use report::stream::Stream;
-    let mut tally = Tally::default();
-    query::for_each_run(conn, f, |run| {
-        tally.add(&run);
-        Ok(())
-    })?;
+    let tally = query::run_tally(conn, f)?;
     let template = template(&tally);
     let mut natural = Stream::natural(&template);
     if tally.runs == 0 {

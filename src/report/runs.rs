@@ -1,16 +1,16 @@
 //! `rung report runs`: each run with its decisions, first failed rung and
 //! outcome. Tables say model and catalogue once above each stretch of runs
 //! that share them, to fit; markdown has every column. Built whole
-//! ([`build`]) or a run at a time ([`Tally`], [`template`], [`Labels`],
-//! [`cells`]) for a listing that need not fit in memory.
+//! ([`build`]) or a run at a time ([`template`], [`Labels`], [`cells`])
+//! for a listing that need not fit in memory.
 
 use super::model::{Cell, Column, Empty, Groups, Place, Prose, Report, Shape, count, opt_or};
 use crate::model::Rung;
 use crate::redact::Redactor;
-use crate::store::query::RunRow;
+use crate::store::query::{RunRow, RunTally};
 
 pub fn build(list: &[RunRow], m: &Redactor) -> Report {
-    let mut tally = Tally::default();
+    let mut tally = RunTally::default();
     for run in list {
         tally.add(run);
     }
@@ -27,32 +27,8 @@ pub fn build(list: &[RunRow], m: &Redactor) -> Report {
     r
 }
 
-/// What the summary counts, gathered a run at a time.
-#[derive(Debug, Clone, Default)]
-pub struct Tally {
-    pub runs: u64,
-    succeeded: u64,
-    failed: u64,
-    harmful: u64,
-    with_rung: u64,
-    with_expectations: u64,
-    as_expected: u64,
-}
-
-impl Tally {
-    pub fn add(&mut self, run: &RunRow) {
-        self.runs += 1;
-        self.succeeded += u64::from(run.success == Some(true));
-        self.failed += u64::from(run.success == Some(false));
-        self.harmful += u64::from(run.harm == Some(true));
-        self.with_rung += u64::from(run.first_failed_rung.is_some());
-        self.with_expectations += u64::from(run.as_expected.is_some());
-        self.as_expected += u64::from(run.as_expected == Some(true));
-    }
-}
-
 /// The report without its rows: columns, summary and empty line.
-pub fn template(t: &Tally) -> Report {
+pub fn template(t: &RunTally) -> Report {
     // Tables and markdown show the verdict against expectations only when
     // some run has expectations; CSV and JSON always carry the key.
     let mut as_expected = Column::new("as_expected", "as expected").none("-");

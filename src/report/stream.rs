@@ -274,7 +274,7 @@ mod tests {
     /// does.
     fn streamed(list: &[RunRow], format: Format) -> String {
         let m = Redactor::default();
-        let mut tally = runs::Tally::default();
+        let mut tally = crate::store::query::RunTally::default();
         list.iter().for_each(|r| tally.add(r));
         let template = runs::template(&tally);
         let mut natural = Stream::natural(&template);

@@ -21,11 +21,20 @@ pub(super) fn refusal_stage() -> String {
     format!("COALESCE(l.boundary, '{}')", Boundary::Unclassified)
 }
 
-/// Refused decisions in the filter (any time), for the refusal report:
-/// read from the stored verdicts (the boundary spelled from its code as
-/// the `ladder` view spells it, `schema_v6.sql`).
+/// Refused decisions in the filter, for the refusal report: those without
+/// a time, and, for a window, those in it and in the window of the same
+/// length before it (read through the time index; any time without a
+/// window). Read from the stored verdicts (the boundary spelled from its
+/// code as the `ladder` view spells it, `schema_v6.sql`).
 pub fn refusals(conn: &Connection, f: &Filter) -> Result<Vec<Refusal>> {
-    let (clause, args) = f.without_window().rows_clause();
+    let (mut clause, mut args) = f.without_window().rows_clause();
+    if let (Some(since), Some(until)) = (f.since, f.until) {
+        clause.push_str(" AND (l.time_us IS NULL OR (l.time_us >= ? AND l.time_us < ?))");
+        args.push(Sql::Integer(
+            since.saturating_sub(until.saturating_sub(since)),
+        ));
+        args.push(Sql::Integer(until));
+    }
     let from = f.rows_from();
     let mut stmt = conn.prepare(&format!(
         "SELECT CASE WHEN l.reason IS NULL THEN d.reason WHEN l.reason = X'' THEN NULL

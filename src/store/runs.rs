@@ -46,6 +46,68 @@ pub fn runs(conn: &Connection, f: &Filter) -> Result<Vec<RunRow>> {
     Ok(rows)
 }
 
+/// What the runs report's summary counts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunTally {
+    pub runs: u64,
+    pub succeeded: u64,
+    pub failed: u64,
+    pub harmful: u64,
+    /// Runs that reached a failed rung.
+    pub with_rung: u64,
+    pub with_expectations: u64,
+    pub as_expected: u64,
+}
+
+impl RunTally {
+    pub fn add(&mut self, run: &RunRow) {
+        self.runs += 1;
+        self.succeeded += u64::from(run.success == Some(true));
+        self.failed += u64::from(run.success == Some(false));
+        self.harmful += u64::from(run.harm == Some(true));
+        self.with_rung += u64::from(run.first_failed_rung.is_some());
+        self.with_expectations += u64::from(run.as_expected.is_some());
+        self.as_expected += u64::from(run.as_expected == Some(true));
+    }
+}
+
+/// The summary counts of [`runs`]: counted by SQLite unless a decision
+/// filter recounts each run's decisions.
+pub fn run_tally(conn: &Connection, f: &Filter) -> Result<RunTally> {
+    let mut t = RunTally::default();
+    if f.has_decision_filter() {
+        for_each_run(conn, f, |run| {
+            t.add(&run);
+            Ok(())
+        })?;
+        return Ok(t);
+    }
+    let (clause, args) = f.run_clause();
+    let n = |v: Option<i64>| v.unwrap_or(0).max(0) as u64;
+    conn.query_row(
+        &format!(
+            "SELECT count(*), sum(r.success <> 0), sum(r.success = 0), sum(r.harm <> 0),
+                    sum(r.first_failed_rung IS NOT NULL), sum(r.as_expected IS NOT NULL),
+                    sum(r.as_expected <> 0)
+             FROM runs r WHERE {clause}"
+        ),
+        params_from_iter(args),
+        |r| {
+            t = RunTally {
+                runs: n(r.get(0)?),
+                succeeded: n(r.get(1)?),
+                failed: n(r.get(2)?),
+                harmful: n(r.get(3)?),
+                with_rung: n(r.get(4)?),
+                with_expectations: n(r.get(5)?),
+                as_expected: n(r.get(6)?),
+            };
+            Ok(())
+        },
+    )?;
+    Ok(t)
+}
+
 /// [`runs`] a run at a time, without keeping them.
 pub fn for_each_run(
     conn: &Connection,
