@@ -141,9 +141,8 @@ impl<'a> Stream<'a> {
                 out.push_str(&csv_line(headers.iter()));
             }
             Format::Json => {
-                let Shape::List(list) = r.shape else {
-                    unreachable!("a streamed report is a list")
-                };
+                // (A one-record report is never streamed.)
+                let (Shape::List(list) | Shape::Wide { nest: list, .. }) = r.shape;
                 out.push_str(&format!("{{\n  {}: [\n", Value::from(list)));
             }
         }
