@@ -109,7 +109,16 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
         }
         Kind::Runs => {
             let f = filter(&args.filter)?;
-            report::runs::build(&query::runs(conn, &f)?, m)
+            let n = runs_list(conn, &f, args.format, m)?;
+            tracing::info!(
+                kind = %"runs",
+                format = %format!("{:?}", args.format).to_lowercase(),
+                filter = %args.filter.describe(),
+                rows = n,
+                elapsed_ms = log::elapsed_ms(start),
+                "report"
+            );
+            return Ok(());
         }
         Kind::Findings => {
             let f = filter(&args.filter)?;
@@ -135,7 +144,17 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
         Kind::Consistency => {
             let f = window::filter(&args.filter, false)?;
             window::values_exist(conn, &f, m)?;
-            report::consistency::build(&crate::store::consistency::consistency(conn, &f)?, m)
+            let c = crate::store::consistency::consistency(conn, &f)?;
+            let n = consistency_list(&c, args.format, m)?;
+            tracing::info!(
+                kind = %"consistency",
+                format = %format!("{:?}", args.format).to_lowercase(),
+                filter = %args.filter.describe(),
+                rows = n,
+                elapsed_ms = log::elapsed_ms(start),
+                "report"
+            );
+            return Ok(());
         }
         // A grid per catalogue to read, a line per catalogue as data.
         Kind::Budget => return budget(conn, args, start, m),
@@ -189,6 +208,62 @@ fn findings_list(
     out.write(&list.tail())?;
     out.flush()?;
     Ok(total)
+}
+
+/// Prints every run the filter selects, a run at a time: counted first
+/// for the summary (and a table's columns measured in a pass of their
+/// own), then written. Returns how many.
+fn runs_list(
+    conn: &rusqlite::Connection,
+    f: &query::Filter,
+    format: Format,
+    m: &Redactor,
+) -> Result<u64> {
+    use report::runs::{Labels, cells, template};
+    use report::stream::Stream;
+    let tally = query::run_tally(conn, f)?;
+    let template = template(&tally);
+    let mut natural = Stream::natural(&template);
+    if tally.runs == 0 {
+        return print(&report::render(&template, format)).map(|()| 0);
+    }
+    if format == Format::Table {
+        query::for_each_run(conn, f, |run| {
+            Stream::measure(&template, &mut natural, &cells(&run, m));
+            Ok(())
+        })?;
+    }
+    let mut stream = Stream::new(&template, format, &natural);
+    let mut out = Out::new();
+    out.write(&stream.head())?;
+    let mut labels = Labels::default();
+    let mut text = String::with_capacity(2 * CHUNK);
+    query::for_each_run(conn, f, |run| {
+        let label = labels.next(&run, m);
+        stream.row(label.as_deref(), &cells(&run, m), &mut text);
+        if text.len() >= CHUNK {
+            out.write(&text)?;
+            text.clear();
+        }
+        Ok(())
+    })?;
+    out.write(&text)?;
+    out.write(&stream.tail())?;
+    out.flush()?;
+    Ok(tally.runs)
+}
+
+/// Prints the tasks whose first choice varies, a task at a time (their
+/// text and JSON are never whole in memory); returns how many.
+fn consistency_list(
+    c: &crate::metrics::consistency::Consistency,
+    format: Format,
+    m: &Redactor,
+) -> Result<u64> {
+    let mut out = Out::new();
+    report::consistency::write(c, format, m, CHUNK, &mut |text| out.write(text))?;
+    out.flush()?;
+    Ok(c.varying.len() as u64)
 }
 
 /// How much of the list is written to standard output at once.

@@ -4,11 +4,14 @@
 //! "tasks": [{catalogue, task_id, trials, distinct, top_share, choices:
 //! [{tool, count}]}]}`.
 
-use crate::redact::Redactor;
+use crate::redact::{MaskedValue, Redactor};
 use serde_json::json;
 
+use super::Format;
 use super::model::{Cell, Column, Empty, Prose, Report, Shape};
-use crate::metrics::consistency::{Choice, Consistency};
+use super::stream::Stream;
+use crate::error::Result;
+use crate::metrics::consistency::{Choice, Consistency, TaskChoices};
 
 /// `search_confluence 3, search_sharepoint 2` (no call as `(no call)`).
 fn choices_text(v: &[Choice]) -> String {
@@ -19,6 +22,20 @@ fn choices_text(v: &[Choice]) -> String {
 }
 
 pub fn build(c: &Consistency, red: &Redactor) -> Report {
+    let mut r = template(c);
+    for t in &c.varying {
+        r.row(cells(t, red));
+    }
+    r.json = Some(red.mask_value(&json!({
+        "inconsistent_tasks": c.rate,
+        "tasks": c.varying.iter().map(json_task).collect::<Vec<_>>(),
+    })));
+    r
+}
+
+/// The report without its rows (and without its JSON): columns, summary
+/// and empty line.
+pub fn template(c: &Consistency) -> Report {
     let mut r = Report::new(
         "First choices that vary across trials",
         Shape::List("tasks"),
@@ -38,17 +55,6 @@ pub fn build(c: &Consistency, red: &Redactor) -> Report {
                 .flex(),
         ],
     );
-    for t in &c.varying {
-        r.row(vec![
-            Cell::opt_text(red, t.catalogue.as_deref()),
-            Cell::text(red, &t.task_id),
-            Cell::Count(t.trials),
-            Cell::Count(t.distinct()),
-            Cell::Share(t.top_share()),
-            Cell::json(red, &json!(t.choices)),
-            Cell::text(red, &choices_text(&t.choices)),
-        ]);
-    }
     let rate = &c.rate;
     r.summary.push(Prose::both(format!(
         "{} of {} tasks with two or more trials on one catalogue start differently across \
@@ -63,16 +69,128 @@ pub fn build(c: &Consistency, red: &Redactor) -> Report {
         text: "Every task with two or more trials starts the same way each time.",
         whole: false,
     });
-    r.json = Some(red.mask_value(&json!({
-        "inconsistent_tasks": rate,
-        "tasks": c.varying.iter().map(|t| json!({
-            "catalogue": t.catalogue,
-            "task_id": t.task_id,
-            "trials": t.trials,
-            "distinct": t.distinct(),
-            "top_share": t.top_share(),
-            "choices": t.choices,
-        })).collect::<Vec<_>>(),
-    })));
     r
+}
+
+/// A task's row.
+pub fn cells(t: &TaskChoices, red: &Redactor) -> Vec<Cell> {
+    vec![
+        Cell::opt_text(red, t.catalogue.as_deref()),
+        Cell::text(red, &t.task_id),
+        Cell::Count(t.trials),
+        Cell::Count(t.distinct()),
+        Cell::Share(t.top_share()),
+        Cell::json(red, &json!(t.choices)),
+        Cell::text(red, &choices_text(&t.choices)),
+    ]
+}
+
+/// The JSON around the tasks, with none (see `report::stream`).
+pub fn json_empty(c: &Consistency, red: &Redactor) -> MaskedValue {
+    red.mask_value(&json!({"inconsistent_tasks": c.rate, "tasks": []}))
+}
+
+/// A task's JSON, masked as it is inside the whole report's.
+pub fn json_row(t: &TaskChoices, red: &Redactor) -> MaskedValue {
+    red.mask_value(&json_task(t))
+}
+
+fn json_task(t: &TaskChoices) -> serde_json::Value {
+    json!({
+        "catalogue": t.catalogue,
+        "task_id": t.task_id,
+        "trials": t.trials,
+        "distinct": t.distinct(),
+        "top_share": t.top_share(),
+        "choices": t.choices,
+    })
+}
+
+/// The report in `format`, a task at a time: `write` is given the text in
+/// pieces of about `chunk` bytes (never the whole listing at once).
+pub fn write(
+    c: &Consistency,
+    format: Format,
+    red: &Redactor,
+    chunk: usize,
+    write: &mut dyn FnMut(&str) -> Result<()>,
+) -> Result<()> {
+    if c.varying.is_empty() {
+        return write(&super::render(&build(c, red), format));
+    }
+    let template = template(c);
+    let mut natural = Stream::natural(&template);
+    if format == Format::Table {
+        for t in &c.varying {
+            Stream::measure(&template, &mut natural, &cells(t, red));
+        }
+    }
+    let mut stream = Stream::new(&template, format, &natural);
+    if format == Format::Json {
+        write(&Stream::json_head(json_empty(c, red).get()))?;
+    } else {
+        write(&stream.head())?;
+    }
+    let mut text = String::with_capacity(2 * chunk);
+    for t in &c.varying {
+        if format == Format::Json {
+            stream.json_row(json_row(t, red).get(), &mut text);
+        } else {
+            stream.row(None, &cells(t, red), &mut text);
+        }
+        if text.len() >= chunk {
+            write(&text)?;
+            text.clear();
+        }
+    }
+    write(&text)?;
+    write(&stream.tail())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::consistency::{FirstChoice, consistency};
+
+    #[test]
+    fn written_a_task_at_a_time_as_the_whole_report_in_every_format() {
+        let red = Redactor::default();
+        let first = |cat: Option<&str>, task: &str, sel: Option<&str>, n: u64| {
+            (
+                FirstChoice {
+                    catalogue: cat.map(str::to_string),
+                    task_id: task.to_string(),
+                    selected: sel.map(str::to_string),
+                },
+                n,
+            )
+        };
+        let varied = consistency(vec![
+            first(Some("cat|1"), "t1", Some("a"), 2),
+            first(Some("cat|1"), "t1", Some("b\u{1b}"), 1),
+            first(Some("cat|1"), "t2", Some("a"), 1),
+            first(Some("cat|1"), "t2", None, 1),
+            first(Some("cat|1"), "t2", Some("=c"), 1),
+            first(None, &"long task ".repeat(10), Some("a"), 1),
+            first(None, &"long task ".repeat(10), Some("b"), 1),
+            first(Some("cat|1"), "t3", Some("a"), 2),
+        ]);
+        let same = consistency(vec![first(Some("c"), "t", Some("a"), 2)]);
+        assert_eq!(varied.varying.len(), 3);
+        for c in [&varied, &same] {
+            for format in [Format::Table, Format::Markdown, Format::Csv, Format::Json] {
+                let whole = super::super::render(&build(c, &red), format);
+                // a piece per row, and all in one piece
+                for chunk in [1, 1 << 20] {
+                    let mut text = String::new();
+                    write(c, format, &red, chunk, &mut |s| {
+                        text.push_str(s);
+                        Ok(())
+                    })
+                    .unwrap();
+                    assert_eq!(text, whole, "{format:?}");
+                }
+            }
+        }
+    }
 }

@@ -22,6 +22,7 @@ pub mod ladder;
 pub mod metrics;
 pub mod refusals;
 pub mod runs;
+pub mod stream;
 pub mod tools;
 
 pub use json::json_text;

@@ -274,7 +274,8 @@ impl Prose {
 pub enum Groups {
     #[default]
     None,
-    /// Label lines above rows inside one grid: (first row, label).
+    /// Label lines above rows inside one grid: (first row, label), in row
+    /// order.
     Sections(Vec<(usize, String)>),
     /// A grid per group, with a heading above and a footer below.
     Split(Vec<Group>),

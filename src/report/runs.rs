@@ -1,18 +1,38 @@
 //! `rung report runs`: each run with its decisions, first failed rung and
 //! outcome. Tables say model and catalogue once above each stretch of runs
-//! that share them, to fit; markdown has every column.
+//! that share them, to fit; markdown has every column. Built whole
+//! ([`build`]) or a run at a time ([`template`], [`Labels`], [`cells`])
+//! for a listing that need not fit in memory.
 
 use super::model::{Cell, Column, Empty, Groups, Place, Prose, Report, Shape, count, opt_or};
 use crate::model::Rung;
 use crate::redact::Redactor;
-use crate::store::query::RunRow;
+use crate::store::query::{RunRow, RunTally};
 
 pub fn build(list: &[RunRow], m: &Redactor) -> Report {
+    let mut tally = RunTally::default();
+    for run in list {
+        tally.add(run);
+    }
+    let mut r = template(&tally);
+    let mut sections = Vec::new();
+    let mut labels = Labels::default();
+    for (i, run) in list.iter().enumerate() {
+        if let Some(label) = labels.next(run, m) {
+            sections.push((i, label));
+        }
+        r.row(cells(run, m));
+    }
+    r.groups = Groups::Sections(sections);
+    r
+}
+
+/// The report without its rows: columns, summary and empty line.
+pub fn template(t: &RunTally) -> Report {
     // Tables and markdown show the verdict against expectations only when
     // some run has expectations; CSV and JSON always carry the key.
-    let with_expectations = list.iter().filter(|r| r.as_expected.is_some()).count();
     let mut as_expected = Column::new("as_expected", "as expected").none("-");
-    if with_expectations == 0 {
+    if t.with_expectations == 0 {
         as_expected.markdown = false;
         as_expected = as_expected.in_table(Place::Hidden);
     }
@@ -36,57 +56,66 @@ pub fn build(list: &[RunRow], m: &Redactor) -> Report {
             as_expected,
         ],
     );
-    let mut sections = Vec::new();
-    let mut group: Option<(&Option<String>, &Option<String>)> = None;
-    for (i, run) in list.iter().enumerate() {
-        let key = (&run.model, &run.catalogue);
-        if group != Some(key) {
-            sections.push((
-                i,
-                format!(
-                    "model {} · catalogue {}",
-                    opt_or(m, run.model.as_deref(), "-"),
-                    opt_or(m, run.catalogue.as_deref(), "-")
-                ),
-            ));
-            group = Some(key);
-        }
-        r.row(vec![
-            Cell::text(m, &run.run_id),
-            Cell::opt_text(m, run.task_id.as_deref()),
-            Cell::opt_int(run.trial),
-            Cell::opt_text(m, run.model.as_deref()),
-            Cell::opt_text(m, run.catalogue.as_deref()),
-            Cell::Count(run.decisions),
-            Cell::opt_text(m, run.first_failed_rung.map(Rung::as_str)),
-            Cell::opt_bool(run.success),
-            Cell::opt_bool(run.harm),
-            Cell::opt_bool(run.as_expected),
-        ]);
-    }
-    r.groups = Groups::Sections(sections);
     r.empty = Some(Empty {
         text: "No runs.",
         whole: true,
     });
-    let succeeded = list.iter().filter(|r| r.success == Some(true)).count();
-    let failed = list.iter().filter(|r| r.success == Some(false)).count();
-    let harmful = list.iter().filter(|r| r.harm == Some(true)).count();
-    let with_rung = list
-        .iter()
-        .filter(|r| r.first_failed_rung.is_some())
-        .count();
     r.summary.push(Prose::both(format!(
-        "{}: {succeeded} succeeded, {failed} failed, {harmful} harmful; \
-         {with_rung} reached a failed rung.",
-        count(list.len() as u64, "run", "runs")
+        "{}: {} succeeded, {} failed, {} harmful; {} reached a failed rung.",
+        count(t.runs, "run", "runs"),
+        t.succeeded,
+        t.failed,
+        t.harmful,
+        t.with_rung
     )));
-    if with_expectations > 0 {
-        let as_expected = list.iter().filter(|r| r.as_expected == Some(true)).count();
+    if t.with_expectations > 0 {
         r.summary.push(Prose::both(format!(
-            "{as_expected} of {} with expectations went as expected.",
-            count(with_expectations as u64, "run", "runs")
+            "{} of {} with expectations went as expected.",
+            t.as_expected,
+            count(t.with_expectations, "run", "runs")
         )));
     }
     r
+}
+
+/// The label a table shows above each stretch of runs with the same model
+/// and catalogue.
+#[derive(Debug, Clone, Default)]
+pub struct Labels {
+    last: Option<(Option<String>, Option<String>)>,
+}
+
+impl Labels {
+    /// The label above `run`, when it starts a stretch.
+    pub fn next(&mut self, run: &RunRow, m: &Redactor) -> Option<String> {
+        let same = self
+            .last
+            .as_ref()
+            .is_some_and(|(model, cat)| *model == run.model && *cat == run.catalogue);
+        if same {
+            return None;
+        }
+        self.last = Some((run.model.clone(), run.catalogue.clone()));
+        Some(format!(
+            "model {} · catalogue {}",
+            opt_or(m, run.model.as_deref(), "-"),
+            opt_or(m, run.catalogue.as_deref(), "-")
+        ))
+    }
+}
+
+/// A run's row.
+pub fn cells(run: &RunRow, m: &Redactor) -> Vec<Cell> {
+    vec![
+        Cell::text(m, &run.run_id),
+        Cell::opt_text(m, run.task_id.as_deref()),
+        Cell::opt_int(run.trial),
+        Cell::opt_text(m, run.model.as_deref()),
+        Cell::opt_text(m, run.catalogue.as_deref()),
+        Cell::Count(run.decisions),
+        Cell::opt_text(m, run.first_failed_rung.map(Rung::as_str)),
+        Cell::opt_bool(run.success),
+        Cell::opt_bool(run.harm),
+        Cell::opt_bool(run.as_expected),
+    ]
 }

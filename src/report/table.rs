@@ -80,8 +80,10 @@ impl Grid {
         let widths = self.widths();
         let mut out = line(&self.headers, &widths, &self.right);
         out.push_str(&rule(&widths, &self.right));
+        // Sections are kept in row order: a cursor walks them with the rows.
+        let mut sections = self.sections.iter().peekable();
         for (i, (r, note)) in self.rows.iter().zip(&self.notes).enumerate() {
-            for (_, label) in self.sections.iter().filter(|(at, _)| *at == i) {
+            while let Some((_, label)) = sections.next_if(|(at, _)| *at == i) {
                 out.push_str(&truncate(label, WIDTH));
                 out.push('\n');
             }
@@ -347,11 +349,16 @@ fn body(r: &Report) -> String {
     match &r.groups {
         Groups::None | Groups::Sections(_) => {
             let mut g = l.grid();
+            // Sections are in row order: a cursor walks them with the rows.
+            let mut sections = match &r.groups {
+                Groups::Sections(s) => s.as_slice(),
+                _ => &[],
+            }
+            .iter()
+            .peekable();
             for (i, row) in r.rows.iter().enumerate() {
-                if let Groups::Sections(s) = &r.groups {
-                    for (_, label) in s.iter().filter(|(at, _)| *at == i) {
-                        g.section(escape(label).into_owned());
-                    }
+                while let Some((_, label)) = sections.next_if(|(at, _)| *at == i) {
+                    g.section(escape(label).into_owned());
                 }
                 l.add(&mut g, r, row);
             }
@@ -441,6 +448,40 @@ mod tests {
              \x20   word word word word word word word word word word word word word word word\n\
              \x20   word word word word word\n"
         );
+    }
+
+    #[test]
+    fn many_sections_each_above_its_row() {
+        use crate::report::model::Shape;
+        let red = crate::redact::Redactor::default();
+        let mut r = Report::new("Rows", Shape::List("rows"), vec![Column::new("n", "n")]);
+        let mut sections = Vec::new();
+        let mut want = "n\n────\n".to_string();
+        for i in 0..3000usize {
+            // a label above every third row, and a second one above every
+            // ninth; none above the others
+            if i % 3 == 0 {
+                sections.push((i, format!("every third {i}")));
+                want.push_str(&format!("every third {i}\n"));
+            }
+            if i % 9 == 0 {
+                sections.push((i, format!("every ninth {i}\x1b")));
+                want.push_str(&format!("every ninth {i}\\x1b\n"));
+            }
+            r.row(vec![Cell::text(&red, &format!("r{i}"))]);
+            want.push_str(&format!("r{i}\n"));
+        }
+        r.groups = Groups::Sections(sections);
+        // (the widest cell, r2999, sets the column's width)
+        assert_eq!(render(&r), want.replacen("n\n────\n", "n\n─────\n", 1));
+        let mut g = Grid::new(&["k"], &[false]);
+        g.section("first".into());
+        g.row(vec!["a".into()]);
+        g.row(vec!["b".into()]);
+        g.section("second".into());
+        g.section("third".into());
+        g.row(vec!["c".into()]);
+        assert_eq!(g.table(), "k\n─\nfirst\na\nb\nsecond\nthird\nc\n");
     }
 
     #[test]

@@ -18,11 +18,21 @@ const MENU_CHANGED: &str = "menu_changed";
 
 /// One budget per catalogue with decisions under the filter, by version.
 pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
-    let (clause, args) = f.decision_clause();
-    let from = f.from();
+    // The decisions in their (run_id, step) index's order, each verdict
+    // looked up by its id: sorting every verdict with its menu instead
+    // takes a temporary b-tree the size of the store.
+    let (clause, args) = f.rows_clause();
+    let runs = if f.has_run_filter() {
+        "JOIN runs r ON r.run_id = d.run_id"
+    } else {
+        ""
+    };
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.run_id, l.catalogue, l.turn, l.retrieved, l.definition_tokens, l.decision_id
-         {from} WHERE {clause} AND l.catalogue IS NOT NULL ORDER BY l.run_id, l.step"
+        "SELECT d.run_id, c.version, COALESCE(d.turn, d.step), l.retrieved, l.definition_tokens,
+                l.decision_id
+         FROM decision_rows d JOIN ladder_rows l ON l.decision_id = d.id
+         JOIN catalogue_ids c ON c.id = l.catalogue {runs}
+         WHERE {clause} ORDER BY d.run_id, d.step"
     ))?;
     let names = super::names::Names::load(conn)?;
     let mut rows = stmt.query(params_from_iter(args))?;

@@ -79,7 +79,7 @@ pub mod query {
         is_decision_kind,
     };
     pub use super::refusals::refusals;
-    pub use super::runs::{RunRow, runs};
+    pub use super::runs::{RunRow, RunTally, for_each_run, run_tally, runs};
     pub use super::tools::tools;
     pub use super::verdicts::{boundary_profile, confusions, ladder, metrics, pass_hat_k};
     pub use crate::filter::Filter;

@@ -21,11 +21,28 @@ pub(super) fn refusal_stage() -> String {
     format!("COALESCE(l.boundary, '{}')", Boundary::Unclassified)
 }
 
-/// Refused decisions in the filter (any time), for the refusal report:
-/// read from the stored verdicts (the boundary spelled from its code as
-/// the `ladder` view spells it, `schema_v6.sql`).
+/// Refused decisions in the filter, for the refusal report: those without
+/// a time, and, for a window, those in it and in the window of the same
+/// length before it (read through the time index when they hold a small
+/// part of the stored times; any time without a window). Read from the
+/// stored verdicts (the boundary spelled from its code as the `ladder`
+/// view spells it, `schema_v6.sql`).
 pub fn refusals(conn: &Connection, f: &Filter) -> Result<Vec<Refusal>> {
-    let (clause, args) = f.without_window().rows_clause();
+    let (mut clause, mut args) = f.without_window().rows_clause();
+    if let (Some(since), Some(until)) = (f.since, f.until) {
+        let from = since.saturating_sub(until.saturating_sub(since));
+        // The index pays when the windows hold a small part of the times.
+        let time = if mostly_within(conn, from, until)? {
+            "+l.time_us"
+        } else {
+            "l.time_us"
+        };
+        clause.push_str(&format!(
+            " AND (l.time_us IS NULL OR ({time} >= ? AND {time} < ?))"
+        ));
+        args.push(Sql::Integer(from));
+        args.push(Sql::Integer(until));
+    }
     let from = f.rows_from();
     let mut stmt = conn.prepare(&format!(
         "SELECT CASE WHEN l.reason IS NULL THEN d.reason WHEN l.reason = X'' THEN NULL
@@ -50,6 +67,22 @@ pub fn refusals(conn: &Connection, f: &Filter) -> Result<Vec<Refusal>> {
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
+}
+
+/// Whether `[from, until)` holds more than half the span of the stored
+/// verdicts' times (read from the time index's ends).
+fn mostly_within(conn: &Connection, from: i64, until: i64) -> Result<bool> {
+    let (lo, hi): (Option<i64>, Option<i64>) = conn.query_row(
+        "SELECT (SELECT min(time_us) FROM ladder_rows), (SELECT max(time_us) FROM ladder_rows)",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let (Some(lo), Some(hi)) = (lo, hi) else {
+        return Ok(false);
+    };
+    let span = i128::from(hi) - i128::from(lo) + 1;
+    let inside = i128::from(until.min(hi.saturating_add(1))) - i128::from(from.max(lo));
+    Ok(2 * inside > span)
 }
 
 /// Refusals in `[since, until)` and in the window of the same length before

@@ -38,6 +38,82 @@ pub struct RunRow {
 /// decision filter (window, phase, catalogue), only the run's matching
 /// decisions count and runs without any are left out.
 pub fn runs(conn: &Connection, f: &Filter) -> Result<Vec<RunRow>> {
+    let mut rows = Vec::new();
+    for_each_run(conn, f, |row| {
+        rows.push(row);
+        Ok(())
+    })?;
+    Ok(rows)
+}
+
+/// What the runs report's summary counts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunTally {
+    pub runs: u64,
+    pub succeeded: u64,
+    pub failed: u64,
+    pub harmful: u64,
+    /// Runs that reached a failed rung.
+    pub with_rung: u64,
+    pub with_expectations: u64,
+    pub as_expected: u64,
+}
+
+impl RunTally {
+    pub fn add(&mut self, run: &RunRow) {
+        self.runs += 1;
+        self.succeeded += u64::from(run.success == Some(true));
+        self.failed += u64::from(run.success == Some(false));
+        self.harmful += u64::from(run.harm == Some(true));
+        self.with_rung += u64::from(run.first_failed_rung.is_some());
+        self.with_expectations += u64::from(run.as_expected.is_some());
+        self.as_expected += u64::from(run.as_expected == Some(true));
+    }
+}
+
+/// The summary counts of [`runs`]: counted by SQLite unless a decision
+/// filter recounts each run's decisions.
+pub fn run_tally(conn: &Connection, f: &Filter) -> Result<RunTally> {
+    let mut t = RunTally::default();
+    if f.has_decision_filter() {
+        for_each_run(conn, f, |run| {
+            t.add(&run);
+            Ok(())
+        })?;
+        return Ok(t);
+    }
+    let (clause, args) = f.run_clause();
+    let n = |v: Option<i64>| v.unwrap_or(0).max(0) as u64;
+    conn.query_row(
+        &format!(
+            "SELECT count(*), sum(r.success <> 0), sum(r.success = 0), sum(r.harm <> 0),
+                    sum(r.first_failed_rung IS NOT NULL), sum(r.as_expected IS NOT NULL),
+                    sum(r.as_expected <> 0)
+             FROM runs r WHERE {clause}"
+        ),
+        params_from_iter(args),
+        |r| {
+            t = RunTally {
+                runs: n(r.get(0)?),
+                succeeded: n(r.get(1)?),
+                failed: n(r.get(2)?),
+                harmful: n(r.get(3)?),
+                with_rung: n(r.get(4)?),
+                with_expectations: n(r.get(5)?),
+                as_expected: n(r.get(6)?),
+            };
+            Ok(())
+        },
+    )?;
+    Ok(t)
+}
+
+/// [`runs`] a run at a time, without keeping them.
+pub fn for_each_run(
+    conn: &Connection,
+    f: &Filter,
+    mut each: impl FnMut(RunRow) -> Result<()>,
+) -> Result<()> {
     let (clause, args) = if f.has_decision_filter() {
         let mut g = f.clone();
         g.catalogues.clear();
@@ -47,19 +123,34 @@ pub fn runs(conn: &Connection, f: &Filter) -> Result<Vec<RunRow>> {
     } else {
         f.run_clause()
     };
-    let mut rows = Vec::new();
-    {
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {RUN_COLUMNS} FROM runs r WHERE {clause} ORDER BY r.run_id"
-        ))?;
-        let mut q = stmt.query(params_from_iter(args))?;
-        while let Some(r) = q.next()? {
-            rows.push(run_row(conn, r, 0)?);
+    let counted = if f.has_decision_filter() {
+        Some(matching(conn, f)?)
+    } else {
+        None
+    };
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {RUN_COLUMNS} FROM runs r WHERE {clause} ORDER BY r.run_id"
+    ))?;
+    let mut q = stmt.query(params_from_iter(args))?;
+    while let Some(r) = q.next()? {
+        let mut row = run_row(conn, r, 0)?;
+        if let Some(counted) = &counted {
+            match counted.get(&row.run_id) {
+                Some((n, first)) => {
+                    row.decisions = *n;
+                    row.first_failed_rung = *first;
+                }
+                None => continue,
+            }
         }
+        each(row)?;
     }
-    if !f.has_decision_filter() {
-        return Ok(rows);
-    }
+    Ok(())
+}
+
+/// Per run, its decisions the filter keeps and the first failed rung
+/// among them.
+fn matching(conn: &Connection, f: &Filter) -> Result<HashMap<String, (u64, Option<Rung>)>> {
     let (clause, args) = f.decision_clause();
     let from = f.from();
     let mut stmt = conn.prepare(&format!(
@@ -83,15 +174,7 @@ pub fn runs(conn: &Connection, f: &Filter) -> Result<Vec<RunRow>> {
             e.1 = Some(rung);
         }
     }
-    rows.retain_mut(|row| match agg.get(&row.run_id) {
-        Some((n, first)) => {
-            row.decisions = *n;
-            row.first_failed_rung = *first;
-            true
-        }
-        None => false,
-    });
-    Ok(rows)
+    Ok(agg)
 }
 
 /// The columns the runs table sorts by.
