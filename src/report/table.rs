@@ -2,6 +2,8 @@
 //! notes under their rows, groups as labels or as a grid each. The grid
 //! engine is here too; cells reach it already escaped.
 
+use std::borrow::Cow;
+
 use super::model::{Cell, Column, Groups, Place, Report, Row};
 use crate::text::{escape, truncate, width};
 
@@ -119,6 +121,12 @@ impl Natural {
         }
     }
 
+    /// Measures one cell of column `col` whose width is `w` already (as
+    /// [`Natural::add`] of a row with that cell).
+    pub fn add_width(&mut self, col: usize, w: usize) {
+        self.widths[col] = self.widths[col].max(w.min(MAX_CELL));
+    }
+
     /// The widths: flexible columns narrowed, widest first, until the table
     /// fits in [`WIDTH`] (never below their header or [`MIN_FLEX`]).
     pub fn fit(&self, flex: &[bool]) -> Vec<usize> {
@@ -169,6 +177,48 @@ pub fn line(cells: &[String], widths: &[usize], right: &[bool]) -> String {
         }
     }
     s.trim_end().to_string() + "\n"
+}
+
+/// [`line`] added to `out`, each cell given with its width (as
+/// [`crate::text::width`] measures it): no allocation unless a cell is cut.
+pub fn line_into(out: &mut String, cells: &[(&str, usize)], widths: &[usize], right: &[bool]) {
+    let start = out.len();
+    for (i, &(c, w)) in cells.iter().enumerate() {
+        let (c, w) = if w <= widths[i] {
+            (Cow::Borrowed(c), w)
+        } else {
+            let c = truncate(c, widths[i]);
+            let w = width(&c);
+            (c, w)
+        };
+        let pad = widths[i].saturating_sub(w);
+        let last = i + 1 == cells.len();
+        if right[i] {
+            spaces(out, pad);
+            out.push_str(&c);
+        } else {
+            out.push_str(&c);
+            if !last {
+                spaces(out, pad);
+            }
+        }
+        if !last {
+            out.push_str("  ");
+        }
+    }
+    let kept = out[start..].trim_end().len();
+    out.truncate(start + kept);
+    out.push('\n');
+}
+
+fn spaces(out: &mut String, n: usize) {
+    const S: &str = "                                                                ";
+    let mut n = n;
+    while n > 0 {
+        let k = n.min(S.len());
+        out.push_str(&S[..k]);
+        n -= k;
+    }
 }
 
 /// The rule under a grid's header.
