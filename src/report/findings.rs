@@ -218,6 +218,10 @@ impl Cells {
         let mut fresh = [false; 5];
         for (i, (id, name)) in f.names.iter().enumerate() {
             let col = NAMED[i];
+            // A column a table does not show (the task) is not rendered.
+            if self.format == Format::Table && self.columns[col].table == Place::Hidden {
+                continue;
+            }
             match id {
                 Some(id) => {
                     let slot = id.rem_euclid(SLOTS as i64) as usize;
@@ -250,6 +254,7 @@ impl Cells {
             (Some((s, w)), _) => (s, *w),
             (None, Some(id)) => self.cache[i][id.rem_euclid(SLOTS as i64) as usize]
                 .as_ref()
+                .filter(|(at, _, _)| *at == id)
                 .map_or(("", 0), |(_, s, w)| (s, *w)),
             (None, None) => ("", 0),
         }

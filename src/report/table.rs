@@ -230,6 +230,15 @@ pub fn rule(widths: &[usize], right: &[bool]) -> String {
 /// Word-wraps one line of (escaped) text to `width` columns, each line
 /// starting with `indent`; a word longer than a line is cut across lines.
 pub fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let printable = |s: &str| s.bytes().all(|b| (0x20..0x7f).contains(&b));
+    if printable(text) && printable(indent) {
+        return wrap_ascii(text, width, indent);
+    }
+    wrap_chars(text, width, indent)
+}
+
+/// [`wrap`] of any text, a character at a time.
+fn wrap_chars(text: &str, width: usize, indent: &str) -> String {
     let cols = |w: &[char]| {
         w.iter()
             .map(|c| crate::text::width(c.encode_utf8(&mut [0; 4])))
@@ -285,6 +294,53 @@ pub fn wrap(text: &str, width: usize, indent: &str) -> String {
         .iter()
         .map(|l| format!("{indent}{l}\n"))
         .collect::<String>()
+}
+
+/// [`wrap`] of printable ASCII (a column per byte): the same lines,
+/// measured in bytes.
+fn wrap_ascii(text: &str, width: usize, indent: &str) -> String {
+    let room = width.saturating_sub(indent.len()).max(1);
+    let mut out = String::with_capacity(text.len() + 2 * indent.len() + 2);
+    let emit = |out: &mut String, l: &str| {
+        out.push_str(indent);
+        out.push_str(l);
+        out.push('\n');
+    };
+    let mut cur = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let mut word = word;
+        loop {
+            let need = if cur.is_empty() {
+                word.len()
+            } else {
+                cur.len() + 1 + word.len()
+            };
+            if need <= room {
+                if !cur.is_empty() {
+                    cur.push(' ');
+                }
+                cur.push_str(word);
+                break;
+            }
+            if !cur.is_empty() {
+                emit(&mut out, &cur);
+                cur.clear();
+                continue;
+            }
+            // A word wider than a whole line: as much as fits, the rest
+            // on the next line.
+            let (line, rest) = word.split_at(room.min(word.len()));
+            emit(&mut out, line);
+            word = rest;
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !cur.is_empty() || out.is_empty() {
+        emit(&mut out, &cur);
+    }
+    out
 }
 
 /// A paragraph for a table: escaped, wrapped at [`WIDTH`]. (Builders have
@@ -509,6 +565,26 @@ mod tests {
         // 18 columns of room: eight wide characters and the ellipsis
         assert_eq!(crate::text::width(&row), 60 + 2 + 17, "{row}");
         assert!(row.ends_with("日本語のタスク名…"), "{row}");
+    }
+
+    #[test]
+    fn ascii_is_wrapped_as_any_text_is() {
+        let texts = [
+            "",
+            " ",
+            "a",
+            "one two  three   four",
+            "  leading and trailing  ",
+            "/id; /limit; /query; /meeting_recording_id",
+            &"x".repeat(200),
+            &format!("short {} tail", "y".repeat(81)),
+            &"ab cd ".repeat(40),
+        ];
+        for t in texts {
+            for (w, indent) in [(80, "    "), (80, ""), (10, "  "), (3, "    "), (1, "")] {
+                assert_eq!(wrap(t, w, indent), wrap_chars(t, w, indent), "{t:?} {w}");
+            }
+        }
     }
 
     #[test]
