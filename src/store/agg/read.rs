@@ -300,3 +300,23 @@ pub fn first_rate(conn: &Connection, s: &Scope) -> Result<Rate> {
     }
     Ok(Rate::new(varying, n))
 }
+
+/// Decisions by catalogue version and phase (as `ladder` counted by both;
+/// a decision without either has NULL).
+pub fn catalogue_phases(conn: &Connection, s: &Scope) -> Result<Vec<CataloguePhase>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT (SELECT version FROM catalogue_ids WHERE id = k.catalogue), k.phase,
+                sum(a.decisions)
+         FROM {} a JOIN agg_keys k ON k.id = a.key WHERE {} GROUP BY k.catalogue, k.phase",
+        KINDS[RUNGS].table, s.clause
+    ))?;
+    let rows = stmt
+        .query_map(params_from_iter(&s.args), |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)?.max(0) as u64))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// (catalogue version, phase, decisions).
+pub type CataloguePhase = (Option<String>, Option<String>, u64);
