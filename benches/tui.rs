@@ -20,6 +20,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rung::tui::harness::Harness;
+use rung::tui::state::Screen;
 
 fn decisions() -> usize {
     std::env::var("RUNG_BENCH_DECISIONS")
@@ -222,8 +223,10 @@ impl Bench {
         }
     }
 
-    /// Waits for the data of the last action and records how long it took.
-    fn settle(&mut self, name: &str) {
+    /// Waits for the data of the last action and records how long it took;
+    /// the app must be on `screen` (a step that lands elsewhere would
+    /// measure another screen's data under this step's name).
+    fn settle(&mut self, name: &str, screen: Screen) {
         let start = Instant::now();
         let done = self.h.settle(Duration::from_secs(120));
         self.h.draw();
@@ -231,8 +234,54 @@ impl Bench {
         if !done {
             eprintln!("warning: {name}: still loading after 120 s");
         }
+        assert_eq!(
+            self.h.app.screen, screen,
+            "{name}: the app is on another screen"
+        );
         self.t.data.entry(name.to_string()).or_default().push(took);
         self.t.note(name);
+    }
+}
+
+impl Bench {
+    /// Takes answers until `done` holds and records how long it took.
+    fn wait(&mut self, name: &str, done: impl Fn(&rung::tui::state::App) -> bool) {
+        let start = Instant::now();
+        while !done(&self.h.app) {
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "{name}: not done after 120 s"
+            );
+            if self.h.pump() == 0 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        self.h.draw();
+        self.t
+            .data
+            .entry(name.to_string())
+            .or_default()
+            .push(start.elapsed());
+        self.t.note(name);
+    }
+
+    /// The filter in force is exactly these models (none: no filter), and
+    /// the editor is closed.
+    fn filtered(&self, models: &[&str]) {
+        let f = &self.h.app.filter;
+        assert!(
+            !self.h.app.editing_filter,
+            "the filter editor is still open"
+        );
+        if models.is_empty() {
+            assert!(f.is_empty(), "a filter is still in force: {f:?}");
+        } else {
+            assert_eq!(f.models, models, "the filter in force: {f:?}");
+            assert!(
+                self.h.text().contains(models[0]),
+                "the filter bar does not show {models:?}"
+            );
+        }
     }
 }
 
@@ -262,63 +311,63 @@ fn child(db: &Path) {
         h,
         t: Timings::default(),
     };
-    b.settle("Ladder screen (all four panels)");
+    b.settle("Ladder screen (all four panels)", Screen::Ladder);
     let ladder_data = start.elapsed();
 
     // Runs: paging, sorting, the fuzzy filter.
     b.key("2 (Runs)", "2");
-    b.settle("Runs first page");
+    b.settle("Runs first page", Screen::Runs);
     for _ in 0..300 {
         b.key("j (next row)", "j");
     }
     for _ in 0..60 {
         b.key("C-d (page down)", "C-d");
     }
-    b.settle("paging data");
+    b.settle("paging data", Screen::Runs);
     for _ in 0..30 {
         b.key("k (previous row)", "k");
         b.key("C-u (page up)", "C-u");
     }
     b.key("G (last run)", "G");
-    b.settle("G data");
+    b.settle("G data", Screen::Runs);
     b.key("g (first run)", "g");
-    b.settle("g data");
+    b.settle("g data", Screen::Runs);
     b.key("s (sort by next column)", "s");
-    b.settle("sort data (task)");
+    b.settle("sort data (task)", Screen::Runs);
     b.key("s (sort by next column)", "s s s");
-    b.settle("sort data (model)");
+    b.settle("sort data (model)", Screen::Runs);
     for _ in 0..50 {
         b.key("j (next row)", "j");
     }
     b.key("S (reverse sort)", "S");
-    b.settle("reverse sort data");
+    b.settle("reverse sort data", Screen::Runs);
     b.key("s (sort by next column)", "s s s s s");
-    b.settle("sort data (run id)");
+    b.settle("sort data (run id)", Screen::Runs);
     b.key("/ (fuzzy filter)", "/");
     b.typed("typing in the fuzzy filter", "migration");
-    b.settle("fuzzy result (\"migration\")");
+    b.settle("fuzzy result (\"migration\")", Screen::Runs);
     b.typed("typing in the fuzzy filter", " 8175");
-    b.settle("fuzzy result (\"migration 8175\")");
+    b.settle("fuzzy result (\"migration 8175\")", Screen::Runs);
     for _ in 0..20 {
         b.key("Backspace in the fuzzy filter", "Backspace");
     }
-    b.settle("fuzzy result after backspaces");
+    b.settle("fuzzy result after backspaces", Screen::Runs);
     b.key("Enter (keep filter)", "Enter");
     b.key("Esc (clear filter)", "Esc");
-    b.settle("runs after clearing");
+    b.settle("runs after clearing", Screen::Runs);
 
     // Run: the timeline, a decision's detail, n, the result.
     b.key("Enter (open run)", "Enter");
-    b.settle("run timeline + detail");
+    b.settle("run timeline + detail", Screen::Run);
     for _ in 0..40 {
         b.key("j (next decision)", "j");
     }
-    b.settle("detail data");
+    b.settle("detail data", Screen::Run);
     for _ in 0..20 {
         b.key("n (next failing)", "n");
         b.key("N (previous failing)", "N");
     }
-    b.settle("failing jumps data");
+    b.settle("failing jumps data", Screen::Run);
     b.key("l (detail pane)", "l");
     for _ in 0..20 {
         b.key("j (scroll detail)", "j");
@@ -326,28 +375,28 @@ fn child(db: &Path) {
     b.key("v (hidden tools)", "v");
     b.key("h (timeline)", "h");
     b.key("r (result)", "r");
-    b.settle("result chunk");
+    b.settle("result chunk", Screen::Run);
     b.key("Esc (close result)", "Esc");
 
     // The other screens.
     b.key("4 (Refusals)", "4");
-    b.settle("Refusals week");
+    b.settle("Refusals week", Screen::Refusals);
     for _ in 0..3 {
         b.key("[ (week back)", "[");
-        b.settle("Refusals week");
+        b.settle("Refusals week", Screen::Refusals);
         for _ in 0..5 {
             b.key("j (next reason)", "j");
         }
     }
     b.key("Enter (refusal decisions)", "Enter");
-    b.settle("refusal decisions");
+    b.settle("refusal decisions", Screen::Decisions);
     for _ in 0..100 {
         b.key("j (next decision in list)", "j");
     }
     b.key("Enter (open run at decision)", "Enter");
-    b.settle("run at decision");
+    b.settle("run at decision", Screen::Run);
     b.key("5 (Confusions)", "5");
-    b.settle("Confusions");
+    b.settle("Confusions", Screen::Confusions);
     for _ in 0..20 {
         b.key("j (next cell)", "j");
     }
@@ -357,9 +406,9 @@ fn child(db: &Path) {
     }
     b.key("m (matrix)", "m");
     b.key("Enter (cell decisions)", "Enter");
-    b.settle("cell decisions");
+    b.settle("cell decisions", Screen::Decisions);
     b.key("6 (Tools)", "6");
-    b.settle("Tools usage");
+    b.settle("Tools usage", Screen::Tools);
     for _ in 0..100 {
         b.key("j (next tool)", "j");
     }
@@ -367,25 +416,25 @@ fn child(db: &Path) {
     b.typed("typing in the tool find", "search");
     b.key("Enter (keep find)", "Enter");
     b.key("Enter (tool: why visible?)", "Enter");
-    b.settle("tool audit (rule by rule)");
+    b.settle("tool audit (rule by rule)", Screen::Tool);
     // Drill-downs (issue 16): a rule row of the audit, a tool's count.
     b.key("Enter (decisions behind a rule)", "Enter");
-    b.settle("drill: rule decisions");
+    b.settle("drill: rule decisions", Screen::Decisions);
     for _ in 0..100 {
         b.key("j (next decision in list)", "j");
     }
     b.key("G (last decision)", "G");
-    b.settle("drill: rule decisions, G");
+    b.settle("drill: rule decisions, G", Screen::Decisions);
     b.key("Esc (back to the tool)", "Esc");
     b.key("Esc (back to Tools)", "Esc");
     b.key("l (visible count)", "l");
     b.key("Enter (decisions a tool was visible to)", "Enter");
-    b.settle("drill: visible decisions");
+    b.settle("drill: visible decisions", Screen::Decisions);
     b.key("G (last decision)", "G");
-    b.settle("drill: visible decisions, G");
+    b.settle("drill: visible decisions, G", Screen::Decisions);
     // The Ladder's largest rung, drilled into.
     b.key("1 (Ladder)", "1");
-    b.settle("Ladder");
+    b.settle("Ladder", Screen::Ladder);
     let largest =
         b.h.app
             .ladder
@@ -405,30 +454,43 @@ fn child(db: &Path) {
         b.key("j (next rung)", "j");
     }
     b.key("Enter (largest rung's decisions)", "Enter");
-    b.settle("drill: largest rung's decisions");
+    b.settle("drill: largest rung's decisions", Screen::Decisions);
     b.key("G (last decision)", "G");
-    b.settle("drill: largest rung, G");
+    b.settle("drill: largest rung, G", Screen::Decisions);
     b.key("Esc (back to the Ladder)", "Esc");
     b.key("1 (Ladder)", "1");
     b.key("Enter (rung decisions)", "j j j Enter");
-    b.settle("rung decisions");
+    b.settle("rung decisions", Screen::Decisions);
     for _ in 0..200 {
         b.key("j (next decision in list)", "j");
     }
     b.key("G (last decision)", "G");
-    b.settle("G data");
+    b.settle("G data", Screen::Decisions);
+    // Findings: six tabs on from the Ladder's tab.
     for _ in 0..6 {
         b.key("Tab (next screen)", "Tab");
     }
-    b.key("? (help)", "?");
+    b.settle("Findings counts", Screen::Findings);
+    // The Ladder under a filter: the filter editor's model field, checked
+    // (does it keep anything?) then applied; the screens reload under it.
+    b.key("1 (Ladder)", "1");
+    b.settle("Ladder", Screen::Ladder);
     b.key("f (filter editor)", "f");
+    assert!(b.h.app.editing_filter, "f opens the filter editor");
+    b.settle("filter editor's completions", Screen::Ladder);
     b.typed("typing in the filter editor", "model-c");
     b.key("Enter (apply filter)", "Enter");
-    b.settle("Ladder under a filter");
+    b.wait("filter check (keeps any?)", |app| {
+        app.form.checking.is_none()
+    });
+    b.settle("Ladder under a filter", Screen::Ladder);
+    b.filtered(&["model-c"]);
     b.key("2 (Runs)", "2");
-    b.settle("Runs under a filter");
+    b.settle("Runs under a filter", Screen::Runs);
+    b.filtered(&["model-c"]);
     b.key("F (clear filter)", "F");
-    b.settle("Runs, filter cleared");
+    b.settle("Runs, filter cleared", Screen::Runs);
+    b.filtered(&[]);
 
     // A 100 MB result: opened, scrolled, jumped to its end and back.
     let big = ensure_big_result_db();
@@ -439,27 +501,27 @@ fn child(db: &Path) {
         h,
         t: std::mem::take(&mut b.t),
     };
-    b2.settle("100 MB result: ladder");
+    b2.settle("100 MB result: ladder", Screen::Ladder);
     b2.key("2 (Runs)", "2");
-    b2.settle("100 MB result: runs");
+    b2.settle("100 MB result: runs", Screen::Runs);
     b2.key("Enter (open run)", "Enter");
-    b2.settle("100 MB result: run");
+    b2.settle("100 MB result: run", Screen::Run);
     b2.key("r (100 MB result)", "r");
-    b2.settle("100 MB result: first chunk");
+    b2.settle("100 MB result: first chunk", Screen::Run);
     for _ in 0..200 {
         b2.key("j in a 100 MB result", "j");
     }
     for _ in 0..50 {
         b2.key("C-d in a 100 MB result", "C-d");
     }
-    b2.settle("100 MB result: next chunks");
+    b2.settle("100 MB result: next chunks", Screen::Run);
     b2.key("G in a 100 MB result", "G");
-    b2.settle("100 MB result: seek to the end");
+    b2.settle("100 MB result: seek to the end", Screen::Run);
     for _ in 0..50 {
         b2.key("C-u in a 100 MB result", "C-u");
     }
     b2.key("g in a 100 MB result", "g");
-    b2.settle("100 MB result: back to the start");
+    b2.settle("100 MB result: back to the start", Screen::Run);
     let mut b = b2;
 
     let hwm = status_kb("VmHWM:");

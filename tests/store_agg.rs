@@ -14,6 +14,7 @@ use rung::filter::Filter;
 use rung::metrics::consistency::Consistency;
 use rung::metrics::{LadderCounts, Metrics, ToolUsage};
 use rung::model::Rung;
+use rung::store::completion::Completions;
 use rung::store::query;
 use rusqlite::Connection;
 use rusqlite::types::Value as Sql;
@@ -31,6 +32,7 @@ type Counts = (
     Metrics,
     Vec<ToolUsage>,
     Consistency,
+    Completions,
 );
 
 fn counts(conn: &Connection, f: &Filter) -> Counts {
@@ -40,6 +42,8 @@ fn counts(conn: &Connection, f: &Filter) -> Counts {
         query::metrics(conn, f).unwrap(),
         query::tools(conn, f).unwrap(),
         rung::store::consistency::consistency(conn, f).unwrap(),
+        // The filter bar's values: the same whatever the filter.
+        rung::store::completion::completions(conn).unwrap(),
     )
 }
 
@@ -209,6 +213,18 @@ fn counts_after_an_import_are_the_verdicts_counts() {
     assert_eq!(tool(&tools, "find_customer").selected, 4);
     assert_eq!(tool(&tools, "send_email").selected, 1);
     assert_eq!(tool(&tools, "refund_invoice").refused, 1);
+    // The filter bar's catalogues and phases, counted from the kept counts
+    // (the long way gives the same: `assert_kept_counts_are_exact`).
+    let c = rung::store::completion::completions(&conn).unwrap();
+    assert_eq!(c.catalogues, [("desk-1".to_string(), 12)]);
+    assert_eq!(
+        c.phases,
+        [
+            ("discover".to_string(), 6),
+            ("modify".to_string(), 4),
+            ("release".to_string(), 2)
+        ]
+    );
 }
 
 /// desk.jsonl with r-102's third decision no longer refused and r-104 run

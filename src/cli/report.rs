@@ -182,6 +182,11 @@ fn findings_list(
     use report::findings::{List, Measure, Shown};
     // Every name once: the rows carry ids.
     let names = Arc::new(query::FindingNames::load(conn)?);
+    if format == Format::Table
+        && let Some(second) = second_reader(conn)
+    {
+        return table_overlapped(conn, second, f, &names, m);
+    }
     let mut measure = Measure::new();
     let total = if format == Format::Table {
         beside(conn, f, &names, false, |s| {
@@ -264,6 +269,85 @@ fn consistency_list(
     report::consistency::write(c, format, m, CHUNK, &mut |text| out.write(text))?;
     out.flush()?;
     Ok(c.varying.len() as u64)
+}
+
+/// A second read-only connection to `conn`'s database (none in memory).
+fn second_reader(conn: &rusqlite::Connection) -> Option<crate::store::Store> {
+    let path = conn.path().filter(|p| !p.is_empty())?;
+    crate::store::Store::open_ro(std::path::Path::new(path)).ok()
+}
+
+/// The table of every finding, its two passes overlapped: SQLite sorts
+/// every finding before it hands out the first in report order, so that
+/// sort runs on `second` while the first pass measures the findings on
+/// `conn`; the rows are written once the widths are known.
+fn table_overlapped(
+    conn: &rusqlite::Connection,
+    second: crate::store::Store,
+    f: &query::Filter,
+    names: &Arc<query::FindingNames>,
+    m: &Redactor,
+) -> Result<u64> {
+    use report::findings::{List, Measure, Shown};
+    let (send, batches) = std::sync::mpsc::sync_channel::<Vec<query::StoredFinding>>(16);
+    let stop = second.conn.get_interrupt_handle();
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || -> Result<()> {
+            let mut batch = Vec::with_capacity(BATCH);
+            let read = query::for_each_stored(&second.conn, f, names, true, |s| {
+                batch.push(s);
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    if send.send(full).is_err() {
+                        return Err(std::io::Error::other("the writer stopped").into());
+                    }
+                }
+                Ok(())
+            });
+            if read.is_ok() && !batch.is_empty() {
+                let _ = send.send(batch);
+            }
+            read
+        });
+        let wrote = (|| -> Result<u64> {
+            let mut measure = Measure::new();
+            beside(conn, f, names, false, |s| {
+                measure.add_shown(&Shown::stored(s, names), m);
+                Ok(())
+            })?;
+            let total = measure.count();
+            let mut list = List::new(Format::Table, total, Some(&measure), m);
+            let mut out = Out::new();
+            out.write(&list.head())?;
+            let mut text = String::with_capacity(2 * CHUNK);
+            for batch in &batches {
+                for s in &batch {
+                    list.write(&Shown::stored(s, names), &mut text);
+                    if text.len() >= CHUNK {
+                        out.write(&text)?;
+                        text.clear();
+                    }
+                }
+            }
+            out.write(&text)?;
+            out.write(&list.tail())?;
+            out.flush()?;
+            Ok(total)
+        })();
+        if wrote.is_err() {
+            // Not worth finishing the sort.
+            stop.interrupt();
+        }
+        drop(batches);
+        let read = match reader.join() {
+            Ok(read) => read,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        // The writer's error is the one to tell.
+        let total = wrote?;
+        read?;
+        Ok(total)
+    })
 }
 
 /// How much of the list is written to standard output at once.

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 
 use super::model::{Cell, Column, Empty, Place, Prose, Report, Shape, count};
-use super::table::{Natural, WIDTH, line, rule, wrap};
+use super::table::{Natural, WIDTH, line, line_into, rule, wrap};
 use super::{Format, csv, json, markdown};
 use crate::redact::Redactor;
 use crate::store::query::{FindingGroup, FindingNames, FindingRow, StoredFinding};
@@ -155,12 +155,12 @@ impl<'a> Shown<'a> {
 const SLOTS: usize = 1024;
 
 /// Each cell of a finding as one format writes it (a table: as it reads),
-/// the names' cells remembered by id.
+/// the names' cells remembered by id (with their width, in a table).
 struct Cells {
     format: Format,
     columns: Vec<Column>,
     redactor: Redactor,
-    cache: Vec<Vec<Option<(i64, String)>>>,
+    cache: Vec<Vec<Option<(i64, String, usize)>>>,
     /// Details by their text's hash (many findings share one: a tool's
     /// schema violations), each with its cell.
     details: FxHashMap<String, String>,
@@ -203,6 +203,63 @@ impl Cells {
         self.render(col, &Cell::opt_text(&self.redactor, s))
     }
 
+    /// A cell's width in a table (the other formats do not align).
+    fn width(&self, cell: &str) -> usize {
+        match self.format {
+            Format::Table => crate::text::width(cell),
+            _ => 0,
+        }
+    }
+
+    /// Renders the names of `f` not remembered yet (those with an id into
+    /// the cache, the others into `own`); returns which were rendered now
+    /// (a name remembered was rendered, and measured, before).
+    fn names(&mut self, f: &Shown, own: &mut [Option<(String, usize)>; 5]) -> [bool; 5] {
+        let mut fresh = [false; 5];
+        for (i, (id, name)) in f.names.iter().enumerate() {
+            let col = NAMED[i];
+            // A column a table does not show (the task) is not rendered.
+            if self.format == Format::Table && self.columns[col].table == Place::Hidden {
+                continue;
+            }
+            match id {
+                Some(id) => {
+                    let slot = id.rem_euclid(SLOTS as i64) as usize;
+                    if !matches!(&self.cache[i][slot], Some((at, _, _)) if at == id) {
+                        let text = self.text(col, *name);
+                        let w = self.width(&text);
+                        self.cache[i][slot] = Some((*id, text, w));
+                        fresh[i] = true;
+                    }
+                }
+                None => {
+                    let text = self.text(col, *name);
+                    let w = self.width(&text);
+                    own[i] = Some((text, w));
+                    fresh[i] = true;
+                }
+            }
+        }
+        fresh
+    }
+
+    /// The `i`th name of `f` (of [`NAMED`]) after [`Cells::names`].
+    fn name<'s>(
+        &'s self,
+        f: &Shown,
+        own: &'s [Option<(String, usize)>; 5],
+        i: usize,
+    ) -> (&'s str, usize) {
+        match (&own[i], f.names[i].0) {
+            (Some((s, w)), _) => (s, *w),
+            (None, Some(id)) => self.cache[i][id.rem_euclid(SLOTS as i64) as usize]
+                .as_ref()
+                .filter(|(at, _, _)| *at == id)
+                .map_or(("", 0), |(_, s, w)| (s, *w)),
+            (None, None) => ("", 0),
+        }
+    }
+
     /// Remembers the cell of `f`'s detail, by what says it whole (the
     /// text; a packed detail as stored, with its tool), in `self.key`.
     fn detail(&mut self, f: &Shown) {
@@ -237,47 +294,44 @@ impl Cells {
     }
 
     /// Calls `g` with the finding's seven cells, in [`columns`]' order
-    /// (the detail's empty unless `detail`).
-    fn with<R>(&mut self, f: &Shown, detail: bool, g: impl FnOnce(&[&str; 7]) -> R) -> R {
-        let mut own: [Option<String>; 5] = Default::default();
-        for (i, (id, name)) in f.names.iter().enumerate() {
-            let col = NAMED[i];
-            match id {
-                Some(id) => {
-                    let slot = id.rem_euclid(SLOTS as i64) as usize;
-                    if !matches!(&self.cache[i][slot], Some((at, _)) if at == id) {
-                        let text = self.text(col, *name);
-                        self.cache[i][slot] = Some((*id, text));
-                    }
-                }
-                None => own[i] = Some(self.text(col, *name)),
-            }
-        }
+    /// (the detail's empty unless `detail`), each with its width in a
+    /// table (the detail's is not measured).
+    fn with<R>(&mut self, f: &Shown, detail: bool, g: impl FnOnce(&[(&str, usize); 7]) -> R) -> R {
+        let mut own: [Option<(String, usize)>; 5] = Default::default();
+        self.names(f, &mut own);
         let step = self.render(STEP, &Cell::opt_int(f.step));
+        let step_w = self.width(&step);
         let detail = if detail {
             self.detail(f);
             self.details.get(&self.key).map_or("", String::as_str)
         } else {
             ""
         };
-        let name = |i: usize| -> &str {
-            match (&own[i], f.names[i].0) {
-                (Some(s), _) => s,
-                (None, Some(id)) => self.cache[i][id.rem_euclid(SLOTS as i64) as usize]
-                    .as_ref()
-                    .map_or("", |(_, s)| s),
-                (None, None) => "",
-            }
-        };
-        g(&[name(0), name(1), name(2), name(3), &step, name(4), detail])
+        let name = |i: usize| self.name(f, &own, i);
+        g(&[
+            name(0),
+            name(1),
+            name(2),
+            name(3),
+            (&step, step_w),
+            name(4),
+            (detail, 0),
+        ])
     }
 }
 
 /// The table's column widths, measured over every finding first (a first
-/// pass over the findings in any order).
+/// pass over the findings in any order). A name is measured when it is
+/// rendered (a name remembered by its id has been measured already), a
+/// step by the smallest and largest steps (the widest of those between).
 pub struct Measure {
     natural: Natural,
+    /// Each grid column's column (of [`columns`]).
+    grid: Vec<usize>,
     n: u64,
+    /// The smallest and largest step, and whether a finding had none.
+    steps: Option<(i64, i64)>,
+    no_step: bool,
     cells: Option<Cells>,
 }
 
@@ -289,13 +343,17 @@ impl Default for Measure {
 
 impl Measure {
     pub fn new() -> Measure {
-        let headers: Vec<String> = grid_columns()
+        let grid = grid_columns();
+        let headers: Vec<String> = grid
             .iter()
             .map(|(_, c)| c.table_heading().to_string())
             .collect();
         Measure {
             natural: Natural::new(&headers),
+            grid: grid.iter().map(|(i, _)| *i).collect(),
             n: 0,
+            steps: None,
+            no_step: false,
             cells: None,
         }
     }
@@ -310,19 +368,47 @@ impl Measure {
         let cells = self
             .cells
             .get_or_insert_with(|| Cells::new(Format::Table, m));
-        let natural = &mut self.natural;
-        cells.with(f, false, |read| {
-            let grid: Vec<String> = grid_columns()
-                .iter()
-                .map(|(i, _)| read[*i].to_string())
-                .collect();
-            natural.add(&grid);
-        });
+        let mut own: [Option<(String, usize)>; 5] = Default::default();
+        let fresh = cells.names(f, &mut own);
+        for (g, col) in self.grid.iter().enumerate() {
+            if let Some(i) = NAMED.iter().position(|c| c == col)
+                && fresh[i]
+            {
+                self.natural.add_width(g, cells.name(f, &own, i).1);
+            }
+        }
+        match f.step {
+            Some(s) => {
+                let (lo, hi) = self.steps.get_or_insert((s, s));
+                *lo = (*lo).min(s);
+                *hi = (*hi).max(s);
+            }
+            None => self.no_step = true,
+        }
         self.n += 1;
     }
 
     pub fn count(&self) -> u64 {
         self.n
+    }
+
+    /// The widths, fitted (as [`Natural::fit`]).
+    fn fit(&self, flex: &[bool]) -> Vec<usize> {
+        let mut natural = self.natural.clone();
+        if let Some(g) = self.grid.iter().position(|c| *c == STEP) {
+            let column = &columns()[STEP];
+            let mut steps: Vec<Option<i64>> = Vec::new();
+            if let Some((lo, hi)) = self.steps {
+                steps.extend([Some(lo), Some(hi)]);
+            }
+            if self.no_step {
+                steps.push(None);
+            }
+            for s in steps {
+                natural.add_width(g, crate::text::width(&column.read(&Cell::opt_int(s))));
+            }
+        }
+        natural.fit(flex)
     }
 }
 
@@ -350,6 +436,8 @@ pub struct List {
     /// JSON: the columns in the order of their keys (as serde_json writes
     /// an object).
     json_keys: Vec<usize>,
+    /// Table: the column written under its row.
+    note: Option<usize>,
     written: u64,
     /// Each finding's cells.
     cells: Cells,
@@ -363,12 +451,13 @@ impl List {
         let flex: Vec<bool> = grid.iter().map(|(_, c)| c.flex).collect();
         let right: Vec<bool> = grid.iter().map(|(_, c)| c.right).collect();
         let widths = match measure {
-            Some(m) => m.natural.fit(&flex),
-            None => Measure::new().natural.fit(&flex),
+            Some(m) => m.fit(&flex),
+            None => Measure::new().fit(&flex),
         };
         let columns = columns();
         let mut json_keys: Vec<usize> = (0..columns.len()).filter(|i| columns[*i].json).collect();
         json_keys.sort_by_key(|i| columns[*i].key);
+        let note = columns.iter().position(|c| c.table == Place::Note);
         List {
             format,
             columns,
@@ -376,6 +465,7 @@ impl List {
             grid,
             widths,
             right,
+            note,
             json_keys,
             written: 0,
             cells: Cells::new(format, m),
@@ -443,18 +533,22 @@ impl List {
         self.written += 1;
         let (format, columns) = (self.format, &self.columns);
         let (grid, widths, right, keys) = (&self.grid, &self.widths, &self.right, &self.json_keys);
+        let note = self.note;
         self.cells.with(f, true, |cells| match format {
             Format::Table => {
-                let shown: Vec<String> = grid.iter().map(|(i, _)| cells[*i].to_string()).collect();
-                out.push_str(&line(&shown, widths, right));
+                let mut shown = [("", 0); 7];
+                for (g, (i, _)) in grid.iter().enumerate() {
+                    shown[g] = cells[*i];
+                }
+                line_into(out, &shown[..grid.len()], widths, right);
                 // The detail column, wrapped under the row.
-                if let Some(note) = columns.iter().position(|c| c.table == Place::Note) {
-                    out.push_str(cells[note]);
+                if let Some(note) = note {
+                    out.push_str(cells[note].0);
                 }
             }
             Format::Markdown => {
                 out.push('|');
-                for (c, cell) in columns.iter().zip(cells) {
+                for (c, (cell, _)) in columns.iter().zip(cells) {
                     if c.markdown {
                         out.push(' ');
                         out.push_str(cell);
@@ -465,7 +559,7 @@ impl List {
             }
             Format::Csv => {
                 let mut sep = "";
-                for (c, cell) in columns.iter().zip(cells) {
+                for (c, (cell, _)) in columns.iter().zip(cells) {
                     if c.csv {
                         out.push_str(sep);
                         out.push_str(cell);
@@ -485,7 +579,7 @@ impl List {
                     });
                     out.push_str(columns[*i].key);
                     out.push_str("\": ");
-                    out.push_str(cells[*i]);
+                    out.push_str(cells[*i].0);
                 }
                 out.push_str("\n    }");
             }

@@ -2,6 +2,8 @@
 //! notes under their rows, groups as labels or as a grid each. The grid
 //! engine is here too; cells reach it already escaped.
 
+use std::borrow::Cow;
+
 use super::model::{Cell, Column, Groups, Place, Report, Row};
 use crate::text::{escape, truncate, width};
 
@@ -121,6 +123,12 @@ impl Natural {
         }
     }
 
+    /// Measures one cell of column `col` whose width is `w` already (as
+    /// [`Natural::add`] of a row with that cell).
+    pub fn add_width(&mut self, col: usize, w: usize) {
+        self.widths[col] = self.widths[col].max(w.min(MAX_CELL));
+    }
+
     /// The widths: flexible columns narrowed, widest first, until the table
     /// fits in [`WIDTH`] (never below their header or [`MIN_FLEX`]).
     pub fn fit(&self, flex: &[bool]) -> Vec<usize> {
@@ -173,6 +181,48 @@ pub fn line(cells: &[String], widths: &[usize], right: &[bool]) -> String {
     s.trim_end().to_string() + "\n"
 }
 
+/// [`line`] added to `out`, each cell given with its width (as
+/// [`crate::text::width`] measures it): no allocation unless a cell is cut.
+pub fn line_into(out: &mut String, cells: &[(&str, usize)], widths: &[usize], right: &[bool]) {
+    let start = out.len();
+    for (i, &(c, w)) in cells.iter().enumerate() {
+        let (c, w) = if w <= widths[i] {
+            (Cow::Borrowed(c), w)
+        } else {
+            let c = truncate(c, widths[i]);
+            let w = width(&c);
+            (c, w)
+        };
+        let pad = widths[i].saturating_sub(w);
+        let last = i + 1 == cells.len();
+        if right[i] {
+            spaces(out, pad);
+            out.push_str(&c);
+        } else {
+            out.push_str(&c);
+            if !last {
+                spaces(out, pad);
+            }
+        }
+        if !last {
+            out.push_str("  ");
+        }
+    }
+    let kept = out[start..].trim_end().len();
+    out.truncate(start + kept);
+    out.push('\n');
+}
+
+fn spaces(out: &mut String, n: usize) {
+    const S: &str = "                                                                ";
+    let mut n = n;
+    while n > 0 {
+        let k = n.min(S.len());
+        out.push_str(&S[..k]);
+        n -= k;
+    }
+}
+
 /// The rule under a grid's header.
 pub fn rule(widths: &[usize], right: &[bool]) -> String {
     let cells: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
@@ -182,6 +232,15 @@ pub fn rule(widths: &[usize], right: &[bool]) -> String {
 /// Word-wraps one line of (escaped) text to `width` columns, each line
 /// starting with `indent`; a word longer than a line is cut across lines.
 pub fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let printable = |s: &str| s.bytes().all(|b| (0x20..0x7f).contains(&b));
+    if printable(text) && printable(indent) {
+        return wrap_ascii(text, width, indent);
+    }
+    wrap_chars(text, width, indent)
+}
+
+/// [`wrap`] of any text, a character at a time.
+fn wrap_chars(text: &str, width: usize, indent: &str) -> String {
     let cols = |w: &[char]| {
         w.iter()
             .map(|c| crate::text::width(c.encode_utf8(&mut [0; 4])))
@@ -237,6 +296,53 @@ pub fn wrap(text: &str, width: usize, indent: &str) -> String {
         .iter()
         .map(|l| format!("{indent}{l}\n"))
         .collect::<String>()
+}
+
+/// [`wrap`] of printable ASCII (a column per byte): the same lines,
+/// measured in bytes.
+fn wrap_ascii(text: &str, width: usize, indent: &str) -> String {
+    let room = width.saturating_sub(indent.len()).max(1);
+    let mut out = String::with_capacity(text.len() + 2 * indent.len() + 2);
+    let emit = |out: &mut String, l: &str| {
+        out.push_str(indent);
+        out.push_str(l);
+        out.push('\n');
+    };
+    let mut cur = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let mut word = word;
+        loop {
+            let need = if cur.is_empty() {
+                word.len()
+            } else {
+                cur.len() + 1 + word.len()
+            };
+            if need <= room {
+                if !cur.is_empty() {
+                    cur.push(' ');
+                }
+                cur.push_str(word);
+                break;
+            }
+            if !cur.is_empty() {
+                emit(&mut out, &cur);
+                cur.clear();
+                continue;
+            }
+            // A word wider than a whole line: as much as fits, the rest
+            // on the next line.
+            let (line, rest) = word.split_at(room.min(word.len()));
+            emit(&mut out, line);
+            word = rest;
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !cur.is_empty() || out.is_empty() {
+        emit(&mut out, &cur);
+    }
+    out
 }
 
 /// A paragraph for a table: escaped, wrapped at [`WIDTH`]. (Builders have
@@ -500,6 +606,26 @@ mod tests {
         // 18 columns of room: eight wide characters and the ellipsis
         assert_eq!(crate::text::width(&row), 60 + 2 + 17, "{row}");
         assert!(row.ends_with("日本語のタスク名…"), "{row}");
+    }
+
+    #[test]
+    fn ascii_is_wrapped_as_any_text_is() {
+        let texts = [
+            "",
+            " ",
+            "a",
+            "one two  three   four",
+            "  leading and trailing  ",
+            "/id; /limit; /query; /meeting_recording_id",
+            &"x".repeat(200),
+            &format!("short {} tail", "y".repeat(81)),
+            &"ab cd ".repeat(40),
+        ];
+        for t in texts {
+            for (w, indent) in [(80, "    "), (80, ""), (10, "  "), (3, "    "), (1, "")] {
+                assert_eq!(wrap(t, w, indent), wrap_chars(t, w, indent), "{t:?} {w}");
+            }
+        }
     }
 
     #[test]

@@ -24,7 +24,8 @@ pub struct Completions {
 /// The index the model counts (and filters on them) read: created when a
 /// database is opened to write, so that a database made before it gains
 /// it; a database without it is still answered, by a scan. (Catalogue and
-/// phase counts scan the verdicts: schema 6 keeps no index of the two.)
+/// phase counts come from the kept counts, `agg_*`; while those do not
+/// answer, from a scan of the verdicts.)
 pub(super) const INDEXES: &str = "CREATE INDEX IF NOT EXISTS runs_model ON runs (model);";
 
 fn pairs(conn: &Connection, sql: &str) -> Result<Vec<(String, u64)>> {
@@ -40,24 +41,28 @@ fn pairs(conn: &Connection, sql: &str) -> Result<Vec<(String, u64)>> {
 pub fn completions(conn: &Connection) -> Result<Completions> {
     let mut catalogues: Vec<(String, u64)> = Vec::new();
     let mut phases: Vec<(String, u64)> = Vec::new();
-    // One pass over the verdicts gives both.
-    let mut stmt = conn.prepare_cached(
-        "SELECT catalogue, phase, count(*) FROM ladder GROUP BY catalogue, phase",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, Option<String>>(0)?,
-            r.get::<_, Option<String>>(1)?,
-            r.get::<_, i64>(2)? as u64,
-        ))
-    })?;
+    // The kept counts give both; else one pass over the verdicts.
+    let rows = match super::agg::read::scope(conn, &Filter::default())? {
+        Some(s) => super::agg::read::catalogue_phases(conn, &s)?,
+        None => conn
+            .prepare_cached(
+                "SELECT catalogue, phase, count(*) FROM ladder GROUP BY catalogue, phase",
+            )?
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, Option<String>>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                    r.get::<_, i64>(2)? as u64,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?,
+    };
     let add =
         |v: &mut Vec<(String, u64)>, k: String, n: u64| match v.iter_mut().find(|(x, _)| *x == k) {
             Some((_, m)) => *m += n,
             None => v.push((k, n)),
         };
-    for row in rows {
-        let (c, p, n) = row?;
+    for (c, p, n) in rows {
         if let Some(c) = c {
             add(&mut catalogues, c, n);
         }

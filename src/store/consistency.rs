@@ -7,7 +7,17 @@ use rusqlite::{Connection, params_from_iter};
 use super::filter_sql::FilterSql;
 use crate::error::Result;
 use crate::filter::Filter;
+use crate::metrics::Rate;
 use crate::metrics::consistency::{Consistency, FirstChoice, consistency as group};
+
+/// The `inconsistent_tasks` metric alone: [`consistency`]'s rate, from
+/// the kept counts without grouping the choices when they answer.
+pub fn rate(conn: &Connection, f: &Filter) -> Result<Rate> {
+    if let Some(s) = super::agg::read::scope(conn, f)? {
+        return super::agg::read::first_rate(conn, &s);
+    }
+    Ok(consistency(conn, f)?.rate)
+}
 
 /// Each run's first decision (when the filter keeps it), grouped by
 /// catalogue and task. Runs without a task have no trials to compare.

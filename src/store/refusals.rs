@@ -138,18 +138,47 @@ pub fn latest_refusal(conn: &Connection, f: &Filter) -> Result<Option<i64>> {
 }
 
 /// Refusals per day over `days` days ending at `until` (oldest first).
+///
+/// Read from the stored verdicts in time order (`ladder_time`), each
+/// decision's status and run looked up after: left to itself, SQLite
+/// starts a model filter from the model's runs and reads every decision
+/// of theirs (all days) to keep the window's. A task, run or tag filter
+/// keeps few runs, so those start from the runs. (Decisions count with
+/// their run, as `ladder l JOIN runs r` does.)
 pub fn refusals_per_day(conn: &Connection, f: &Filter, until: i64, days: u32) -> Result<Vec<u64>> {
     let since = until - DAY * days as i64;
-    let (clause, mut args) = f.without_window().decision_clause();
+    let g = f.without_window();
+    let time_first = g.tasks.is_empty() && g.runs.is_empty() && g.tags.is_empty();
+    let (sql, mut args) = if time_first {
+        let (clause, args) = g.rows_clause();
+        (
+            format!(
+                "SELECT (l.time_us - {since}) / {DAY}, count(*)
+                 FROM ladder_rows l CROSS JOIN decision_rows d ON d.id = l.decision_id
+                 CROSS JOIN runs r ON r.run_id = d.run_id
+                 WHERE {clause} AND d.status = '{}' AND l.time_us >= ? AND l.time_us < ?
+                 GROUP BY 1",
+                Status::Refused
+            ),
+            args,
+        )
+    } else {
+        let (clause, args) = g.decision_clause();
+        let refused = refused();
+        (
+            format!(
+                "SELECT (l.time_us - {since}) / {DAY}, count(*)
+                 FROM ladder l JOIN runs r ON r.run_id = l.run_id
+                 WHERE {clause} AND {refused} AND l.time_us >= ? AND l.time_us < ?
+                 GROUP BY 1"
+            ),
+            args,
+        )
+    };
     args.push(Sql::Integer(since));
     args.push(Sql::Integer(until));
     let mut out = vec![0u64; days as usize];
-    let refused = refused();
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT (l.time_us - {since}) / {DAY}, count(*) FROM ladder l JOIN runs r ON r.run_id = l.run_id
-         WHERE {clause} AND {refused} AND l.time_us >= ? AND l.time_us < ?
-         GROUP BY 1"
-    ))?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params_from_iter(args))?;
     while let Some(r) = rows.next()? {
         let day: i64 = r.get(0)?;

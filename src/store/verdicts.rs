@@ -92,7 +92,7 @@ pub fn metrics(conn: &Connection, f: &Filter) -> Result<Metrics> {
     let pass = pass_hat_k(conn, f)?;
     let mut m = acc.finish(pass);
     m.expectations = expectation_metrics(conn, f)?;
-    m.inconsistent_tasks = super::consistency::consistency(conn, f)?.rate;
+    m.inconsistent_tasks = super::consistency::rate(conn, f)?;
     Ok(m)
 }
 

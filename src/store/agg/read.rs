@@ -10,7 +10,7 @@ use super::{DAY, FIRSTS, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, 
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::metrics::consistency::FirstChoice;
-use crate::metrics::{LadderCounts, MetricsAcc};
+use crate::metrics::{LadderCounts, MetricsAcc, Rate};
 use crate::store::filter_sql::push_in;
 
 /// The `agg_keys k` a filter selects, when the counts answer it exactly:
@@ -268,3 +268,71 @@ pub fn firsts(conn: &Connection, s: &Scope) -> Result<Vec<(FirstChoice, u64)>> {
     });
     Ok(out)
 }
+
+/// The `inconsistent_tasks` rate (as `consistency(firsts(..)).rate`): per
+/// (catalogue, task), how many runs and whether more than one tool was
+/// chosen first. Grouped in a hash as the rows come (no sort), without
+/// naming or ordering the choices.
+pub fn first_rate(conn: &Connection, s: &Scope) -> Result<Rate> {
+    struct Task {
+        trials: i64,
+        first: Sql,
+        varies: bool,
+    }
+    let mut stmt = conn.prepare(&format!(
+        "SELECT k.catalogue, a.task_id, a.selected, a.decisions
+         FROM {} a JOIN agg_keys k ON k.id = a.key WHERE {}",
+        KINDS[FIRSTS].table, s.clause
+    ))?;
+    let mut tasks: HashMap<(Option<i64>, String), Task> = HashMap::new();
+    let mut rows = stmt.query(params_from_iter(&s.args))?;
+    while let Some(r) = rows.next()? {
+        let key = (r.get::<_, Option<i64>>(0)?, r.get::<_, String>(1)?);
+        let selected = r.get_ref(2)?;
+        let n: i64 = r.get(3)?;
+        match tasks.get_mut(&key) {
+            Some(t) => {
+                t.trials += n;
+                t.varies |= ValueRef::from(&t.first) != selected;
+            }
+            None => {
+                let first: Sql = r.get(2)?;
+                tasks.insert(
+                    key,
+                    Task {
+                        trials: n,
+                        first,
+                        varies: false,
+                    },
+                );
+            }
+        }
+    }
+    let with_trials = tasks.values().filter(|t| t.trials >= 2);
+    let (mut varying, mut n) = (0u64, 0u64);
+    for t in with_trials {
+        n += 1;
+        varying += u64::from(t.varies);
+    }
+    Ok(Rate::new(varying, n))
+}
+
+/// Decisions by catalogue version and phase (as `ladder` counted by both;
+/// a decision without either has NULL).
+pub fn catalogue_phases(conn: &Connection, s: &Scope) -> Result<Vec<CataloguePhase>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT (SELECT version FROM catalogue_ids WHERE id = k.catalogue), k.phase,
+                sum(a.decisions)
+         FROM {} a JOIN agg_keys k ON k.id = a.key WHERE {} GROUP BY k.catalogue, k.phase",
+        KINDS[RUNGS].table, s.clause
+    ))?;
+    let rows = stmt
+        .query_map(params_from_iter(&s.args), |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)?.max(0) as u64))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// (catalogue version, phase, decisions).
+pub type CataloguePhase = (Option<String>, Option<String>, u64);
