@@ -170,7 +170,7 @@ pub fn refresh_touched(conn: &Connection) -> Result<()> {
          INSERT OR IGNORE INTO agg_finding_runs
          SELECT run_id FROM temp.touched_runs UNION SELECT run_id FROM temp.classified_runs;"
     ))?;
-    refresh_days(conn, &listed)
+    refresh_days(conn, &listed, DELTA_HELD)
 }
 
 fn dirty_days(conn: &Connection) -> Result<Vec<i64>> {
@@ -185,27 +185,39 @@ fn dirty_days(conn: &Connection) -> Result<Vec<i64>> {
 /// counted (a damaged stored row) stays listed, so that readers count the
 /// long way and say what is wrong; the caller's write goes on.
 pub fn refresh(conn: &Connection) -> Result<()> {
+    refresh_holding(conn, DELTA_HELD)
+}
+
+/// [`refresh`], moving the all-days rows whenever more than `held` of
+/// their differences are waiting (tests move them after every day).
+pub fn refresh_holding(conn: &Connection, held: usize) -> Result<()> {
     let dirty = dirty_days(conn)?;
-    refresh_days(conn, &dirty)
+    refresh_days(conn, &dirty, held)
 }
 
 /// [`refresh`], looking up the runs with verdicts on `finding_days` (of the
 /// listed days) for their findings.
-fn refresh_days(conn: &Connection, finding_days: &[i64]) -> Result<()> {
+fn refresh_days(conn: &Connection, finding_days: &[i64], held: usize) -> Result<()> {
     let dirty = dirty_days(conn)?;
     let runs: Vec<String> = conn
         .prepare_cached("SELECT run_id FROM agg_finding_runs")?
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     conn.execute_batch("SAVEPOINT agg")?;
-    match rebuild(conn, &dirty, finding_days, &runs) {
+    match rebuild(conn, &dirty, finding_days, &runs, held) {
         Ok(()) => conn.execute_batch("RELEASE agg")?,
         Err(_) => conn.execute_batch("ROLLBACK TO agg; RELEASE agg")?,
     }
     Ok(())
 }
 
-fn rebuild(conn: &Connection, dirty: &[i64], finding_days: &[i64], runs: &[String]) -> Result<()> {
+fn rebuild(
+    conn: &Connection,
+    dirty: &[i64],
+    finding_days: &[i64],
+    runs: &[String],
+    held: usize,
+) -> Result<()> {
     findings::recount(conn, finding_days, runs)?;
     if dirty.is_empty() {
         return Ok(());
@@ -242,23 +254,20 @@ fn rebuild(conn: &Connection, dirty: &[i64], finding_days: &[i64], runs: &[Strin
                 }
             }
         }
-    }
-    for (k, kind) in KINDS.iter().enumerate() {
-        for (group, rows) in std::mem::take(&mut delta[k]) {
-            let id = match wholes.get(&group) {
-                Some(&id) => id,
-                None => {
-                    let id = new_key(conn, true, None, &group)?;
-                    wholes.insert(group.clone(), id);
-                    id
-                }
-            };
-            let rows: Rows = rows
-                .into_iter()
-                .filter(|(_, c)| c.iter().any(|&n| n != 0))
-                .collect();
-            move_rows(conn, &mut names, kind, id, rows)?;
+        // The all-days rows take a difference in parts when it grows
+        // large (every task's first decisions over many days), so that
+        // memory stays bounded however many days an import touched.
+        let waiting: usize = delta
+            .iter()
+            .flat_map(|by_group| by_group.values())
+            .map(|rows| rows.len())
+            .sum();
+        if waiting > held {
+            move_delta(conn, &mut names, &mut wholes, &mut delta)?;
         }
+    }
+    move_delta(conn, &mut names, &mut wholes, &mut delta)?;
+    for (k, kind) in KINDS.iter().enumerate() {
         if k == TOKENS {
             // Packed: `move_rows` leaves out zero counts and empty keys.
             continue;
@@ -402,6 +411,37 @@ fn read_rows(conn: &Connection, names: &AggNames, kind: &Kind, key: i64) -> Resu
         out.insert(dims, counts);
     }
     Ok(out)
+}
+
+/// How many all-days differences [`rebuild`] holds before it moves them.
+const DELTA_HELD: usize = 65_536;
+
+/// Moves the all-days rows by the differences held in `delta` (and
+/// empties it); moving in parts adds up to moving once.
+fn move_delta(
+    conn: &Connection,
+    names: &mut AggNames,
+    wholes: &mut HashMap<Group, i64>,
+    delta: &mut [HashMap<Group, Rows>],
+) -> Result<()> {
+    for (k, kind) in KINDS.iter().enumerate() {
+        for (group, rows) in std::mem::take(&mut delta[k]) {
+            let id = match wholes.get(&group) {
+                Some(&id) => id,
+                None => {
+                    let id = new_key(conn, true, None, &group)?;
+                    wholes.insert(group.clone(), id);
+                    id
+                }
+            };
+            let rows: Rows = rows
+                .into_iter()
+                .filter(|(_, c)| c.iter().any(|&n| n != 0))
+                .collect();
+            move_rows(conn, names, kind, id, rows)?;
+        }
+    }
+    Ok(())
 }
 
 fn insert_sql(kind: &Kind, upsert: bool) -> String {
