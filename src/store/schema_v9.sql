@@ -14,7 +14,7 @@
 
 DROP INDEX finding_rows_catalogue;
 
--- The names the count tables refer to (never removed: a few thousand).
+-- The names the count tables refer to (never removed; task ids make most of them).
 CREATE TABLE agg_names (
     id   INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE

@@ -284,10 +284,11 @@ pub fn first_rate(conn: &Connection, s: &Scope) -> Result<Rate> {
          FROM {} a JOIN agg_keys k ON k.id = a.key WHERE {}",
         KINDS[FIRSTS].table, s.clause
     ))?;
-    let mut tasks: HashMap<(Option<i64>, String), Task> = HashMap::new();
+    // Task ids and selected tools are `agg_names` ids (schema 9).
+    let mut tasks: HashMap<(Option<i64>, i64), Task> = HashMap::new();
     let mut rows = stmt.query(params_from_iter(&s.args))?;
     while let Some(r) = rows.next()? {
-        let key = (r.get::<_, Option<i64>>(0)?, r.get::<_, String>(1)?);
+        let key = (r.get::<_, Option<i64>>(0)?, r.get::<_, i64>(1)?);
         let selected = r.get_ref(2)?;
         let n: i64 = r.get(3)?;
         match tasks.get_mut(&key) {
