@@ -292,23 +292,8 @@ fn table_overlapped(
     let (send, batches) = std::sync::mpsc::sync_channel::<Vec<query::StoredFinding>>(16);
     let stop = second.conn.get_interrupt_handle();
     std::thread::scope(|scope| {
-        let reader = scope.spawn(move || -> Result<()> {
-            let mut batch = Vec::with_capacity(BATCH);
-            let read = query::for_each_stored(&second.conn, f, names, true, |s| {
-                batch.push(s);
-                if batch.len() == BATCH {
-                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                    if send.send(full).is_err() {
-                        return Err(std::io::Error::other("the writer stopped").into());
-                    }
-                }
-                Ok(())
-            });
-            if read.is_ok() && !batch.is_empty() {
-                let _ = send.send(batch);
-            }
-            read
-        });
+        let reader =
+            scope.spawn(move || -> Result<()> { send_batches(&second.conn, f, names, true, send) });
         let wrote = (|| -> Result<u64> {
             let mut measure = Measure::new();
             beside(conn, f, names, false, |s| {
@@ -356,6 +341,33 @@ const CHUNK: usize = 64 * 1024;
 /// Findings handed to the second thread at once.
 const BATCH: usize = 1024;
 
+/// Reads the findings ([`query::for_each_stored`]) and sends them in
+/// batches of [`BATCH`] to the thread that writes them. Should that thread
+/// stop, reading stops too; its error is the one to tell.
+fn send_batches(
+    conn: &rusqlite::Connection,
+    f: &query::Filter,
+    names: &Arc<query::FindingNames>,
+    ordered: bool,
+    send: std::sync::mpsc::SyncSender<Vec<query::StoredFinding>>,
+) -> Result<()> {
+    let mut batch = Vec::with_capacity(BATCH);
+    let read = query::for_each_stored(conn, f, names, ordered, |s| {
+        batch.push(s);
+        if batch.len() == BATCH {
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+            if send.send(full).is_err() {
+                return Err(std::io::Error::other("the writer stopped").into());
+            }
+        }
+        Ok(())
+    });
+    if read.is_ok() && !batch.is_empty() {
+        let _ = send.send(batch);
+    }
+    read
+}
+
 /// [`query::for_each_stored`] with `each` called on a second thread, so
 /// that SQLite's reading and sorting and the writing of what was read
 /// overlap; the findings pass between them in batches, in order.
@@ -376,23 +388,7 @@ fn beside(
             }
             Ok(())
         });
-        let mut batch = Vec::with_capacity(BATCH);
-        let read = query::for_each_stored(conn, f, names, ordered, |s| {
-            batch.push(s);
-            if batch.len() == BATCH {
-                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                if send.send(full).is_err() {
-                    // The writer's error is the one to tell.
-                    return Err(std::io::Error::other("the writer stopped").into());
-                }
-            }
-            Ok(())
-        });
-        if read.is_ok() && !batch.is_empty() {
-            // (Should the writer have stopped, its error is told below.)
-            let _ = send.send(batch);
-        }
-        drop(send);
+        let read = send_batches(conn, f, names, ordered, send);
         let wrote = match writer.join() {
             Ok(wrote) => wrote,
             Err(panic) => std::panic::resume_unwind(panic),

@@ -169,6 +169,20 @@ pub fn is_decision_kind(kind: FindingKind) -> bool {
     )
 }
 
+/// Each kind's counts with its distinct runs counted, the kinds with none
+/// left out, most found first (then by name): the Findings screen's rows.
+pub(crate) fn kind_rows<R>(kinds: impl Iterator<Item = (KindCount, HashSet<R>)>) -> Vec<KindCount> {
+    let mut rows: Vec<KindCount> = kinds
+        .map(|(mut k, runs)| {
+            k.runs = runs.len() as u64;
+            k
+        })
+        .collect();
+    rows.retain(|k| k.count + k.previous + k.undated > 0);
+    rows.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.kind.cmp(&b.kind)));
+    rows
+}
+
 /// The findings of one kind in a window, counted, beside the window of the
 /// same length before it (the Findings screen).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -267,15 +281,7 @@ pub fn finding_counts_long(
             Some(_) => {}
         }
     }
-    let mut rows: Vec<KindCount> = kinds
-        .into_values()
-        .map(|(mut k, runs)| {
-            k.runs = runs.len() as u64;
-            k
-        })
-        .collect();
-    rows.retain(|k| k.count + k.previous + k.undated > 0);
-    rows.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.kind.cmp(&b.kind)));
+    let rows = kind_rows(kinds.into_values());
     Ok(FindingCounts {
         rows,
         runs: all_runs.len() as u64,

@@ -258,15 +258,7 @@ pub fn counts(conn: &Connection, since: i64, until: i64) -> Result<Option<Findin
             }
         }
     }
-    let mut rows: Vec<KindCount> = by_kind
-        .into_values()
-        .map(|(mut k, runs)| {
-            k.runs = runs.len() as u64;
-            k
-        })
-        .collect();
-    rows.retain(|k| k.count + k.previous + k.undated > 0);
-    rows.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.kind.cmp(&b.kind)));
+    let rows = crate::store::findings::kind_rows(by_kind.into_values());
     Ok(Some(FindingCounts {
         rows,
         runs: all_runs.len() as u64,
