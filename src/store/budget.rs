@@ -59,8 +59,8 @@ pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
         if sizes.len() > 10_000 {
             sizes.clear();
         }
-        let visible = match sizes.get(&menu) {
-            Some(n) => *n,
+        let visible = match packed_len(&menu, &names).or_else(|| sizes.get(&menu).copied()) {
+            Some(n) => n,
             None => {
                 let id: i64 = r.get(5)?;
                 let row = || format!("row decision_id {id}");
@@ -99,6 +99,32 @@ pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
         out.push(acc.finish(&cat, tools as u64, flat as u64, findings));
     }
     Ok(out)
+}
+
+/// How many names a stored packed list holds (`[3,17]` or dense `l…`),
+/// when every id names a tool: what decoding it into names and counting
+/// them gives, without building the names. `None` for any other text (a
+/// list of names, a value the decoder refuses): decode that whole.
+fn packed_len(text: &str, names: &super::names::Names) -> Option<u64> {
+    let known = |id: u64| names.name(id).is_some();
+    if text.starts_with(super::dense::LIST) {
+        let ids = super::dense::list_ids(text)?;
+        return ids.iter().all(|&id| known(id)).then_some(ids.len() as u64);
+    }
+    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
+    let mut n = 0;
+    for part in inner.split(',') {
+        // Digits only, no leading zero (as JSON writes an integer).
+        let b = part.as_bytes();
+        if b.is_empty() || !b.iter().all(u8::is_ascii_digit) || (b.len() > 1 && b[0] == b'0') {
+            return None;
+        }
+        if !known(part.parse::<u64>().ok()?) {
+            return None;
+        }
+        n += 1;
+    }
+    Some(n)
 }
 
 /// `menu_changed` findings on a catalogue, of the runs the filter keeps.
