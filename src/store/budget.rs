@@ -152,3 +152,51 @@ fn menu_changed_findings(conn: &Connection, catalogue: &str, runs: &[String]) ->
     }
     Ok(n)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::names::Names;
+
+    fn names() -> Names {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE tool_names (id INTEGER PRIMARY KEY, name TEXT);
+             INSERT INTO tool_names VALUES (0, 'a'), (3, 'b'), (17, 'c');",
+        )
+        .unwrap();
+        Names::load(&conn).unwrap()
+    }
+
+    #[test]
+    fn a_packed_list_is_counted_without_its_names() {
+        let n = names();
+        assert_eq!(packed_len("[3,17]", &n), Some(2));
+        assert_eq!(packed_len("[0]", &n), Some(1));
+        assert_eq!(packed_len("[17,3,0]", &n), Some(3));
+        // Dense: `l`, then U+0020 + id per name.
+        assert_eq!(packed_len("l#1", &n), Some(2));
+        assert_eq!(packed_len("l", &n), Some(0));
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_decoder() {
+        let n = names();
+        // An id not in tool_names: the decoder reports the damage.
+        assert_eq!(packed_len("[3,4]", &n), None);
+        assert_eq!(packed_len("l$", &n), None);
+        // Names, an empty list, spaces, a leading zero, a sign, a huge id.
+        for t in [
+            r#"["a","b"]"#,
+            "[]",
+            "[3, 17]",
+            "[03]",
+            "[-3]",
+            "[3,]",
+            "[99999999999999999999999]",
+            "3,17",
+        ] {
+            assert_eq!(packed_len(t, &n), None, "{t}");
+        }
+    }
+}
