@@ -42,16 +42,24 @@ pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
     let mut turns: BTreeMap<String, Vec<Turn>> = BTreeMap::new();
     // Pinned menus repeat the same text: count each distinct one once.
     let mut sizes: HashMap<String, u64> = HashMap::new();
-    let flush = |turns: &mut BTreeMap<String, Vec<Turn>>,
-                 accs: &mut BTreeMap<String, BudgetAcc>| {
+    // Per catalogue, the runs with a decision on it (the filter's runs a
+    // `menu_changed` finding counts for), in run order.
+    let with_findings = FindingKind::parse(MENU_CHANGED).is_some();
+    let mut ran: HashMap<String, Vec<String>> = HashMap::new();
+    let mut flush = |run: &Option<String>,
+                     turns: &mut BTreeMap<String, Vec<Turn>>,
+                     accs: &mut BTreeMap<String, BudgetAcc>| {
         for (cat, ts) in std::mem::take(turns) {
+            if let (true, Some(id)) = (with_findings, run) {
+                ran.entry(cat.clone()).or_default().push(id.clone());
+            }
             accs.entry(cat).or_default().add_run(&ts);
         }
     };
     while let Some(r) = rows.next()? {
         let run_id: String = r.get(0)?;
         if run.as_deref() != Some(run_id.as_str()) {
-            flush(&mut turns, &mut accs);
+            flush(&run, &mut turns, &mut accs);
             run = Some(run_id);
         }
         let catalogue: String = r.get(1)?;
@@ -59,8 +67,8 @@ pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
         if sizes.len() > 10_000 {
             sizes.clear();
         }
-        let visible = match sizes.get(&menu) {
-            Some(n) => *n,
+        let visible = match packed_len(&menu, &names).or_else(|| sizes.get(&menu).copied()) {
+            Some(n) => n,
             None => {
                 let id: i64 = r.get(5)?;
                 let row = || format!("row decision_id {id}");
@@ -80,10 +88,9 @@ pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
             menu,
         });
     }
-    flush(&mut turns, &mut accs);
+    flush(&run, &mut turns, &mut accs);
     drop(rows);
     drop(stmt);
-    let with_findings = FindingKind::parse(MENU_CHANGED).is_some();
     let mut out = Vec::new();
     for (cat, acc) in accs {
         let (tools, flat): (i64, i64) = conn.query_row(
@@ -92,7 +99,9 @@ pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
         let findings = if with_findings {
-            Some(menu_changed_findings(conn, f, &cat)?)
+            let mut runs = ran.remove(&cat).unwrap_or_default();
+            runs.sort_unstable();
+            Some(menu_changed_findings(conn, &cat, &runs)?)
         } else {
             None
         };
@@ -101,26 +110,93 @@ pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
     Ok(out)
 }
 
-/// `menu_changed` findings on a catalogue, of the runs the filter keeps.
-fn menu_changed_findings(conn: &Connection, f: &Filter, catalogue: &str) -> Result<u64> {
-    let g = Filter {
-        catalogues: vec![catalogue.to_string()],
-        ..f.clone()
-    };
-    let (clause, mut args) = g.decision_clause();
-    let from = g.from();
-    let mut all = vec![
-        rusqlite::types::Value::Text(MENU_CHANGED.to_string()),
-        rusqlite::types::Value::Text(catalogue.to_string()),
-    ];
-    all.append(&mut args);
-    let n: i64 = conn.query_row(
-        &format!(
-            "SELECT count(*) FROM findings x WHERE x.kind = ?1 AND x.catalogue = ?2
-             AND (x.run_id IS NULL OR x.run_id IN (SELECT l.run_id {from} WHERE {clause}))"
-        ),
-        params_from_iter(all),
-        |r| r.get(0),
-    )?;
-    Ok(n as u64)
+/// How many names a stored packed list holds (`[3,17]` or dense `l…`),
+/// when every id names a tool: what decoding it into names and counting
+/// them gives, without building the names. `None` for any other text (a
+/// list of names, a value the decoder refuses): decode that whole.
+fn packed_len(text: &str, names: &super::names::Names) -> Option<u64> {
+    let known = |id: u64| names.name(id).is_some();
+    if text.starts_with(super::dense::LIST) {
+        let ids = super::dense::list_ids(text)?;
+        return ids.iter().all(|&id| known(id)).then_some(ids.len() as u64);
+    }
+    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
+    let mut n = 0;
+    for part in inner.split(',') {
+        // Digits only, no leading zero (as JSON writes an integer).
+        let b = part.as_bytes();
+        if b.is_empty() || !b.iter().all(u8::is_ascii_digit) || (b.len() > 1 && b[0] == b'0') {
+            return None;
+        }
+        if !known(part.parse::<u64>().ok()?) {
+            return None;
+        }
+        n += 1;
+    }
+    Some(n)
+}
+
+/// `menu_changed` findings on a catalogue: those of no run and those of
+/// `runs` (sorted; the filter's runs with a decision on the catalogue).
+fn menu_changed_findings(conn: &Connection, catalogue: &str, runs: &[String]) -> Result<u64> {
+    let mut stmt =
+        conn.prepare("SELECT x.run_id FROM findings x WHERE x.kind = ?1 AND x.catalogue = ?2")?;
+    let mut rows = stmt.query(params![MENU_CHANGED, catalogue])?;
+    let mut n = 0;
+    while let Some(r) = rows.next()? {
+        let counts = match r.get::<_, Option<String>>(0)? {
+            None => true,
+            Some(id) => runs.binary_search(&id).is_ok(),
+        };
+        n += u64::from(counts);
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::names::Names;
+
+    fn names() -> Names {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE tool_names (id INTEGER PRIMARY KEY, name TEXT);
+             INSERT INTO tool_names VALUES (0, 'a'), (3, 'b'), (17, 'c');",
+        )
+        .unwrap();
+        Names::load(&conn).unwrap()
+    }
+
+    #[test]
+    fn a_packed_list_is_counted_without_its_names() {
+        let n = names();
+        assert_eq!(packed_len("[3,17]", &n), Some(2));
+        assert_eq!(packed_len("[0]", &n), Some(1));
+        assert_eq!(packed_len("[17,3,0]", &n), Some(3));
+        // Dense: `l`, then U+0020 + id per name.
+        assert_eq!(packed_len("l#1", &n), Some(2));
+        assert_eq!(packed_len("l", &n), Some(0));
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_decoder() {
+        let n = names();
+        // An id not in tool_names: the decoder reports the damage.
+        assert_eq!(packed_len("[3,4]", &n), None);
+        assert_eq!(packed_len("l$", &n), None);
+        // Names, an empty list, spaces, a leading zero, a sign, a huge id.
+        for t in [
+            r#"["a","b"]"#,
+            "[]",
+            "[3, 17]",
+            "[03]",
+            "[-3]",
+            "[3,]",
+            "[99999999999999999999999]",
+            "3,17",
+        ] {
+            assert_eq!(packed_len(t, &n), None, "{t}");
+        }
+    }
 }
