@@ -110,14 +110,7 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
         Kind::Runs => {
             let f = filter(&args.filter)?;
             let n = runs_list(conn, &f, args.format, m)?;
-            tracing::info!(
-                kind = %"runs",
-                format = %format!("{:?}", args.format).to_lowercase(),
-                filter = %args.filter.describe(),
-                rows = n,
-                elapsed_ms = log::elapsed_ms(start),
-                "report"
-            );
+            logged(args, n, start);
             return Ok(());
         }
         Kind::Findings => {
@@ -129,14 +122,7 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
             let list = args.all || (args.format == Format::Json && !args.summary);
             if list {
                 let n = findings_list(conn, &f, args.format, m)?;
-                tracing::info!(
-                    kind = "findings",
-                    format = %format!("{:?}", args.format).to_lowercase(),
-                    filter = %args.filter.describe(),
-                    rows = n,
-                    elapsed_ms = log::elapsed_ms(start),
-                    "report"
-                );
+                logged(args, n, start);
                 return Ok(());
             }
             report::findings::summary(&query::finding_groups(conn, &f)?, m)
@@ -146,28 +132,14 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
             window::values_exist(conn, &f, m)?;
             let c = crate::store::consistency::consistency(conn, &f)?;
             let n = consistency_list(&c, args.format, m)?;
-            tracing::info!(
-                kind = %"consistency",
-                format = %format!("{:?}", args.format).to_lowercase(),
-                filter = %args.filter.describe(),
-                rows = n,
-                elapsed_ms = log::elapsed_ms(start),
-                "report"
-            );
+            logged(args, n, start);
             return Ok(());
         }
         // A grid per catalogue to read, a line per catalogue as data.
         Kind::Budget => return budget(conn, args, start, m),
     };
     let text = report::render(&built, args.format);
-    tracing::info!(
-        kind = %format!("{:?}", args.kind).to_lowercase(),
-        format = %format!("{:?}", args.format).to_lowercase(),
-        filter = %args.filter.describe(),
-        rows = built.rows.len(),
-        elapsed_ms = log::elapsed_ms(start),
-        "report"
-    );
+    logged(args, built.rows.len() as u64, start);
     print(&text)
 }
 
@@ -448,13 +420,19 @@ fn budget(
     let f = window::filter(&args.filter, false)?;
     window::values_exist(conn, &f, m)?;
     let list = crate::store::budget::budget(conn, &f)?;
+    logged(args, list.len() as u64, start);
+    print(&report::budget::render(&list, args.format, m))
+}
+
+/// Logs a report printed: its kind, format and filter, how many rows, and
+/// how long it took.
+fn logged(args: &ReportArgs, rows: u64, start: Instant) {
     tracing::info!(
-        kind = "budget",
+        kind = %format!("{:?}", args.kind).to_lowercase(),
         format = %format!("{:?}", args.format).to_lowercase(),
         filter = %args.filter.describe(),
-        rows = list.len(),
+        rows,
         elapsed_ms = log::elapsed_ms(start),
         "report"
     );
-    print(&report::budget::render(&list, args.format, m))
 }
