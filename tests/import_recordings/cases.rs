@@ -112,7 +112,7 @@ fn anthropic_bodies_paired_by_their_index() {
         vec![
             format!(
                 "note: {}: a recordings index (the request and response files of each recording), not a trace: it pairs those files and is not imported",
-                dir.join("index.json").display()
+                dir.join("cassettes.json").display()
             )
             .as_str(),
             "note: read 6 recorded request and response bodies as 1 conversation, one run each"
@@ -154,7 +154,7 @@ fn anthropic_bodies_paired_by_their_index() {
     let tmp = tempfile::tempdir().unwrap();
     for f in files(&dir) {
         let p = Path::new(&f);
-        if p.file_name().unwrap() != "index.json" {
+        if p.file_name().unwrap() != "cassettes.json" {
             std::fs::copy(p, tmp.path().join(p.file_name().unwrap())).unwrap();
         }
     }
@@ -362,7 +362,7 @@ fn each_body_alone_still_imports() {
 
     // An index alone is no trace: a note, nothing imported.
     let (_d, db) = setup();
-    let idx = rec("anthropic/index.json");
+    let idx = rec("anthropic/cassettes.json");
     let r = rung(&db, &["import", idx.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(

@@ -3,7 +3,8 @@
 //! together, the bodies of one conversation make one run. The fixtures in
 //! tests/fixtures/recordings were written for these tests (Brightdesk's
 //! billing assistant), one folder per API, each paired a different way:
-//! chat by file names, Anthropic by an index.json, Responses by
+//! chat by file names, Anthropic by a recordings index named on the
+//! command line (cassettes.json, in index.json's form), Responses by
 //! previous_response_id and by content, Gemini by content alone.
 
 #[path = "../import_util/mod.rs"]
