@@ -115,25 +115,15 @@ pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
 /// them gives, without building the names. `None` for any other text (a
 /// list of names, a value the decoder refuses): decode that whole.
 fn packed_len(text: &str, names: &super::names::Names) -> Option<u64> {
-    let known = |id: u64| names.name(id).is_some();
-    if text.starts_with(super::dense::LIST) {
-        let ids = super::dense::list_ids(text)?;
-        return ids.iter().all(|&id| known(id)).then_some(ids.len() as u64);
+    // An empty plain list is left to the decoder, as any other text.
+    if text == "[]" {
+        return None;
     }
-    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
-    let mut n = 0;
-    for part in inner.split(',') {
-        // Digits only, no leading zero (as JSON writes an integer).
-        let b = part.as_bytes();
-        if b.is_empty() || !b.iter().all(u8::is_ascii_digit) || (b.len() > 1 && b[0] == b'0') {
-            return None;
-        }
-        if !known(part.parse::<u64>().ok()?) {
-            return None;
-        }
-        n += 1;
-    }
-    Some(n)
+    let mut ids = Vec::new();
+    super::menu_bytes::list_ids(text.as_bytes(), &mut ids)?;
+    ids.iter()
+        .all(|&id| names.name(id).is_some())
+        .then_some(ids.len() as u64)
 }
 
 /// `menu_changed` findings on a catalogue: those of no run and those of
