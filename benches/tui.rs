@@ -160,6 +160,10 @@ struct Timings {
     frames: BTreeMap<String, Vec<Duration>>,
     data: BTreeMap<String, Vec<Duration>>,
     order: Vec<String>,
+    /// Steps after which the peak memory (VmHWM) had risen, with the rise
+    /// in KB, in order: what grows with the database.
+    growth: Vec<(String, u64)>,
+    hwm: u64,
 }
 
 impl Timings {
@@ -240,6 +244,11 @@ impl Bench {
         );
         self.t.data.entry(name.to_string()).or_default().push(took);
         self.t.note(name);
+        let hwm = status_kb("VmHWM:");
+        if hwm > self.t.hwm {
+            self.t.growth.push((name.to_string(), hwm - self.t.hwm));
+            self.t.hwm = hwm;
+        }
     }
 }
 
@@ -598,6 +607,10 @@ fn child(db: &Path) {
         rss as f64 / 1024.0,
         if hwm < 200 * 1024 { "ok" } else { "OVER" }
     );
+    println!("peak memory rose after (steps adding ≥ 5 MB, in order)");
+    for (name, kb) in b.t.growth.iter().filter(|(_, kb)| *kb >= 5 * 1024) {
+        println!("  {:<40} {:>+8.1} MB", name, *kb as f64 / 1024.0);
+    }
 }
 
 fn main() {
