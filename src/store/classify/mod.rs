@@ -18,7 +18,9 @@ pub(crate) use context::Context;
 pub use explain::{Explained, RunExpectations, RunExplained, explain, explain_run};
 use judge::judge;
 use pipe::{Entry, Job, Row};
-pub(crate) use stored::{StoredDecision, StoredRun, load_catalogue, load_decisions, load_run};
+pub(crate) use stored::{
+    KeptPayload, StoredDecision, StoredRun, load_catalogue, load_decisions, load_run,
+};
 
 use crate::error::Result;
 use crate::ladder::errors::ErrorStageSource;

@@ -9,7 +9,6 @@ use super::{Batch, Pending, differs};
 use crate::error::{RecordError, Result};
 use crate::store::classify::{self, StoredRun};
 use crate::store::compact::source_text;
-use crate::store::pack;
 
 /// [`Batch::stored_decision`]'s answer for a stored decision with the same
 /// identity (a row id is never negative).
@@ -45,7 +44,15 @@ impl Batch<'_> {
                 Ok(Some(UNCHANGED))
             }
             Some((_, _, stored_source)) if !self.opts.replace => {
-                Err(differs("decision", stored_source))
+                // Named here: the batch names only other records (see
+                // `Batch::add_prepared`).
+                Err(match differs("decision", stored_source) {
+                    RecordError::Invalid(mut e) => {
+                        e.record = Some(format!("decision {run_id} step {step}"));
+                        RecordError::Invalid(e)
+                    }
+                    db => db,
+                })
             }
             Some((id, _, _)) => Ok(Some(id)),
         }
@@ -71,6 +78,7 @@ impl Batch<'_> {
             run_id,
             mut decisions,
             fresh,
+            ..
         }) = self.pending.take()
         else {
             return Ok(());
@@ -136,6 +144,7 @@ impl Batch<'_> {
                 // Nothing of this run was stored before this stretch of its
                 // decisions: there is nothing old to count or clear.
                 fresh: (created || new_record) && !was_classified,
+                kept_bytes: 0,
             });
             self.run_touched = false;
         }
@@ -172,9 +181,14 @@ impl Batch<'_> {
         let exposed_id = list(k_exposed, exposed)?;
         let visible_id = list(k_visible, visible)?;
         let retrieval_id = match (retrieval, &d.retrieval, k_retrieval) {
-            (Some(r), Some(text), Some(k)) => {
-                Some(packer.retrieval_menu_keyed(conn, k, r, d.retrieval_head.as_deref(), text)?)
-            }
+            (Some(r), Some(text), Some(k)) => Some(packer.retrieval_menu_keyed(
+                conn,
+                k,
+                r,
+                d.retrieval_head.as_deref(),
+                d.retrieval_shared.as_ref(),
+                text,
+            )?),
             _ => None,
         };
         // An inline label of plain names as characters (schema 6).
@@ -185,9 +199,8 @@ impl Batch<'_> {
         let expected = dense_expected.as_deref().or(d.expected.as_deref());
         let (source_text, source_at) = self.source_paths.value(conn, source)?;
         // What the views rebuild is not stored (schema 5).
-        let at = pack::stored_at(d.at.as_deref(), d.at_us);
-        let outcome =
-            pack::stored_outcome(d.outcome.as_deref(), d.status, d.stage, d.reason.as_deref());
+        let at = d.at.as_deref().filter(|_| d.at_stored);
+        let outcome = d.outcome.as_deref().filter(|_| d.outcome_stored);
         // Each distinct outcome text stored once (schema 7).
         let outcome = match outcome {
             Some(text) => Some(packer.outcome_id(conn, text)?),
@@ -275,6 +288,7 @@ impl Batch<'_> {
             result,
             raw,
             mut stored,
+            kept_bytes: payload_bytes,
             ..
         } = d;
         if arguments.is_some() || result.is_some() || raw.is_some() {
@@ -310,12 +324,19 @@ impl Batch<'_> {
         if let Some(Pending {
             run_id: pending_run,
             decisions: list,
+            kept_bytes,
             ..
         }) = &mut self.pending
             && *pending_run == run_id
         {
             list.retain(|x| x.step() != step);
             stored.set_id(id);
+            *kept_bytes = kept_bytes.saturating_add(payload_bytes);
+            if *kept_bytes > super::RUN_KEEP_MAX {
+                // Too much to hold: the run's audit reads them back.
+                list.iter_mut().for_each(|x| x.kept = None);
+                stored.kept = None;
+            }
             list.push(stored);
         }
         Ok(())
