@@ -533,3 +533,35 @@ pub(crate) fn load_catalogue(conn: &Connection, version: &str) -> Result<Option<
         tools,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kept payload is what reading the stored row back gives: floats as
+    /// their stored text decodes, `extra.text` when a string.
+    #[test]
+    fn a_kept_payload_holds_what_the_stored_row_decodes_to() {
+        let text = r#"[6.934698245112694e+276, {"a": -2.693554001703998e+265, "n": 12}, 0.5, "x"]"#;
+        let parsed: Value = serde_json::from_str(text).unwrap();
+        let stored: Value = serde_json::from_str(&parsed.to_string()).unwrap();
+        // (Without serde_json's `float_roundtrip`, which a dependency turns
+        // on today, these floats do not come back as they were written.)
+        let extra = serde_json::json!({"text": "done", "other": 1});
+        let kept = KeptPayload::new(
+            Some(parsed.clone()),
+            Some(serde_json::json!({"r": parsed.clone()})),
+            None,
+            &extra,
+            Some(true),
+        );
+        assert_eq!(kept.arguments.as_ref(), Some(&stored));
+        assert_eq!(kept.result, Some(serde_json::json!({ "r": stored })));
+        assert_eq!(kept.raw, None);
+        assert_eq!(kept.text.as_deref(), Some("done"));
+        assert_eq!(kept.retryable, Some(true));
+        // `text` that is not a string is not an answer.
+        let kept = KeptPayload::new(None, None, None, &serde_json::json!({"text": 3}), None);
+        assert_eq!(kept.text, None);
+    }
+}
