@@ -181,8 +181,10 @@ impl<'a> Sets<'a> {
         };
         if let Some(r) = menu.retrieval {
             let mut ranked: Vec<(&'a str, Option<f64>)> = Vec::with_capacity(r.candidates.len());
-            let mut rank_of: Option<FxHashMap<&'a str, usize>> =
-                (r.candidates.len() > SCAN_UP_TO).then(FxHashMap::default);
+            let mut rank_of: Option<FxHashMap<&'a str, usize>> = (r.candidates.len() > SCAN_UP_TO)
+                .then(|| {
+                    FxHashMap::with_capacity_and_hasher(r.candidates.len(), Default::default())
+                });
             for c in &r.candidates {
                 let name = c.name.as_str();
                 let seen = match &rank_of {

@@ -9,6 +9,7 @@ use super::{Batch, Pending, differs};
 use crate::error::{RecordError, Result};
 use crate::store::classify::{self, StoredRun};
 use crate::store::compact::source_text;
+use crate::store::held::Hot;
 
 /// [`Batch::stored_decision`]'s answer for a stored decision with the same
 /// identity (a row id is never negative).
@@ -259,14 +260,18 @@ impl Batch<'_> {
             }
             None => {
                 let inserted = self
-                    .conn
-                    .prepare_cached(once!(format!(
-                        "INSERT INTO decision_rows ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,
-                         ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,
-                         ?23, ?24, ?25, ?26)
-                         ON CONFLICT(run_id, step) DO NOTHING"
-                    )))
-                    .and_then(|mut s| s.execute(values))?
+                    .ctx
+                    .held
+                    .get(
+                        Hot::InsertDecision,
+                        once!(format!(
+                            "INSERT INTO decision_rows ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6,
+                             ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
+                             ?21, ?22, ?23, ?24, ?25, ?26)
+                             ON CONFLICT(run_id, step) DO NOTHING"
+                        )),
+                    )?
+                    .execute(values)?
                     == 1;
                 if !inserted {
                     // A repeat within a fresh run: judged like any stored one.
@@ -295,11 +300,10 @@ impl Batch<'_> {
             let huge = result
                 .as_ref()
                 .is_some_and(|r| r.len() > crate::memory::HUGE);
-            let mut stmt = self
-                .conn
-                .prepare_cached(
-                    "INSERT INTO payloads (decision_id, arguments, result, raw) VALUES (?1, ?2, ?3, ?4)",
-                )?;
+            let stmt = self.ctx.held.get(
+                Hot::InsertPayload,
+                "INSERT INTO payloads (decision_id, arguments, result, raw) VALUES (?1, ?2, ?3, ?4)",
+            )?;
             // SQLite copies what is bound: drop our copy before the row is
             // written, so a huge result is not held twice.
             (|| {
@@ -312,7 +316,9 @@ impl Batch<'_> {
                 }
                 stmt.raw_execute()
             })()?;
-            drop(stmt);
+            // The statement is kept: SQLite's copy of the payload goes now,
+            // as it would with the statement put back in the cache.
+            stmt.clear_bindings();
             if huge {
                 crate::memory::release();
             }
