@@ -13,7 +13,7 @@
 
 pub mod bfcl;
 
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -62,7 +62,8 @@ pub fn pointer_token(key: &str) -> String {
 pub struct ToolSchemas {
     /// Each schema with its JSON text, the key of its compiled validator
     /// (written once here, not for every call checked against it).
-    by_name: BTreeMap<String, Option<(Value, String)>>,
+    /// Hashed: looked up for every call checked.
+    by_name: FxHashMap<String, Option<(Value, String)>>,
 }
 
 fn keyed(schema: Value) -> (Value, String) {
@@ -77,7 +78,7 @@ impl ToolSchemas {
     /// Responses or Gemini (`parameters`, `parametersJsonSchema`) shape.
     /// The first definition of a name wins; anything else gives nothing.
     pub fn from_definitions(defs: &Value) -> ToolSchemas {
-        let mut by_name = BTreeMap::new();
+        let mut by_name = FxHashMap::default();
         for def in defs.as_array().into_iter().flatten() {
             let inner = def.get("function").filter(|f| f.is_object());
             let field = |k: &str| def.get(k).or_else(|| inner.and_then(|f| f.get(k)));
@@ -102,7 +103,7 @@ impl ToolSchemas {
 
     /// From a catalogue's tools: each name with its `input_schema`.
     pub fn from_tools<'a>(tools: impl IntoIterator<Item = (&'a str, Option<&'a Value>)>) -> Self {
-        let mut by_name = BTreeMap::new();
+        let mut by_name = FxHashMap::default();
         for (name, schema) in tools {
             by_name
                 .entry(name.to_string())
@@ -162,7 +163,8 @@ pub struct CallToCheck<'a> {
 /// Validates calls, keeping each compiled schema for the next call.
 #[derive(Default)]
 pub struct SchemaChecker {
-    cache: HashMap<String, Option<Arc<jsonschema::Validator>>>,
+    /// By the schema's JSON text.
+    cache: FxHashMap<String, Option<Arc<jsonschema::Validator>>>,
 }
 
 impl SchemaChecker {
