@@ -6,12 +6,13 @@ use rusqlite::{Connection, Statement};
 
 use crate::error::Result;
 
-/// Which kept statement (an index into [`Held`]).
+/// Which kept statement (an index into [`Held`]): the insert of a row of
+/// this table.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Hot {
-    InsertDecision,
-    InsertPayload,
-    InsertLadder,
+    DecisionRow,
+    Payload,
+    LadderRow,
 }
 
 const HOT: usize = 3;
@@ -34,9 +35,9 @@ impl<'c> Held<'c> {
     /// the same text every time for the same `which`).
     pub(crate) fn get(&mut self, which: Hot, sql: &str) -> Result<&mut Statement<'c>> {
         let slot = &mut self.stmts[which as usize];
-        if slot.is_none() {
-            *slot = Some(self.conn.prepare(sql)?);
+        match slot {
+            Some(stmt) => Ok(stmt),
+            None => Ok(slot.insert(self.conn.prepare(sql)?)),
         }
-        Ok(slot.as_mut().expect("prepared above"))
     }
 }

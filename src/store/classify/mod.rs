@@ -215,7 +215,7 @@ pub(crate) fn classify_loaded(
         let (acceptable, forbidden) = (list(acceptable)?, list(forbidden)?);
         ctx.held
             .get(
-                Hot::InsertLadder,
+                Hot::LadderRow,
                 "INSERT INTO ladder_rows (decision_id, catalogue, time_us, reason, rung, routing,
                 boundary, progress, arguments, label_source, violated, acceptable, forbidden,
                 in_registry, in_exposed, in_retrieved, selected_ok, retrieval_k, is_first,

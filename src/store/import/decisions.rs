@@ -263,7 +263,7 @@ impl Batch<'_> {
                     .ctx
                     .held
                     .get(
-                        Hot::InsertDecision,
+                        Hot::DecisionRow,
                         once!(format!(
                             "INSERT INTO decision_rows ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6,
                              ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
@@ -301,7 +301,7 @@ impl Batch<'_> {
                 .as_ref()
                 .is_some_and(|r| r.len() > crate::memory::HUGE);
             let stmt = self.ctx.held.get(
-                Hot::InsertPayload,
+                Hot::Payload,
                 "INSERT INTO payloads (decision_id, arguments, result, raw) VALUES (?1, ?2, ?3, ?4)",
             )?;
             // SQLite copies what is bound: drop our copy before the row is
