@@ -21,6 +21,7 @@ pub mod filter_sql;
 mod finding_ids;
 pub mod finding_list;
 pub mod findings;
+mod held;
 pub mod hints;
 mod import;
 mod menu;

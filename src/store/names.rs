@@ -154,6 +154,21 @@ fn retrieval_from_json(v: &serde_json::Value) -> Option<Retrieval> {
     })
 }
 
+/// What a retrieval's head (see [`retrieval_head`]) holds besides `k`, as
+/// the `menus` row it shares (`{"selector":…,"query":…}`), with its sharing
+/// key; `None` when it holds nothing else.
+pub(crate) fn shared_head(k: u32, head: &str) -> Option<(String, MenuKey)> {
+    // The head less its `{"k":N,` prefix: what follows k.
+    let rest = head
+        .strip_prefix("{\"k\":")?
+        .strip_prefix(k.to_string().as_str())?
+        .strip_prefix(',')
+        .filter(|rest| !rest.is_empty())?;
+    let body = format!("{{{rest}}}");
+    let key = menu_key(HEAD_KIND, &body);
+    Some((body, key))
+}
+
 /// Interns names and menus while a batch writes (and classifies).
 #[derive(Default)]
 pub(crate) struct Packer {
@@ -318,21 +333,23 @@ impl Packer {
         let Some(head) = head else {
             return self.menu(conn, text.to_string());
         };
-        let body = self.retrieval_body(conn, r, head)?;
+        let body = self.retrieval_body(conn, r, head, shared_head(r.k, head).as_ref())?;
         self.menu(conn, body)
     }
 
-    /// The menu id of a retrieval whose key was computed beforehand.
+    /// The menu id of a retrieval whose key, and its head's shared part
+    /// ([`shared_head`]), were computed beforehand.
     pub(crate) fn retrieval_menu_keyed(
         &mut self,
         conn: &Connection,
         key: MenuKey,
         r: &Retrieval,
         head: Option<&str>,
+        shared: Option<&(String, MenuKey)>,
         text: &str,
     ) -> Result<i64> {
         self.menu_keyed(conn, key, |p, conn| match head {
-            Some(head) => p.retrieval_body(conn, r, head),
+            Some(head) => p.retrieval_body(conn, r, head, shared),
             None => Ok(text.to_string()),
         })
     }
@@ -343,19 +360,19 @@ impl Packer {
     /// row of its own, `{"selector":…,"query":…}`, shared by every
     /// retrieval that repeats it (schema 4); the body then says
     /// `{"k":…,"h":<that row's id>,"c":[…]}`.
-    fn retrieval_body(&mut self, conn: &Connection, r: &Retrieval, head: &str) -> Result<String> {
+    /// `shared`: [`shared_head`] of `r.k` and `head`.
+    fn retrieval_body(
+        &mut self,
+        conn: &Connection,
+        r: &Retrieval,
+        head: &str,
+        shared: Option<&(String, MenuKey)>,
+    ) -> Result<String> {
         let mut body = String::with_capacity(32);
-        // The head less its `{"k":N,` prefix: what follows k.
-        let shared = head
-            .strip_prefix(&format!("{{\"k\":{},", r.k))
-            .filter(|rest| !rest.is_empty());
         let mut head_id = 0;
-        if let Some(rest) = shared {
-            let head_body = format!("{{{rest}}}");
-            head_id = self.menu_keyed(conn, menu_key(HEAD_KIND, &head_body), |_, _| {
-                Ok(head_body.clone())
-            })?;
-            body.push_str(&format!("{{\"k\":{},\"h\":{head_id}", r.k));
+        if let Some((head_body, key)) = shared {
+            head_id = self.menu_keyed(conn, *key, |_, _| Ok(head_body.clone()))?;
+            let _ = write!(body, "{{\"k\":{},\"h\":{head_id}", r.k);
         } else {
             body.push_str(head);
         }

@@ -181,8 +181,10 @@ impl<'a> Sets<'a> {
         };
         if let Some(r) = menu.retrieval {
             let mut ranked: Vec<(&'a str, Option<f64>)> = Vec::with_capacity(r.candidates.len());
-            let mut rank_of: Option<FxHashMap<&'a str, usize>> =
-                (r.candidates.len() > SCAN_UP_TO).then(FxHashMap::default);
+            let mut rank_of: Option<FxHashMap<&'a str, usize>> = (r.candidates.len() > SCAN_UP_TO)
+                .then(|| {
+                    FxHashMap::with_capacity_and_hasher(r.candidates.len(), Default::default())
+                });
             for c in &r.candidates {
                 let name = c.name.as_str();
                 let seen = match &rank_of {
@@ -615,11 +617,26 @@ fn exposure_mismatches(
             }
         }
         if let Some(r) = menu.retrieval {
-            // Only a tool shown or retrieved can contradict rule 5.
-            let mut names: Vec<&str> = visible.iter().map(String::as_str).collect();
-            names.extend(sets.ranked.iter().take(r.k as usize).map(|(n, _)| *n));
-            names.sort_unstable();
-            names.dedup();
+            // Only a tool shown or retrieved can contradict rule 5. Each
+            // name is looked at once (the shown ones, then the retrieved ones
+            // not shown); `by_tool` orders what is found.
+            let long = visible.len() > SCAN_UP_TO;
+            let mut seen: FxHashSet<&str> = FxHashSet::default();
+            let shown = visible.iter().enumerate().filter_map(|(i, n)| {
+                let again = if long {
+                    !seen.insert(n.as_str())
+                } else {
+                    visible[..i].contains(n)
+                };
+                (!again).then_some(n.as_str())
+            });
+            let names = shown.chain(
+                sets.ranked
+                    .iter()
+                    .take(r.k as usize)
+                    .map(|(n, _)| *n)
+                    .filter(|n| !sets.is_visible(n)),
+            );
             for name in names {
                 let Some(tool) = cat.tools.get(name) else {
                     continue;

@@ -13,7 +13,7 @@
 
 pub mod bfcl;
 
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -62,7 +62,8 @@ pub fn pointer_token(key: &str) -> String {
 pub struct ToolSchemas {
     /// Each schema with its JSON text, the key of its compiled validator
     /// (written once here, not for every call checked against it).
-    by_name: BTreeMap<String, Option<(Value, String)>>,
+    /// Hashed: looked up for every call checked.
+    by_name: FxHashMap<String, Option<(Value, String)>>,
 }
 
 fn keyed(schema: Value) -> (Value, String) {
@@ -77,7 +78,7 @@ impl ToolSchemas {
     /// Responses or Gemini (`parameters`, `parametersJsonSchema`) shape.
     /// The first definition of a name wins; anything else gives nothing.
     pub fn from_definitions(defs: &Value) -> ToolSchemas {
-        let mut by_name = BTreeMap::new();
+        let mut by_name = FxHashMap::default();
         for def in defs.as_array().into_iter().flatten() {
             let inner = def.get("function").filter(|f| f.is_object());
             let field = |k: &str| def.get(k).or_else(|| inner.and_then(|f| f.get(k)));
@@ -102,7 +103,7 @@ impl ToolSchemas {
 
     /// From a catalogue's tools: each name with its `input_schema`.
     pub fn from_tools<'a>(tools: impl IntoIterator<Item = (&'a str, Option<&'a Value>)>) -> Self {
-        let mut by_name = BTreeMap::new();
+        let mut by_name = FxHashMap::default();
         for (name, schema) in tools {
             by_name
                 .entry(name.to_string())
@@ -162,7 +163,8 @@ pub struct CallToCheck<'a> {
 /// Validates calls, keeping each compiled schema for the next call.
 #[derive(Default)]
 pub struct SchemaChecker {
-    cache: HashMap<String, Option<Arc<jsonschema::Validator>>>,
+    /// By the schema's JSON text.
+    cache: FxHashMap<String, Option<Arc<jsonschema::Validator>>>,
 }
 
 impl SchemaChecker {
@@ -227,14 +229,22 @@ impl SchemaChecker {
         key: &str,
         arguments: &Value,
     ) -> Option<Vec<Violation>> {
-        if !self.cache.contains_key(key) {
-            if self.cache.len() >= CACHE_SIZE {
-                self.cache.clear();
+        let validator = match self.cache.get(key) {
+            Some(v) => v.as_ref()?,
+            None => {
+                if self.cache.len() >= CACHE_SIZE {
+                    self.cache.clear();
+                }
+                self.cache
+                    .entry(key.to_string())
+                    .or_insert(compile(schema).map(Arc::new))
+                    .as_ref()?
             }
-            self.cache
-                .insert(key.to_string(), compile(schema).map(Arc::new));
+        };
+        // Most calls are valid: answered without building any error.
+        if validator.is_valid(arguments) {
+            return Some(Vec::new());
         }
-        let validator = self.cache.get(key)?.as_ref()?;
         let mut out = Vec::new();
         for e in validator.iter_errors(arguments).take(MAX_VIOLATIONS) {
             let at = e.instance_path().as_str().to_string();

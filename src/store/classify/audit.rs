@@ -238,6 +238,9 @@ pub(super) struct AuditInput {
     payloads: Vec<Payload>,
     facts: RunFacts,
     recorded: RecordedEffects,
+    /// Kept results the audit does not read: freed on the classifying
+    /// thread rather than the writer's.
+    _unread: Vec<Option<Value>>,
 }
 
 /// Clears the old audit findings of one run whose decisions were just
@@ -268,7 +271,33 @@ pub(super) fn gather(
         .as_ref()
         .map(RecordedEffects::from_definitions)
         .unwrap_or_default();
-    let mut payloads = payloads(ctx, run_id, &decisions)?;
+    let mut decisions = decisions;
+    // Decisions this batch just wrote carry their payloads (see
+    // `KeptPayload`): read back only when some does not.
+    let kept = decisions.iter().all(|d| d.kept.is_some());
+    let mut kept_results = Vec::new();
+    let mut payloads = if kept {
+        decisions
+            .iter_mut()
+            .filter_map(|d| {
+                let k = *d.kept.take()?;
+                kept_results.push(k.result);
+                Some(Payload {
+                    // Lent to the run-level pass when it read them.
+                    arguments: k.arguments.or_else(|| d.arguments.take()),
+                    result: None,
+                    raw: k.raw,
+                    text: k.text,
+                    retryable: k
+                        .retryable
+                        .filter(|_| matches!(d.status, Some(Status::Refused | Status::Error))),
+                })
+            })
+            .collect()
+    } else {
+        decisions.iter_mut().for_each(|d| d.kept = None);
+        payloads(ctx, run_id, &decisions)?
+    };
 
     let mut catalogues = Vec::with_capacity(decisions.len());
     let mut cat_docs = Vec::with_capacity(decisions.len());
@@ -304,7 +333,14 @@ pub(super) fn gather(
                         .is_some_and(|a| !identifiers(a).is_empty())
             });
     if let Some(n) = last_write {
-        read_results(ctx, run_id, &decisions, &mut payloads, n)?;
+        if kept {
+            // As `read_results` reads them: the first `n` decisions' results.
+            for (p, r) in payloads.iter_mut().zip(&mut kept_results).take(n) {
+                p.result = r.take();
+            }
+        } else {
+            read_results(ctx, run_id, &decisions, &mut payloads, n)?;
+        }
     }
     Ok(Some(AuditInput {
         run_menu,
@@ -314,6 +350,7 @@ pub(super) fn gather(
         payloads,
         facts,
         recorded,
+        _unread: kept_results,
     }))
 }
 

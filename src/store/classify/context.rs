@@ -15,6 +15,7 @@ use crate::ladder::{CatalogueView, EffectRules, ErrorStages, Menu, ReasonTable};
 use crate::model::{Policy, Retrieval};
 use crate::redact::Redactor;
 use crate::store::finding_ids::FindingIds;
+use crate::store::held::Held;
 use crate::store::names::{Names, Packer};
 
 /// Caches of what classification reads besides the run itself.
@@ -50,6 +51,8 @@ pub(crate) struct Context<'c> {
     /// Findings being formatted on the classifying thread, stored in run
     /// order.
     pub(super) pipe: super::pipe::FindingPipe,
+    /// The statements run for every decision, kept prepared.
+    pub(crate) held: Held<'c>,
 }
 
 impl<'c> Context<'c> {
@@ -75,6 +78,7 @@ impl<'c> Context<'c> {
             audit: super::audit::AuditCache::new(config)?,
             finding_ids: FindingIds::default(),
             pipe: super::pipe::FindingPipe::new(config),
+            held: Held::new(conn),
         })
     }
 

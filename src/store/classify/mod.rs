@@ -18,12 +18,15 @@ pub(crate) use context::Context;
 pub use explain::{Explained, RunExpectations, RunExplained, explain, explain_run};
 use judge::judge;
 use pipe::{Entry, Job, Row};
-pub(crate) use stored::{StoredDecision, StoredRun, load_catalogue, load_decisions, load_run};
+pub(crate) use stored::{
+    KeptPayload, StoredDecision, StoredRun, load_catalogue, load_decisions, load_run,
+};
 
 use crate::error::Result;
 use crate::ladder::errors::ErrorStageSource;
 use crate::ladder::schema::{SchemaCheck, SchemaFinding};
 use crate::model::Label;
+use crate::store::held::Hot;
 
 /// A SQL text built once per call site (the statement cache keys on it).
 macro_rules! once_sql {
@@ -210,45 +213,47 @@ pub(crate) fn classify_loaded(
         let controls = ctx.ladder_lists.id(conn, &controls)?;
         let mut list = |t: Option<String>| t.map(|t| ctx.ladder_lists.id(conn, &t)).transpose();
         let (acceptable, forbidden) = (list(acceptable)?, list(forbidden)?);
-        conn.prepare_cached(
-            "INSERT INTO ladder_rows (decision_id, catalogue, time_us, reason, rung, routing,
+        ctx.held
+            .get(
+                Hot::LadderRow,
+                "INSERT INTO ladder_rows (decision_id, catalogue, time_us, reason, rung, routing,
                 boundary, progress, arguments, label_source, violated, acceptable, forbidden,
                 in_registry, in_exposed, in_retrieved, selected_ok, retrieval_k, is_first,
                 recovered, abstain_expected, abstained, no_call_expected, controls, retrieved,
                 definition_tokens, error_source, error_detail)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
                 ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
-        )?
-        .execute(params![
-            d.id,
-            catalogue,
-            time_us,
-            codes::reason(reason.as_deref(), d.reason.as_deref()),
-            c.rung.as_str(),
-            c.routing.map(codes::routing),
-            c.boundary.map(codes::boundary),
-            c.progress.map(codes::progress),
-            c.arguments.map(codes::arguments),
-            label.map(|(_, s)| codes::label_source(*s)),
-            c.violated,
-            acceptable,
-            forbidden,
-            c.in_registry,
-            c.in_exposed,
-            c.in_retrieved,
-            c.selected_ok,
-            c.retrieval_k,
-            v.is_first,
-            v.recovered,
-            c.abstain_expected,
-            c.abstained,
-            c.no_call_expected,
-            controls,
-            retrieved,
-            c.definition_tokens.map(|t| t as i64),
-            error_source,
-            error_detail,
-        ])?;
+            )?
+            .execute(params![
+                d.id,
+                catalogue,
+                time_us,
+                codes::reason(reason.as_deref(), d.reason.as_deref()),
+                c.rung.as_str(),
+                c.routing.map(codes::routing),
+                c.boundary.map(codes::boundary),
+                c.progress.map(codes::progress),
+                c.arguments.map(codes::arguments),
+                label.map(|(_, s)| codes::label_source(*s)),
+                c.violated,
+                acceptable,
+                forbidden,
+                c.in_registry,
+                c.in_exposed,
+                c.in_retrieved,
+                c.selected_ok,
+                c.retrieval_k,
+                v.is_first,
+                v.recovered,
+                c.abstain_expected,
+                c.abstained,
+                c.no_call_expected,
+                controls,
+                retrieved,
+                c.definition_tokens.map(|t| t as i64),
+                error_source,
+                error_detail,
+            ])?;
         for f in &c.findings {
             entries.push(Entry::Ready(Row {
                 kind: f.kind,

@@ -9,7 +9,7 @@ use super::{Batch, Pending, differs};
 use crate::error::{RecordError, Result};
 use crate::store::classify::{self, StoredRun};
 use crate::store::compact::source_text;
-use crate::store::pack;
+use crate::store::held::Hot;
 
 /// [`Batch::stored_decision`]'s answer for a stored decision with the same
 /// identity (a row id is never negative).
@@ -45,7 +45,15 @@ impl Batch<'_> {
                 Ok(Some(UNCHANGED))
             }
             Some((_, _, stored_source)) if !self.opts.replace => {
-                Err(differs("decision", stored_source))
+                // Named here: the batch names only other records (see
+                // `Batch::add_prepared`).
+                Err(match differs("decision", stored_source) {
+                    RecordError::Invalid(mut e) => {
+                        e.record = Some(format!("decision {run_id} step {step}"));
+                        RecordError::Invalid(e)
+                    }
+                    db => db,
+                })
             }
             Some((id, _, _)) => Ok(Some(id)),
         }
@@ -71,6 +79,7 @@ impl Batch<'_> {
             run_id,
             mut decisions,
             fresh,
+            ..
         }) = self.pending.take()
         else {
             return Ok(());
@@ -136,6 +145,7 @@ impl Batch<'_> {
                 // Nothing of this run was stored before this stretch of its
                 // decisions: there is nothing old to count or clear.
                 fresh: (created || new_record) && !was_classified,
+                kept_bytes: 0,
             });
             self.run_touched = false;
         }
@@ -172,9 +182,14 @@ impl Batch<'_> {
         let exposed_id = list(k_exposed, exposed)?;
         let visible_id = list(k_visible, visible)?;
         let retrieval_id = match (retrieval, &d.retrieval, k_retrieval) {
-            (Some(r), Some(text), Some(k)) => {
-                Some(packer.retrieval_menu_keyed(conn, k, r, d.retrieval_head.as_deref(), text)?)
-            }
+            (Some(r), Some(text), Some(k)) => Some(packer.retrieval_menu_keyed(
+                conn,
+                k,
+                r,
+                d.retrieval_head.as_deref(),
+                d.retrieval_shared.as_ref(),
+                text,
+            )?),
             _ => None,
         };
         // An inline label of plain names as characters (schema 6).
@@ -185,9 +200,8 @@ impl Batch<'_> {
         let expected = dense_expected.as_deref().or(d.expected.as_deref());
         let (source_text, source_at) = self.source_paths.value(conn, source)?;
         // What the views rebuild is not stored (schema 5).
-        let at = pack::stored_at(d.at.as_deref(), d.at_us);
-        let outcome =
-            pack::stored_outcome(d.outcome.as_deref(), d.status, d.stage, d.reason.as_deref());
+        let at = d.at.as_deref().filter(|_| d.at_stored);
+        let outcome = d.outcome.as_deref().filter(|_| d.outcome_stored);
         // Each distinct outcome text stored once (schema 7).
         let outcome = match outcome {
             Some(text) => Some(packer.outcome_id(conn, text)?),
@@ -246,14 +260,18 @@ impl Batch<'_> {
             }
             None => {
                 let inserted = self
-                    .conn
-                    .prepare_cached(once!(format!(
-                        "INSERT INTO decision_rows ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,
-                         ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,
-                         ?23, ?24, ?25, ?26)
-                         ON CONFLICT(run_id, step) DO NOTHING"
-                    )))
-                    .and_then(|mut s| s.execute(values))?
+                    .ctx
+                    .held
+                    .get(
+                        Hot::DecisionRow,
+                        once!(format!(
+                            "INSERT INTO decision_rows ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6,
+                             ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
+                             ?21, ?22, ?23, ?24, ?25, ?26)
+                             ON CONFLICT(run_id, step) DO NOTHING"
+                        )),
+                    )?
+                    .execute(values)?
                     == 1;
                 if !inserted {
                     // A repeat within a fresh run: judged like any stored one.
@@ -275,17 +293,17 @@ impl Batch<'_> {
             result,
             raw,
             mut stored,
+            kept_bytes: payload_bytes,
             ..
         } = d;
         if arguments.is_some() || result.is_some() || raw.is_some() {
             let huge = result
                 .as_ref()
                 .is_some_and(|r| r.len() > crate::memory::HUGE);
-            let mut stmt = self
-                .conn
-                .prepare_cached(
-                    "INSERT INTO payloads (decision_id, arguments, result, raw) VALUES (?1, ?2, ?3, ?4)",
-                )?;
+            let stmt = self.ctx.held.get(
+                Hot::Payload,
+                "INSERT INTO payloads (decision_id, arguments, result, raw) VALUES (?1, ?2, ?3, ?4)",
+            )?;
             // SQLite copies what is bound: drop our copy before the row is
             // written, so a huge result is not held twice.
             (|| {
@@ -298,7 +316,9 @@ impl Batch<'_> {
                 }
                 stmt.raw_execute()
             })()?;
-            drop(stmt);
+            // The statement is kept: SQLite's copy of the payload goes now,
+            // as it would with the statement put back in the cache.
+            stmt.clear_bindings();
             if huge {
                 crate::memory::release();
             }
@@ -310,12 +330,19 @@ impl Batch<'_> {
         if let Some(Pending {
             run_id: pending_run,
             decisions: list,
+            kept_bytes,
             ..
         }) = &mut self.pending
             && *pending_run == run_id
         {
             list.retain(|x| x.step() != step);
             stored.set_id(id);
+            *kept_bytes = kept_bytes.saturating_add(payload_bytes);
+            if *kept_bytes > super::RUN_KEEP_MAX {
+                // Too much to hold: the run's audit reads them back.
+                list.iter_mut().for_each(|x| x.kept = None);
+                stored.kept = None;
+            }
             list.push(stored);
         }
         Ok(())

@@ -99,7 +99,14 @@ struct Pending {
     decisions: Vec<StoredDecision>,
     /// No row of this run existed before these decisions.
     fresh: bool,
+    /// The payload text of these decisions: their payloads are kept for
+    /// the run's audit up to [`RUN_KEEP_MAX`] in all.
+    kept_bytes: usize,
 }
+
+/// The most payload text a run's decisions keep in memory for its audit;
+/// a run with more reads its payloads back from the database.
+const RUN_KEEP_MAX: usize = 8 << 20;
 
 /// The readers hand their records to the batch.
 impl RecordSink for Batch<'_> {
@@ -227,7 +234,12 @@ impl<'a> Batch<'a> {
         source: &str,
         record: Prepared,
     ) -> std::result::Result<(), RecordError> {
-        let describe = record.describe();
+        // A decision names itself in its errors (it can fail only where
+        // its key is at hand): no text is made for each one written.
+        let describe = match &record {
+            Prepared::Decision(_) => None,
+            other => Some(other.describe()),
+        };
         let r = match record {
             Prepared::Decision(d) => self.add_decision(source, *d),
             Prepared::Other(Record::Catalogue(c)) => self.add_catalogue(source, c),
@@ -241,7 +253,9 @@ impl<'a> Batch<'a> {
         };
         r.map_err(|e| match e {
             RecordError::Invalid(mut e) => {
-                e.record.get_or_insert(describe);
+                if e.record.is_none() {
+                    e.record = describe;
+                }
                 RecordError::Invalid(e)
             }
             db => db,

@@ -5,7 +5,11 @@ use serde_json::Value;
 
 use super::identity;
 use crate::model::{Decision, MenuFields, Record, Timestamp};
-use crate::store::classify::StoredDecision;
+use crate::store::classify::{KeptPayload, StoredDecision};
+
+/// A decision's payload (arguments, result and raw, as text) is kept in
+/// memory for its run's audit up to this size.
+const KEEP_MAX: usize = 64 << 10;
 use crate::store::names::{MenuKey, menu_key};
 
 /// A record ready to be written: decisions (the bulk of any trace) have
@@ -72,8 +76,17 @@ pub struct PreparedDecision {
     pub(super) result: Option<String>,
     pub(super) raw: Option<String>,
     pub(super) stored: StoredDecision,
+    /// The size of its payload's text (arguments, result, raw).
+    pub(super) kept_bytes: usize,
+    /// Whether `at` and `outcome` are stored (`pack::stored_at`,
+    /// `pack::stored_outcome`: not when the views rebuild them).
+    pub(super) at_stored: bool,
+    pub(super) outcome_stored: bool,
     /// The retrieval's text up to its candidates, when it packs.
     pub(super) retrieval_head: Option<String>,
+    /// What the head shares with other retrievals, and its key
+    /// (`names::shared_head`).
+    pub(super) retrieval_shared: Option<(String, MenuKey)>,
     /// The sharing keys of the menus: policy, trusted controls, retrieval,
     /// exposed, visible (hashed here, off the writing thread).
     pub(super) menu_keys: [Option<MenuKey>; 5],
@@ -85,12 +98,14 @@ impl PreparedDecision {
     pub fn new(mut d: Decision, line_len: usize) -> serde_json::Result<PreparedDecision> {
         let [policy, controls, retrieval, visible] = menu_columns(&d.menu)?;
         let outcome = d.outcome.as_ref();
-        let arguments = d.arguments.take().map(|v| text(&v));
-        let raw = d.raw.take().map(|v| text(&v));
+        let arguments_value = d.arguments.take();
+        let arguments = arguments_value.as_ref().map(text);
+        let raw_value = d.raw.take();
+        let raw = raw_value.as_ref().map(text);
         let extra = extra_text(&d.extra);
-        d.extra = Value::Null;
         // Serialise the result last and drop the parsed value at once, so a
         // huge result is held at most twice.
+        let mut result_value = None;
         let result = d
             .result
             .take()
@@ -101,17 +116,40 @@ impl PreparedDecision {
                     crate::memory::release();
                     t
                 } else {
-                    Ok(text(&v))
+                    let t = text(&v);
+                    result_value = Some(v);
+                    Ok(t)
                 }
             })
             .transpose()?;
+        // A small payload is kept for the audit of its run (see `KeptPayload`).
+        let kept_bytes = [&arguments, &result, &raw]
+            .iter()
+            .map(|t| t.as_ref().map_or(0, String::len))
+            .sum::<usize>();
+        let kept =
+            (kept_bytes <= KEEP_MAX && (result.is_none() || result_value.is_some())).then(|| {
+                Box::new(KeptPayload::new(
+                    arguments_value,
+                    result_value,
+                    raw_value,
+                    &d.extra,
+                    outcome.and_then(|o| o.retryable),
+                ))
+            });
+        d.extra = Value::Null;
         let retrieval_head = d
             .menu
             .retrieval
             .as_ref()
             .and_then(crate::store::names::retrieval_head);
+        let retrieval_shared = match (&d.menu.retrieval, &retrieval_head) {
+            (Some(r), Some(head)) => crate::store::names::shared_head(r.k, head),
+            _ => None,
+        };
         let mut p = PreparedDecision {
             retrieval_head,
+            retrieval_shared,
             run_id: d.run_id.clone(),
             step: d.step,
             turn: d.turn,
@@ -138,9 +176,22 @@ impl PreparedDecision {
             result,
             raw,
             stored: StoredDecision::from_model(0, d),
+            kept_bytes,
+            at_stored: false,
+            outcome_stored: false,
             menu_keys: [None; 5],
             hash: [0; 32],
         };
+        p.stored.kept = kept;
+        // What of `at` and `outcome` the views cannot rebuild (schema 5).
+        p.at_stored = crate::store::pack::stored_at(p.at.as_deref(), p.at_us).is_some();
+        p.outcome_stored = crate::store::pack::stored_outcome(
+            p.outcome.as_deref(),
+            p.status,
+            p.stage,
+            p.reason.as_deref(),
+        )
+        .is_some();
         p.hash = identity::decision(&p);
         for (i, t) in [&p.policy, &p.controls, &p.retrieval, &p.exposed, &p.visible]
             .into_iter()

@@ -235,10 +235,20 @@ fn last_seen(steps: &[AuditStep<'_>], j: usize, value: &str) -> Option<Seen> {
 /// The tools whose documents the decision could read: its catalogue's
 /// tools on its menu (all of them when nothing narrows the menu), then the
 /// run's recorded definitions.
-fn hit_in_docs(run: &AuditRun<'_>, s: &AuditStep<'_>, arg: &IdArg) -> Option<DocHit> {
-    let sets = super::super::Sets::new(s.menu, None, s.selected);
-    for d in s.docs {
-        if !sets.in_retrieved(&d.name) {
+/// `retrieved` remembers, per document of `s`, whether its tool is
+/// retrieved (0: not asked yet, 1: yes, 2: no), for the step's other ids.
+fn hit_in_docs(
+    run: &AuditRun<'_>,
+    s: &AuditStep<'_>,
+    sets: &super::super::Sets<'_>,
+    retrieved: &mut [u8],
+    arg: &IdArg,
+) -> Option<DocHit> {
+    for (d, known) in s.docs.iter().zip(retrieved.iter_mut()) {
+        if *known == 0 {
+            *known = if sets.in_retrieved(&d.name) { 1 } else { 2 };
+        }
+        if *known == 2 {
             continue;
         }
         if let Some(field) = d.mentions(&arg.value) {
@@ -318,9 +328,11 @@ pub(super) fn unsourced(run: &AuditRun<'_>, steps: &[AuditStep<'_>]) -> Vec<Audi
         if ids.is_empty() {
             continue;
         }
+        let sets = super::super::Sets::new(s.menu, None, s.selected);
+        let mut retrieved = vec![0u8; s.docs.len()];
         let hits: Vec<DocHit> = ids
             .iter()
-            .filter_map(|u| hit_in_docs(run, s, &u.arg))
+            .filter_map(|u| hit_in_docs(run, s, &sets, &mut retrieved, &u.arg))
             .collect();
         out.push(AuditFinding {
             kind: FindingKind::UnsourcedId,
