@@ -109,6 +109,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema_v7.sql"),
     include_str!("schema_v8.sql"),
     include_str!("schema_v9.sql"),
+    include_str!("schema_v10.sql"),
 ];
 
 /// The schema version this rung writes.
@@ -474,16 +475,20 @@ fn migrate(conn: &Connection) -> Result<()> {
             dense::compact_existing(&tx)?;
         }
         // Schema 8 lists every stored day for the counts kept for the
-        // screens; schema 9's hook counts them (in schema 9's tables).
+        // screens; schema 10's hook counts them (in the tables of both).
         if i + 1 == 9 {
             // Schema 9 packs the token counts and counts the findings of
             // every run for the Findings screen.
             agg::pack_tokens_v8(&tx)?;
+            // (Schema 10's hook counts them, with its own tables there.)
             tx.execute_batch(
                 "INSERT INTO agg_finding_runs SELECT name FROM finding_names
                  WHERE id IN (SELECT DISTINCT run_id FROM finding_rows WHERE run_id IS NOT NULL)",
             )?;
-            agg::refresh(&tx)?;
+        }
+        if i + 1 == 10 {
+            // Schema 10 counts every stored day again for the tool audit.
+            agg::recount_every_day(&tx)?;
         }
         tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
     }
