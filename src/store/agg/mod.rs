@@ -17,7 +17,7 @@ use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
 use crate::error::Result;
 
-pub(crate) mod audit;
+pub mod audit;
 pub mod findings;
 pub mod read;
 mod scan;
