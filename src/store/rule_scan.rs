@@ -90,6 +90,8 @@ pub(super) struct ToolFacts {
     pub(super) family: usize,
     pub(super) effect: Effect,
     pub(super) open_world: bool,
+    /// Its place among the catalogue's tools (in name order).
+    pub(super) place: usize,
 }
 
 /// Rules 2–4 (`ladder::policy_hides`) over the facts.
@@ -155,8 +157,8 @@ pub(super) struct RuleScan {
     no_call: Option<u64>,
     /// Catalogue tools by id.
     pub(super) tools: FxHashMap<u64, ToolFacts>,
-    /// Their names, by id.
-    pub(super) tool_names: FxHashMap<u64, String>,
+    /// Their names, by place.
+    pub(super) tool_names: Vec<String>,
     families: HashMap<String, usize>,
     /// The catalogue's families, by their index.
     pub(super) family_names: Vec<String>,
@@ -234,7 +236,7 @@ impl RuleScan {
         let mut families: HashMap<String, usize> = HashMap::new();
         let mut family_names = Vec::new();
         let mut tools = FxHashMap::default();
-        let mut tool_names = FxHashMap::default();
+        let mut tool_names = Vec::new();
         let mut audited = None;
         let mut next = names.len() as u64;
         for (n, t) in cat.tools.iter() {
@@ -250,13 +252,14 @@ impl RuleScan {
                 family,
                 effect: t.effect,
                 open_world: t.open_world,
+                place: tools.len(),
             };
             let id = *ids.entry(n.clone()).or_insert_with(|| {
                 next += 1;
                 next - 1
             });
             tools.insert(id, facts);
-            tool_names.insert(id, n.clone());
+            tool_names.push(n.clone());
             if *n == name {
                 audited = Some((id, facts));
             }

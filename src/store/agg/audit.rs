@@ -13,6 +13,7 @@
 //! [`super::tokens`] does.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, Row, params_from_iter};
@@ -47,16 +48,21 @@ type Class = (i64, bool, bool, bool);
 pub(super) struct Acc {
     /// Decisions by how the policy reads families, and class.
     classes: HashMap<(i64, Class), i64>,
-    /// Decisions whose policy allows a family (by its index in the
-    /// catalogue's families), by class.
-    allows: HashMap<(usize, Class), i64>,
-    /// Corrections by tool id and rule.
-    tools: HashMap<(u64, Rule), i64>,
+    /// Decisions by their policy's allowed families (as cached: the same
+    /// list for every decision of a policy), and class; each family is
+    /// counted at the end.
+    allows: HashMap<(usize, Class), (Rc<[bool]>, i64)>,
+    /// Corrections by tool (its place in the catalogue) and rule.
+    tools: Vec<[i64; RULES]>,
     /// Decisions explained the long way: their tools' rules, and how many.
     named: HashMap<(String, Rule), i64>,
     long: i64,
-    ids: Vec<u64>,
+    /// The decision each tool was last seen on (a list names it twice).
+    seen: Vec<u64>,
+    decisions: u64,
 }
+
+const RULES: usize = Rule::ALL.len();
 
 fn ceiling(e: Option<Effect>) -> i64 {
     e.and_then(|e| Effect::ALL.iter().position(|x| *x == e))
@@ -145,28 +151,34 @@ impl Acc {
         let class = (ceil, world, retrieval, recorded);
         *self.classes.entry((how, class)).or_default() += 1;
         if let Some(fs) = policy.and_then(|p| p.families.as_ref()) {
-            for (i, _) in fs.iter().enumerate().filter(|(_, on)| **on) {
-                *self.allows.entry((i, class)).or_default() += 1;
-            }
+            let at = fs.as_ptr() as usize;
+            self.allows.entry((at, class)).or_insert_with(|| (fs.clone(), 0)).1 += 1;
         }
         match k {
             Some(k) => scan.rank_top(k, m),
             None => scan.ranked.clear(),
         }
-        // The tools a list names: only their rule can differ.
-        self.ids.clear();
-        self.ids.extend_from_slice(&m.controls);
-        self.ids.extend_from_slice(&scan.ranked);
-        if recorded {
-            self.ids.extend_from_slice(&scan.visible);
+        let n = scan.tool_names.len();
+        if self.tools.len() < n {
+            self.tools.resize(n, [0; RULES]);
+            self.seen.resize(n, 0);
         }
-        self.ids.sort_unstable();
-        self.ids.dedup();
-        for &u in &self.ids {
-            let Some(t) = scan.tools.get(&u).copied() else {
+        self.decisions += 1;
+        // The tools a list names: only their rule can differ.
+        let lists: [&[u64]; 3] = [
+            &m.controls,
+            &scan.ranked,
+            if recorded { &scan.visible } else { &[] },
+        ];
+        for &u in lists.into_iter().flatten() {
+            let Some(t) = scan.tools.get(&u) else {
                 continue;
             };
-            let by_rule = decided(m, u, &t)
+            if self.seen[t.place] == self.decisions {
+                continue;
+            }
+            self.seen[t.place] = self.decisions;
+            let by_rule = decided(m, u, t)
                 .unwrap_or_else(|| by_retrieval(retrieval, scan.ranked.contains(&u), m));
             let (_, truth) = scan.recorded(by_rule, u, recorded);
             let base = base_rule(
@@ -180,8 +192,9 @@ impl Acc {
                 t.open_world,
             );
             if truth != base {
-                *self.tools.entry((u, truth)).or_default() += 1;
-                *self.tools.entry((u, base)).or_default() -= 1;
+                let row = &mut self.tools[t.place];
+                row[truth as usize] += 1;
+                row[base as usize] -= 1;
             }
         }
     }
@@ -196,7 +209,13 @@ impl Acc {
             dims.extend(class_dims(c));
             super::add(&mut out, dims, &[n]);
         }
-        for ((family, c), n) in self.allows {
+        let mut allows: HashMap<(usize, Class), i64> = HashMap::default();
+        for ((_, c), (fs, n)) in self.allows {
+            for (family, _) in fs.iter().enumerate().filter(|(_, on)| **on) {
+                *allows.entry((family, c)).or_default() += n;
+            }
+        }
+        for ((family, c), n) in allows {
             let mut dims = vec![
                 Dim::Int(ALLOWS),
                 Dim::Text(scan.family_names[family].clone()),
@@ -214,11 +233,11 @@ impl Acc {
                 Dim::Int(0),
             ]
         };
-        for ((id, rule), n) in self.tools {
-            if n != 0
-                && let Some(name) = scan.tool_names.get(&id)
-            {
-                super::add(&mut out, tool_dims(name.clone(), rule), &[n]);
+        for (place, row) in self.tools.iter().enumerate() {
+            for (&rule, &n) in Rule::ALL.iter().zip(row) {
+                if n != 0 {
+                    super::add(&mut out, tool_dims(scan.tool_names[place].clone(), rule), &[n]);
+                }
             }
         }
         for ((name, rule), n) in self.named {
