@@ -258,3 +258,48 @@ fn a_schema_9_database_gets_the_audit_counts_on_upgrade() {
     assert_eq!(upgraded.len(), 15);
     assert_eq!(upgraded, rows(&Connection::open(&fresh).unwrap(), q));
 }
+
+#[test]
+fn every_tool_of_a_synthetic_set_counts_as_the_long_way() {
+    use std::io::Write;
+    let (dir, db) = setup();
+    let file = dir.path().join("synthetic.jsonl");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&file).unwrap());
+    rung_samplegen::synthetic(300, 7, &mut w).unwrap();
+    w.flush().unwrap();
+    drop(w);
+    import(&db, &["-q", &file.display().to_string()]);
+    let conn = Connection::open(&db).unwrap();
+    let catalogue: String = one_text(&conn, "SELECT version FROM catalogues LIMIT 1");
+    let tools: Vec<String> = conn
+        .prepare("SELECT name FROM tools WHERE catalogue = ?1 ORDER BY name")
+        .unwrap()
+        .query_map([&catalogue], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(tools.len(), 230);
+    let f = Filter::default();
+    let mut rules = std::collections::BTreeSet::new();
+    for name in &tools {
+        let (mut got, total) = kept(&conn, &f, &catalogue, name).unwrap().unwrap();
+        got.sort();
+        let mut by: std::collections::BTreeMap<(bool, String), u64> = Default::default();
+        let long = rules_the_long_way(&conn, &f, &catalogue, name).unwrap();
+        for (_, v, rule, _) in &long {
+            *by.entry((*v, rule.clone())).or_default() += 1;
+        }
+        let want: Rules = by.into_iter().map(|((v, r), n)| (v, r, n)).collect();
+        assert_eq!(got, want, "{name}");
+        assert_eq!(total, long.len() as u64, "{name}");
+        rules.extend(got.into_iter().map(|(_, r, _)| r));
+    }
+    // The set reaches the rules read from the policy and from the lists.
+    for rule in ["family", "effect", "retrieved", "not_retrieved", "trusted_control"] {
+        assert!(rules.contains(rule), "{rule}: {rules:?}");
+    }
+}
+
+fn one_text(conn: &Connection, sql: &str) -> String {
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}

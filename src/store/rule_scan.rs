@@ -58,19 +58,19 @@ pub(super) fn scan_sql(
         format!(
             "SELECT {} FROM ladder_rows l JOIN decision_rows d ON d.id = l.decision_id{runs}
              WHERE {clause} AND l.catalogue = ? {extra} {order}",
-            scan_columns(bodies)
+            scan_columns(if bodies {
+                "(SELECT body FROM menus WHERE id = d.retrieval)"
+            } else {
+                "NULL"
+            })
         ),
         args,
     )
 }
 
-/// [`SCAN_SELECT`], the retrieval bodies read by the query or not.
-pub(super) fn scan_columns(bodies: bool) -> String {
-    let body = if bodies {
-        "(SELECT body FROM menus WHERE id = d.retrieval)"
-    } else {
-        "NULL"
-    };
+/// [`SCAN_SELECT`], the retrieval body read as `body` (SQL; `NULL`: read
+/// when needed).
+pub(super) fn scan_columns(body: &str) -> String {
     SCAN_SELECT.replace("BODY", body)
 }
 
@@ -154,11 +154,11 @@ pub(super) struct RuleScan {
     /// The tool audited.
     tid: u64,
     tool: ToolFacts,
-    no_call: Option<u64>,
-    /// Catalogue tools by id.
-    pub(super) tools: FxHashMap<u64, ToolFacts>,
+    pub(super) no_call: Option<u64>,
     /// Their names, by place.
     pub(super) tool_names: Vec<String>,
+    /// Catalogue tools by name id.
+    by_id: Vec<Option<ToolFacts>>,
     families: HashMap<String, usize>,
     /// The catalogue's families, by their index.
     pub(super) family_names: Vec<String>,
@@ -172,8 +172,8 @@ pub(super) struct RuleScan {
     run_retrievals: Cache<Option<Candidates>>,
     runs: HashMap<String, Option<RunMenu>>,
     pub(super) visible: Vec<u64>,
-    candidates: Vec<u64>,
-    pub(super) ranked: Vec<u64>,
+    pub(super) candidates: Vec<u64>,
+    ranked: Vec<u64>,
 }
 
 /// A decision's rule for the tool, or `None`: explain it the long way.
@@ -267,6 +267,13 @@ impl RuleScan {
         let Some((tid, tool)) = audited else {
             return Ok(None);
         };
+        let mut by_id = Vec::new();
+        for (&id, t) in &tools {
+            if by_id.len() <= id as usize {
+                by_id.resize(id as usize + 1, None);
+            }
+            by_id[id as usize] = Some(*t);
+        }
         let no_call = ids.get(NO_CALL).copied();
         Ok(Some(RuleScan {
             cat,
@@ -280,8 +287,8 @@ impl RuleScan {
             tid,
             tool,
             no_call,
-            tools,
             tool_names,
+            by_id,
             families,
             family_names,
             policy_ids: FxHashMap::default(),
@@ -706,28 +713,22 @@ impl RuleScan {
     fn is_exposed(&self, id: u64, m: &MenuFacts) -> bool {
         Some(id) == self.no_call
             || (m.visible && self.visible.contains(&id))
-            || match (&m.exposed, &m.policy) {
-                (Some(e), _) => e.contains(&id),
-                (None, Some(p)) => self.tools.get(&id).is_some_and(|t| hides(p, t).is_none()),
-                (None, None) => self.tools.contains_key(&id),
-            }
+            || self.listed_or_allowed(id, m)
     }
 
-    /// The first `k` exposed, non-control candidates (first occurrences,
-    /// in recorded order) into `self.ranked`: the tools rule 5 retrieves.
-    pub(super) fn rank_top(&mut self, k: u32, m: &MenuFacts) {
-        let mut ranked = std::mem::take(&mut self.ranked);
-        ranked.clear();
-        for &id in &self.candidates {
-            if ranked.len() >= k as usize {
-                break;
-            }
-            if ranked.contains(&id) || m.controls.contains(&id) || !self.is_exposed(id, m) {
-                continue;
-            }
-            ranked.push(id);
+    /// Whether a name id is exposed by the recorded exposed set, else by
+    /// the policy (any catalogue tool without one).
+    pub(super) fn listed_or_allowed(&self, id: u64, m: &MenuFacts) -> bool {
+        match (&m.exposed, &m.policy) {
+            (Some(e), _) => e.contains(&id),
+            (None, Some(p)) => self.tool(id).is_some_and(|t| hides(p, t).is_none()),
+            (None, None) => self.tool(id).is_some(),
         }
-        self.ranked = ranked;
+    }
+
+    /// A catalogue tool's facts by name id.
+    pub(super) fn tool(&self, id: u64) -> Option<&ToolFacts> {
+        self.by_id.get(id as usize).and_then(Option::as_ref)
     }
 
     /// Whether the tool ranks within `k` among the exposed, non-control

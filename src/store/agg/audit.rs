@@ -24,7 +24,7 @@ use super::tokens::{put, take, unzigzag, zigzag};
 use super::{AggNames, Dim, Rows};
 use crate::error::Result;
 use crate::model::{Effect, Rule};
-use crate::store::rule_scan::{MenuFacts, RuleScan, by_retrieval, decided};
+use crate::store::rule_scan::{MenuFacts, RuleScan, by_retrieval, hides};
 
 /// What a row counts (its first dim).
 const CLASS: i64 = 0;
@@ -57,10 +57,17 @@ pub(super) struct Acc {
     /// Decisions explained the long way: their tools' rules, and how many.
     named: HashMap<(String, Rule), i64>,
     long: i64,
-    /// The decision each tool was last seen on (a list names it twice).
-    seen: Vec<u64>,
-    decisions: u64,
+    /// The lists naming each name id at the decision counted
+    /// ([`CONTROL`], [`VISIBLE`], [`RANKED`]), and the ids flagged.
+    flags: Vec<u8>,
+    flagged: Vec<u64>,
 }
+
+/// A trusted control, in the recorded visible menu, among rule 5's first
+/// k candidates.
+const CONTROL: u8 = 1;
+const VISIBLE: u8 = 2;
+const RANKED: u8 = 4;
 
 const RULES: usize = Rule::ALL.len();
 
@@ -140,7 +147,7 @@ impl Acc {
         Ok(())
     }
 
-    fn fast(&mut self, scan: &mut RuleScan, m: &MenuFacts, k: Option<u32>) {
+    fn fast(&mut self, scan: &RuleScan, m: &MenuFacts, k: Option<u32>) {
         let (retrieval, recorded) = (k.is_some(), m.visible);
         let policy = m.policy.as_ref();
         let (how, ceil, world) = match policy {
@@ -154,33 +161,75 @@ impl Acc {
             let at = fs.as_ptr() as usize;
             self.allows.entry((at, class)).or_insert_with(|| (fs.clone(), 0)).1 += 1;
         }
-        match k {
-            Some(k) => scan.rank_top(k, m),
-            None => scan.ranked.clear(),
-        }
         let n = scan.tool_names.len();
         if self.tools.len() < n {
             self.tools.resize(n, [0; RULES]);
-            self.seen.resize(n, 0);
         }
-        self.decisions += 1;
-        // The tools a list names: only their rule can differ.
-        let lists: [&[u64]; 3] = [
-            &m.controls,
-            &scan.ranked,
-            if recorded { &scan.visible } else { &[] },
-        ];
-        for &u in lists.into_iter().flatten() {
-            let Some(t) = scan.tools.get(&u) else {
+        // Each listed name's lists, as flags by name id.
+        let mut flags = std::mem::take(&mut self.flags);
+        for &id in &self.flagged {
+            flags[id as usize] = 0;
+        }
+        self.flagged.clear();
+        let mut flag = |flags: &mut Vec<u8>, id: u64, f: u8| {
+            let i = id as usize;
+            if flags.len() <= i {
+                flags.resize(i + 1, 0);
+            }
+            if flags[i] == 0 {
+                self.flagged.push(id);
+            }
+            flags[i] |= f;
+        };
+        for &id in m.controls.iter() {
+            flag(&mut flags, id, CONTROL);
+        }
+        if recorded {
+            for &id in &scan.visible {
+                flag(&mut flags, id, VISIBLE);
+            }
+        }
+        let has = |flags: &Vec<u8>, id: u64, f: u8| flags.get(id as usize).is_some_and(|x| x & f != 0);
+        // Rule 5's first k exposed, non-control candidates (first
+        // occurrences, in recorded order), as `Sets` ranks.
+        if let Some(k) = k {
+            let mut ranked = 0;
+            for &id in &scan.candidates {
+                if ranked >= k {
+                    break;
+                }
+                if has(&flags, id, RANKED | CONTROL) {
+                    continue;
+                }
+                let exposed = Some(id) == scan.no_call
+                    || has(&flags, id, VISIBLE)
+                    || scan.listed_or_allowed(id, m);
+                if exposed {
+                    flag(&mut flags, id, RANKED);
+                    ranked += 1;
+                }
+            }
+        }
+        // Only the listed tools' rule can differ from their class's.
+        for i in 0..self.flagged.len() {
+            let u = self.flagged[i];
+            let f = flags[u as usize];
+            let Some(t) = scan.tool(u) else {
                 continue;
             };
-            if self.seen[t.place] == self.decisions {
-                continue;
-            }
-            self.seen[t.place] = self.decisions;
-            let by_rule = decided(m, u, t)
-                .unwrap_or_else(|| by_retrieval(retrieval, scan.ranked.contains(&u), m));
-            let (_, truth) = scan.recorded(by_rule, u, recorded);
+            let by_rule = if f & CONTROL != 0 {
+                (true, Rule::TrustedControl)
+            } else if let Some(rule) = policy.and_then(|p| hides(p, t)) {
+                (false, rule)
+            } else {
+                by_retrieval(retrieval, f & RANKED != 0, m)
+            };
+            let shown = f & VISIBLE != 0;
+            let truth = match (recorded, shown == by_rule.0, shown) {
+                (false, ..) | (true, true, _) => by_rule.1,
+                (true, false, true) => Rule::Recorded,
+                (true, false, false) => Rule::NotRecorded,
+            };
             let base = base_rule(
                 policy.map(|p| {
                     let ok = p.families.as_ref().is_none_or(|f| f[t.family]);
@@ -197,6 +246,7 @@ impl Acc {
                 row[base as usize] -= 1;
             }
         }
+        self.flags = flags;
     }
 
     /// The counts as rows of `agg_audit` (names spelled out).

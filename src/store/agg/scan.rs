@@ -37,9 +37,10 @@ fn select(time: &str) -> String {
                 l.controls, l.decision_id, r.task_id, d.id IS NOT NULL, {audit}
          FROM ladder_rows l LEFT JOIN decision_rows d ON d.id = l.decision_id
          LEFT JOIN runs r ON r.run_id = d.run_id
+         LEFT JOIN menus rm ON rm.id = d.retrieval
          WHERE {time}",
         refused = Status::Refused,
-        audit = scan_columns(true),
+        audit = scan_columns("rm.body"),
     )
 }
 
