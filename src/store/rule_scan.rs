@@ -587,7 +587,7 @@ impl RuleScan {
 
     /// The rule read from the stored ids; `None`: not this way.
     fn fast(&mut self, conn: &Connection, r: &Row<'_>) -> Result<Fast> {
-        let Some(m) = self.menu(conn, r)? else {
+        let Some(m) = self.menu(conn, r, None)? else {
             return Ok(None);
         };
         let (tid, tool) = (self.tid, self.tool);
@@ -621,8 +621,14 @@ impl RuleScan {
     }
 
     /// A decision's menu as the rules read it (its recorded visible menu
-    /// into `self.visible`); `None`: not this way.
-    pub(super) fn menu(&mut self, conn: &Connection, r: &Row<'_>) -> Result<Option<MenuFacts>> {
+    /// into `self.visible`: the verdict's `retrieved`, given as `read` when
+    /// the caller read its ids, all in `tool_names`); `None`: not this way.
+    pub(super) fn menu(
+        &mut self,
+        conn: &Connection,
+        r: &Row<'_>,
+        read: Option<&[u64]>,
+    ) -> Result<Option<MenuFacts>> {
         let at = self.at;
         let (Some(policy), Some(controls), Some(retrieval), Some(exposed)) = (
             key(r, at + 1)?,
@@ -672,7 +678,10 @@ impl RuleScan {
             },
         };
         let visible = own_visible || run_visible;
-        if visible {
+        if let (true, Some(ids)) = (visible, read) {
+            self.visible.clear();
+            self.visible.extend_from_slice(ids);
+        } else if visible {
             let b = match r.get_ref(at + 7)? {
                 ValueRef::Text(b) => b,
                 _ => return Ok(None),

@@ -125,13 +125,15 @@ fn base_rule(
 impl Acc {
     /// Counts one decision of `scan`'s catalogue (its row read by the
     /// scanner, [`RuleScan`]'s columns from `scan.at`).
+    /// `retrieved`: the verdict's `retrieved` ids when already read.
     pub(super) fn decision(
         &mut self,
         conn: &Connection,
         scan: &mut RuleScan,
         r: &Row<'_>,
+        retrieved: Option<&[u64]>,
     ) -> Result<()> {
-        let read = match scan.menu(conn, r)? {
+        let read = match scan.menu(conn, r, retrieved)? {
             Some(m) => scan.k_of(conn, r, &m)?.map(|k| (m, k)),
             None => None,
         };

@@ -256,13 +256,20 @@ impl Scanner {
                 // Tools are counted per catalogue: without one, nothing.
                 continue;
             };
-            if r.get::<_, bool>(26)?
-                && let Some(scan) = self.audit_scan(conn, cat)?
-            {
-                acc.audit.decision(conn, scan, r)?;
-            }
             let retrieved = r.get_ref(19)?.as_str().map_err(rusqlite::Error::from)?;
-            if self.read_ids(retrieved) {
+            let known = self.read_ids(retrieved);
+            if r.get::<_, bool>(26)? {
+                // The audit reads the recorded visible menu from the same
+                // column: read once.
+                let ids = std::mem::take(&mut self.ids);
+                let counted = match self.audit_scan(conn, cat) {
+                    Ok(Some(scan)) => acc.audit.decision(conn, scan, r, known.then_some(&ids)),
+                    other => other.map(|_| ()),
+                };
+                self.ids = ids;
+                counted?;
+            }
+            if known {
                 for &id in &self.ids {
                     let i = id as usize;
                     if acc.by_id.len() <= i {
