@@ -242,10 +242,7 @@ fn a_schema_9_database_gets_the_audit_counts_on_upgrade() {
         one(conn, "PRAGMA user_version"),
         Sql::Integer(rung::store::SCHEMA_VERSION)
     );
-    assert_eq!(
-        one(conn, "SELECT count(*) FROM agg_dirty"),
-        Sql::Integer(0)
-    );
+    assert_eq!(one(conn, "SELECT count(*) FROM agg_dirty"), Sql::Integer(0));
     assert_by_hand(conn);
     drop(store);
     // The same blobs as a fresh import's, key by key.
@@ -295,7 +292,13 @@ fn every_tool_of_a_synthetic_set_counts_as_the_long_way() {
         rules.extend(got.into_iter().map(|(_, r, _)| r));
     }
     // The set reaches the rules read from the policy and from the lists.
-    for rule in ["family", "effect", "retrieved", "not_retrieved", "trusted_control"] {
+    for rule in [
+        "family",
+        "effect",
+        "retrieved",
+        "not_retrieved",
+        "trusted_control",
+    ] {
         assert!(rules.contains(rule), "{rule}: {rules:?}");
     }
 }

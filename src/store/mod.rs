@@ -31,6 +31,7 @@ mod pack;
 pub mod paging;
 pub mod payload;
 pub mod refusals;
+mod rule_long;
 mod rule_scan;
 pub mod runs;
 pub mod sorted;
@@ -58,7 +59,7 @@ pub mod browse {
     pub use super::payload::{PayloadColumn, PayloadReader, payload_bytes, payload_read};
     pub use super::refusals::{latest_refusal, refusal_items, refusals_per_day};
     #[doc(hidden)]
-    pub use super::rule_scan::rules_the_long_way;
+    pub use super::rule_long::rules_the_long_way;
     pub use super::runs::{RunHeader, RunSort, RunText, run_header, run_key, runs_page, scan_runs};
     pub use super::sorted::{sorted_key, timeline_key, timeline_page_sorted};
     pub use super::tools::{

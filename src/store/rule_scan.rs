@@ -147,7 +147,7 @@ pub(super) struct RuleScan {
     /// Rows whose rule needed their retrieval, of rows read (to choose
     /// whether the next query reads the bodies itself).
     pub(super) needed: (u64, u64),
-    names: Names,
+    pub(super) names: Names,
     /// Names → ids: `tool_names`' ids, then ids past them for names it
     /// does not hold (they can only come from lists spelled as names).
     ids: HashMap<String, u64>,
@@ -796,36 +796,4 @@ pub(super) fn by_retrieval(retrieval: bool, within: bool, m: &MenuFacts) -> (boo
         (false, _) if m.policy.is_some() => (true, Rule::Eligible),
         (false, _) => (true, Rule::Flat),
     }
-}
-
-/// Each decision's rule for `name` the long way, in decision order: (id,
-/// visible, rule, why) from `explain_one` over the decision's whole menu,
-/// as the audit computed it before it read the stored ids. Kept so that
-/// tests check the two agree decision by decision.
-#[doc(hidden)]
-pub fn rules_the_long_way(
-    conn: &Connection,
-    f: &Filter,
-    catalogue: &str,
-    name: &str,
-) -> Result<Vec<(i64, bool, String, String)>> {
-    let Some(scan) = RuleScan::new(conn, catalogue, name)? else {
-        return Ok(Vec::new());
-    };
-    let (clause, mut args) = f.decision_clause();
-    args.insert(0, rusqlite::types::Value::Text(catalogue.to_string()));
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {MENU_SELECT} FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
-         JOIN runs r ON r.run_id = l.run_id
-         WHERE l.catalogue = ? AND {clause} ORDER BY l.decision_id"
-    ))?;
-    let mut rows = stmt.query(rusqlite::params_from_iter(args))?;
-    let mut out = Vec::new();
-    while let Some(r) = rows.next()? {
-        let m = menu_row(conn, &scan.names, r, 0)?;
-        if let Some(t) = explain_one(&scan.cat, name, &scan.info, &m) {
-            out.push((r.get(0)?, t.visible, t.rule.as_str().to_string(), t.why));
-        }
-    }
-    Ok(out)
 }

@@ -465,7 +465,8 @@ fn walk(
 ) -> Result<(RuleFirsts, u64)> {
     let mut counts = RuleFirsts::new();
     let mut total = 0u64;
-    let done = |counts: &RuleFirsts| until.is_some_and(|w| w.iter().all(|k| counts.contains_key(k)));
+    let done =
+        |counts: &RuleFirsts| until.is_some_and(|w| w.iter().all(|k| counts.contains_key(k)));
     // In chunks of decision ids: each chunk's query reads the retrieval
     // bodies itself when most rows of the last one needed theirs (a tool
     // the policies mostly hide needs few).

@@ -43,6 +43,15 @@ const NO_CEILING: i64 = -1;
 /// (ceiling, open world allowed, retrieval recorded, visible menu recorded).
 type Class = (i64, bool, bool, bool);
 
+/// A policy's allowed families, by their index in the catalogue's.
+type Families = Rc<[bool]>;
+
+/// Decisions by (visible, rule), and the decisions counted.
+pub(crate) type ByRule = (BTreeMap<(bool, Rule), u64>, u64);
+
+/// (visible, rule, decisions) by rule, and the decisions counted.
+pub type Kept = (Vec<(bool, String, u64)>, u64);
+
 /// One group's audit counts while a day is read.
 #[derive(Default)]
 pub(super) struct Acc {
@@ -51,7 +60,7 @@ pub(super) struct Acc {
     /// Decisions by their policy's allowed families (as cached: the same
     /// list for every decision of a policy), and class; each family is
     /// counted at the end.
-    allows: HashMap<(usize, Class), (Rc<[bool]>, i64)>,
+    allows: HashMap<(usize, Class), (Families, i64)>,
     /// Corrections by tool (its place in the catalogue) and rule.
     tools: Vec<[i64; RULES]>,
     /// Decisions explained the long way: their tools' rules, and how many.
@@ -161,7 +170,10 @@ impl Acc {
         *self.classes.entry((how, class)).or_default() += 1;
         if let Some(fs) = policy.and_then(|p| p.families.as_ref()) {
             let at = fs.as_ptr() as usize;
-            self.allows.entry((at, class)).or_insert_with(|| (fs.clone(), 0)).1 += 1;
+            self.allows
+                .entry((at, class))
+                .or_insert_with(|| (fs.clone(), 0))
+                .1 += 1;
         }
         let n = scan.tool_names.len();
         if self.tools.len() < n {
@@ -191,7 +203,8 @@ impl Acc {
                 flag(&mut flags, id, VISIBLE);
             }
         }
-        let has = |flags: &Vec<u8>, id: u64, f: u8| flags.get(id as usize).is_some_and(|x| x & f != 0);
+        let has =
+            |flags: &Vec<u8>, id: u64, f: u8| flags.get(id as usize).is_some_and(|x| x & f != 0);
         // Rule 5's first k exposed, non-control candidates (first
         // occurrences, in recorded order), as `Sets` ranks.
         if let Some(k) = k {
@@ -288,7 +301,11 @@ impl Acc {
         for (place, row) in self.tools.iter().enumerate() {
             for (&rule, &n) in Rule::ALL.iter().zip(row) {
                 if n != 0 {
-                    super::add(&mut out, tool_dims(scan.tool_names[place].clone(), rule), &[n]);
+                    super::add(
+                        &mut out,
+                        tool_dims(scan.tool_names[place].clone(), rule),
+                        &[n],
+                    );
                 }
             }
         }
@@ -376,7 +393,7 @@ pub(crate) fn tool_counts(
     s: &Scope,
     catalogue: i64,
     tool: &Audited<'_>,
-) -> Result<Option<(BTreeMap<(bool, Rule), u64>, u64)>> {
+) -> Result<Option<ByRule>> {
     let id_of = |name: &str| -> Result<Option<i64>> {
         Ok(conn
             .prepare_cached("SELECT id FROM agg_names WHERE name = ?1")?
@@ -455,7 +472,7 @@ pub fn kept(
     f: &crate::filter::Filter,
     catalogue: &str,
     name: &str,
-) -> Result<Option<(Vec<(bool, String, u64)>, u64)>> {
+) -> Result<Option<Kept>> {
     let Some(s) = super::read::scope(conn, f)? else {
         return Ok(None);
     };
@@ -496,12 +513,30 @@ mod tests {
         let read_only = ceiling(Some(Effect::ReadOnly));
         let mutating = ceiling(Some(Effect::Mutating));
         let p = |ok, world| Some((ok, read_only, world));
-        assert_eq!(base_rule(p(false, true), true, true, 0, false), Rule::Family);
-        assert_eq!(base_rule(p(true, true), true, false, mutating, false), Rule::Effect);
-        assert_eq!(base_rule(p(true, false), false, false, 0, true), Rule::OpenWorld);
-        assert_eq!(base_rule(p(true, false), true, true, 0, false), Rule::NotRetrieved);
-        assert_eq!(base_rule(p(true, false), false, false, 0, false), Rule::Eligible);
-        assert_eq!(base_rule(p(true, false), false, true, 0, false), Rule::NotRecorded);
+        assert_eq!(
+            base_rule(p(false, true), true, true, 0, false),
+            Rule::Family
+        );
+        assert_eq!(
+            base_rule(p(true, true), true, false, mutating, false),
+            Rule::Effect
+        );
+        assert_eq!(
+            base_rule(p(true, false), false, false, 0, true),
+            Rule::OpenWorld
+        );
+        assert_eq!(
+            base_rule(p(true, false), true, true, 0, false),
+            Rule::NotRetrieved
+        );
+        assert_eq!(
+            base_rule(p(true, false), false, false, 0, false),
+            Rule::Eligible
+        );
+        assert_eq!(
+            base_rule(p(true, false), false, true, 0, false),
+            Rule::NotRecorded
+        );
         assert_eq!(base_rule(None, false, false, mutating, true), Rule::Flat);
         assert_eq!(base_rule(None, false, true, 0, false), Rule::NotRecorded);
         assert_eq!(

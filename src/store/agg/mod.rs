@@ -139,7 +139,14 @@ pub(super) const KINDS: [Kind; 7] = [
     // Packed, one blob per key (`audit`).
     Kind {
         table: "agg_audit",
-        dims: &["what", "name", "ceiling", "open_world", "retrieval", "recorded"],
+        dims: &[
+            "what",
+            "name",
+            "ceiling",
+            "open_world",
+            "retrieval",
+            "recorded",
+        ],
         named: &[false, true, false, false, false, false],
         counts: &["decisions"],
     },
@@ -417,10 +424,7 @@ fn read_rows(conn: &Connection, names: &AggNames, kind: &Kind, key: i64) -> Resu
             Some(b) => tokens::rows(&b),
         };
         return rows.ok_or_else(|| {
-            crate::error::Error::usage(format!(
-                "{} row key {key}: not packed counts",
-                kind.table
-            ))
+            crate::error::Error::usage(format!("{} row key {key}: not packed counts", kind.table))
         });
     }
     let cols: Vec<&str> = kind.dims.iter().chain(kind.counts).copied().collect();

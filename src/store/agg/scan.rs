@@ -3,8 +3,8 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use rusqlite::{Connection, OptionalExtension};
 use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OptionalExtension};
 
 use super::{
     AUDIT, DAY, Dim, FIRSTS, Group, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, Rows,
@@ -322,7 +322,9 @@ impl Scanner {
         Ok(groups
             .into_iter()
             .map(|(g, acc)| {
-                let scan = g.0.and_then(|c| self.audits.get(&c)).and_then(Option::as_ref);
+                let scan =
+                    g.0.and_then(|c| self.audits.get(&c))
+                        .and_then(Option::as_ref);
                 let rows = acc.rows(&self.dims, &self.names, scan);
                 (g, rows)
             })
@@ -331,16 +333,15 @@ impl Scanner {
 
     /// The audit scan of a catalogue (by `catalogue_ids` id).
     fn audit_scan(&mut self, conn: &Connection, cat: i64) -> Result<Option<&mut RuleScan>> {
-        if !self.audits.contains_key(&cat) {
+        if let std::collections::hash_map::Entry::Vacant(e) = self.audits.entry(cat) {
             let version: Option<String> = conn
                 .prepare_cached("SELECT version FROM catalogue_ids WHERE id = ?1")?
                 .query_row([cat], |r| r.get(0))
                 .optional()?;
-            let scan = match version {
+            e.insert(match version {
                 Some(v) => RuleScan::for_catalogue(conn, &v, AUDIT_AT)?,
                 None => None,
-            };
-            self.audits.insert(cat, scan);
+            });
         }
         Ok(self.audits.get_mut(&cat).and_then(Option::as_mut))
     }
