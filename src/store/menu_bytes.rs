@@ -8,8 +8,23 @@ use super::dense;
 
 /// The next character of UTF-8 `b` from `*i` (at most 4 bytes, continuation
 /// bytes checked), moving `*i` past it.
+#[inline]
 fn next_char(b: &[u8], i: &mut usize) -> Option<u32> {
     let c0 = *b.get(*i)?;
+    // The usual characters first: one byte, or two (never overlong from
+    // 0xc2 on).
+    if c0 < 0x80 {
+        *i += 1;
+        return Some(u32::from(c0));
+    }
+    if (0xc2..=0xdf).contains(&c0) {
+        let c1 = *b.get(*i + 1)?;
+        if c1 & 0xc0 != 0x80 {
+            return None;
+        }
+        *i += 2;
+        return Some((u32::from(c0 & 0x1f) << 6) | u32::from(c1 & 0x3f));
+    }
     let (len, init) = match c0 {
         0x00..=0x7f => (1, u32::from(c0)),
         0xc2..=0xdf => (2, u32::from(c0 & 0x1f)),

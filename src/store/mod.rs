@@ -32,6 +32,7 @@ mod pack;
 pub mod paging;
 pub mod payload;
 pub mod refusals;
+mod rule_long;
 mod rule_scan;
 pub mod runs;
 pub mod sorted;
@@ -59,7 +60,7 @@ pub mod browse {
     pub use super::payload::{PayloadColumn, PayloadReader, payload_bytes, payload_read};
     pub use super::refusals::{latest_refusal, refusal_items, refusals_per_day};
     #[doc(hidden)]
-    pub use super::rule_scan::rules_the_long_way;
+    pub use super::rule_long::rules_the_long_way;
     pub use super::runs::{RunHeader, RunSort, RunText, run_header, run_key, runs_page, scan_runs};
     pub use super::sorted::{sorted_key, timeline_key, timeline_page_sorted};
     pub use super::tools::{
@@ -110,6 +111,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema_v7.sql"),
     include_str!("schema_v8.sql"),
     include_str!("schema_v9.sql"),
+    include_str!("schema_v10.sql"),
 ];
 
 /// The schema version this rung writes.
@@ -475,16 +477,20 @@ fn migrate(conn: &Connection) -> Result<()> {
             dense::compact_existing(&tx)?;
         }
         // Schema 8 lists every stored day for the counts kept for the
-        // screens; schema 9's hook counts them (in schema 9's tables).
+        // screens; schema 10's hook counts them (in the tables of both).
         if i + 1 == 9 {
             // Schema 9 packs the token counts and counts the findings of
             // every run for the Findings screen.
             agg::pack_tokens_v8(&tx)?;
+            // (Schema 10's hook counts them, with its own tables there.)
             tx.execute_batch(
                 "INSERT INTO agg_finding_runs SELECT name FROM finding_names
                  WHERE id IN (SELECT DISTINCT run_id FROM finding_rows WHERE run_id IS NOT NULL)",
             )?;
-            agg::refresh(&tx)?;
+        }
+        if i + 1 == 10 {
+            // Schema 10 counts every stored day again for the tool audit.
+            agg::recount_every_day(&tx)?;
         }
         tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
     }

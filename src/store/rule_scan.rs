@@ -24,7 +24,7 @@ use super::names::Names;
 use super::tools::{ListKey, explain_one};
 use crate::error::Result;
 use crate::filter::Filter;
-use crate::ladder::{CatalogueView, ToolInfo, ToolVisibility};
+use crate::ladder::{self, CatalogueView, Menu, ToolInfo, ToolVisibility};
 use crate::model::{Effect, NO_CALL, Rule};
 
 /// The columns [`RuleScan::rule`] reads, over `ladder_rows l JOIN
@@ -54,41 +54,48 @@ pub(super) fn scan_sql(
     } else {
         ""
     };
-    let body = if bodies {
-        "(SELECT body FROM menus WHERE id = d.retrieval)"
-    } else {
-        "NULL"
-    };
     (
         format!(
             "SELECT {} FROM ladder_rows l JOIN decision_rows d ON d.id = l.decision_id{runs}
              WHERE {clause} AND l.catalogue = ? {extra} {order}",
-            SCAN_SELECT.replace("BODY", body)
+            scan_columns(if bodies {
+                "(SELECT body FROM menus WHERE id = d.retrieval)"
+            } else {
+                "NULL"
+            })
         ),
         args,
     )
+}
+
+/// [`SCAN_SELECT`], the retrieval body read as `body` (SQL; `NULL`: read
+/// when needed).
+pub(super) fn scan_columns(body: &str) -> String {
+    SCAN_SELECT.replace("BODY", body)
 }
 
 /// What the rules read of a policy: the catalogue families it allows (by
 /// their index in the catalogue's families; `None`: any), its effect
 /// ceiling and whether open-world tools pass.
 #[derive(Clone)]
-struct PolicyFacts {
-    families: Option<Rc<[bool]>>,
-    max_effect: Option<Effect>,
-    open_world: bool,
+pub(super) struct PolicyFacts {
+    pub(super) families: Option<Rc<[bool]>>,
+    pub(super) max_effect: Option<Effect>,
+    pub(super) open_world: bool,
 }
 
 /// What the rules read of a catalogue tool.
 #[derive(Clone, Copy)]
-struct ToolFacts {
-    family: usize,
-    effect: Effect,
-    open_world: bool,
+pub(super) struct ToolFacts {
+    pub(super) family: usize,
+    pub(super) effect: Effect,
+    pub(super) open_world: bool,
+    /// Its place among the catalogue's tools (in name order).
+    pub(super) place: usize,
 }
 
 /// Rules 2–4 (`ladder::policy_hides`) over the facts.
-fn hides(p: &PolicyFacts, t: &ToolFacts) -> Option<Rule> {
+pub(super) fn hides(p: &PolicyFacts, t: &ToolFacts) -> Option<Rule> {
     if let Some(f) = &p.families
         && !f[t.family]
     {
@@ -133,22 +140,28 @@ pub(super) struct RuleScan {
     pub(super) cat: CatalogueView,
     pub(super) name: String,
     pub(super) info: ToolInfo,
+    /// Where [`SCAN_SELECT`]'s columns start in the rows read.
+    pub(super) at: usize,
     /// The catalogue's id in `catalogue_ids` (`None`: no decision names it).
     pub(super) catalogue_id: Option<i64>,
     /// Rows whose rule needed their retrieval, of rows read (to choose
     /// whether the next query reads the bodies itself).
     pub(super) needed: (u64, u64),
-    names: Names,
+    pub(super) names: Names,
     /// Names → ids: `tool_names`' ids, then ids past them for names it
     /// does not hold (they can only come from lists spelled as names).
     ids: HashMap<String, u64>,
     /// The tool audited.
     tid: u64,
     tool: ToolFacts,
-    no_call: Option<u64>,
-    /// Catalogue tools by id.
-    tools: FxHashMap<u64, ToolFacts>,
+    pub(super) no_call: Option<u64>,
+    /// Their names, by place.
+    pub(super) tool_names: Vec<String>,
+    /// Catalogue tools by name id.
+    by_id: Vec<Option<ToolFacts>>,
     families: HashMap<String, usize>,
+    /// The catalogue's families, by their index.
+    pub(super) family_names: Vec<String>,
     /// Policies stored as `menus` ids (most of them), then the others.
     policy_ids: FxHashMap<i64, Option<Option<PolicyFacts>>>,
     policies: Cache<Option<PolicyFacts>>,
@@ -158,8 +171,8 @@ pub(super) struct RuleScan {
     none: Rc<[u64]>,
     run_retrievals: Cache<Option<Candidates>>,
     runs: HashMap<String, Option<RunMenu>>,
-    visible: Vec<u64>,
-    candidates: Vec<u64>,
+    pub(super) visible: Vec<u64>,
+    pub(super) candidates: Vec<u64>,
     ranked: Vec<u64>,
 }
 
@@ -182,10 +195,31 @@ fn key(r: &Row<'_>, i: usize) -> Result<Option<Option<ListKey>>> {
 impl RuleScan {
     /// `None` when the catalogue is not stored or does not list `name`.
     pub(super) fn new(conn: &Connection, catalogue: &str, name: &str) -> Result<Option<RuleScan>> {
+        Self::build(conn, catalogue, Some(name))
+    }
+
+    /// A scan of a catalogue's decisions for every tool at once (the
+    /// counts kept, `agg::audit`), reading [`SCAN_SELECT`] from column
+    /// `at`; `None` when the catalogue is not stored or lists no tool.
+    pub(super) fn for_catalogue(
+        conn: &Connection,
+        catalogue: &str,
+        at: usize,
+    ) -> Result<Option<RuleScan>> {
+        Ok(Self::build(conn, catalogue, None)?.map(|s| RuleScan { at, ..s }))
+    }
+
+    /// A scan for `name` (`None`: the catalogue's first tool stands in;
+    /// the caller asks for each tool itself).
+    fn build(conn: &Connection, catalogue: &str, name: Option<&str>) -> Result<Option<RuleScan>> {
         let Some(cat) = super::classify::load_catalogue(conn, catalogue)? else {
             return Ok(None);
         };
-        let Some(info) = cat.tools.get(name).cloned() else {
+        let Some(name) = name.or_else(|| cat.tools.keys().next().map(String::as_str)) else {
+            return Ok(None);
+        };
+        let name = name.to_string();
+        let Some(info) = cat.tools.get(&name).cloned() else {
             return Ok(None);
         };
         let catalogue_id = conn
@@ -200,34 +234,52 @@ impl RuleScan {
             }
         }
         let mut families: HashMap<String, usize> = HashMap::new();
+        let mut family_names = Vec::new();
         let mut tools = FxHashMap::default();
+        let mut tool_names = Vec::new();
         let mut audited = None;
         let mut next = names.len() as u64;
         for (n, t) in cat.tools.iter() {
-            let fam = families.len();
-            let family = *families.entry(t.family.clone()).or_insert(fam);
+            let family = match families.get(&t.family) {
+                Some(&f) => f,
+                None => {
+                    families.insert(t.family.clone(), family_names.len());
+                    family_names.push(t.family.clone());
+                    family_names.len() - 1
+                }
+            };
             let facts = ToolFacts {
                 family,
                 effect: t.effect,
                 open_world: t.open_world,
+                place: tools.len(),
             };
             let id = *ids.entry(n.clone()).or_insert_with(|| {
                 next += 1;
                 next - 1
             });
             tools.insert(id, facts);
-            if n == name {
+            tool_names.push(n.clone());
+            if *n == name {
                 audited = Some((id, facts));
             }
         }
         let Some((tid, tool)) = audited else {
             return Ok(None);
         };
+        let mut by_id = Vec::new();
+        for (&id, t) in &tools {
+            if by_id.len() <= id as usize {
+                by_id.resize(id as usize + 1, None);
+            }
+            by_id[id as usize] = Some(*t);
+        }
         let no_call = ids.get(NO_CALL).copied();
         Ok(Some(RuleScan {
             cat,
-            name: name.to_string(),
+            name,
             info,
+            at: 0,
             catalogue_id,
             needed: (0, 0),
             names,
@@ -235,8 +287,10 @@ impl RuleScan {
             tid,
             tool,
             no_call,
-            tools,
+            tool_names,
+            by_id,
             families,
+            family_names,
             policy_ids: FxHashMap::default(),
             policies: Cache::default(),
             controls: Cache::default(),
@@ -279,13 +333,45 @@ impl RuleScan {
         Ok(explain_one(&self.cat, &self.name, &self.info, &m))
     }
 
+    /// Every catalogue tool's (visible, rule) the long way
+    /// (`explain_tools` over the decision's whole menu), for one decision.
+    pub(super) fn explain_all(
+        &self,
+        conn: &Connection,
+        decision_id: i64,
+    ) -> Result<Vec<(String, bool, Rule)>> {
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {MENU_SELECT} FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
+             JOIN runs r ON r.run_id = l.run_id WHERE l.decision_id = ?"
+        ))?;
+        let mut rows = stmt.query([decision_id])?;
+        let Some(r) = rows.next()? else {
+            return Ok(Vec::new());
+        };
+        let m = menu_row(conn, &self.names, r, 0)?;
+        let menu = Menu {
+            catalogue: Some(&self.cat),
+            policy: m.policy.as_ref(),
+            controls: &m.controls,
+            retrieval: m.retrieval.as_ref(),
+            exposed: m.exposed.as_deref(),
+            visible: m.visible.as_deref(),
+        };
+        Ok(
+            ladder::explain_tools(menu, m.label.as_ref(), m.selected.as_deref())
+                .into_iter()
+                .map(|t| (t.name, t.visible, t.rule))
+                .collect(),
+        )
+    }
+
     /// The rule on one row of [`scan_sql`], else the long way.
     pub(super) fn rule(&mut self, conn: &Connection, r: &Row<'_>) -> Result<Option<(bool, Rule)>> {
         self.needed.1 += 1;
         if let Some(fast) = self.fast(conn, r)? {
             return Ok(Some(fast));
         }
-        let id: i64 = r.get(0)?;
+        let id: i64 = r.get(self.at)?;
         Ok(self.explain(conn, id)?.map(|t| (t.visible, t.rule)))
     }
 
@@ -482,7 +568,7 @@ impl RuleScan {
     /// known names); `None`: not read here.
     fn own_retrieval(&mut self, conn: &Connection, r: &Row<'_>, id: i64) -> Result<Option<u32>> {
         self.needed.0 += 1;
-        let k = match r.get_ref(4)? {
+        let k = match r.get_ref(self.at + 4)? {
             ValueRef::Text(b) => menu_bytes::retrieval_ids(b, &mut self.candidates),
             _ => {
                 let body: Option<String> = conn
@@ -501,15 +587,61 @@ impl RuleScan {
 
     /// The rule read from the stored ids; `None`: not this way.
     fn fast(&mut self, conn: &Connection, r: &Row<'_>) -> Result<Fast> {
-        let (Some(policy), Some(controls), Some(retrieval), Some(exposed)) =
-            (key(r, 1)?, key(r, 2)?, key(r, 3)?, key(r, 5)?)
-        else {
+        let Some(m) = self.menu(conn, r, None)? else {
             return Ok(None);
         };
-        let own_visible: bool = r.get(6)?;
+        let (tid, tool) = (self.tid, self.tool);
+        let by_rule = match decided(&m, tid, &tool) {
+            Some(rule) => rule,
+            None => {
+                let Some(k) = self.k_of(conn, r, &m)? else {
+                    return Ok(None);
+                };
+                let within = k.is_some_and(|k| self.within_k(k, tid, &m));
+                by_retrieval(k.is_some(), within, &m)
+            }
+        };
+        Ok(Some(self.recorded(by_rule, tid, m.visible)))
+    }
+
+    /// Rule 6: a recorded visible menu overrides the rule that disagrees
+    /// with it (the menu read into `self.visible`).
+    pub(super) fn recorded(&self, by_rule: (bool, Rule), tid: u64, visible: bool) -> (bool, Rule) {
+        if !visible {
+            return by_rule;
+        }
+        let actual = self.visible.contains(&tid);
+        if actual == by_rule.0 {
+            by_rule
+        } else if actual {
+            (true, Rule::Recorded)
+        } else {
+            (false, Rule::NotRecorded)
+        }
+    }
+
+    /// A decision's menu as the rules read it (its recorded visible menu
+    /// into `self.visible`: the verdict's `retrieved`, given as `read` when
+    /// the caller read its ids, all in `tool_names`); `None`: not this way.
+    pub(super) fn menu(
+        &mut self,
+        conn: &Connection,
+        r: &Row<'_>,
+        read: Option<&[u64]>,
+    ) -> Result<Option<MenuFacts>> {
+        let at = self.at;
+        let (Some(policy), Some(controls), Some(retrieval), Some(exposed)) = (
+            key(r, at + 1)?,
+            key(r, at + 2)?,
+            key(r, at + 3)?,
+            key(r, at + 5)?,
+        ) else {
+            return Ok(None);
+        };
+        let own_visible: bool = r.get(at + 6)?;
         let (mut run_policy, mut run_controls, mut run_retrieval, mut run_visible) =
             (None, None, None, false);
-        if let Some(id) = r.get::<_, Option<String>>(8)? {
+        if let Some(id) = r.get::<_, Option<String>>(at + 8)? {
             match self.run(conn, &id)? {
                 None => return Ok(None),
                 Some(m) => {
@@ -546,8 +678,11 @@ impl RuleScan {
             },
         };
         let visible = own_visible || run_visible;
-        if visible {
-            let b = match r.get_ref(7)? {
+        if let (true, Some(ids)) = (visible, read) {
+            self.visible.clear();
+            self.visible.extend_from_slice(ids);
+        } else if visible {
+            let b = match r.get_ref(at + 7)? {
                 ValueRef::Text(b) => b,
                 _ => return Ok(None),
             };
@@ -557,65 +692,57 @@ impl RuleScan {
                 return Ok(None);
             }
         }
-        let tid = self.tid;
-        let by_rule = if controls.contains(&tid) {
-            (true, Rule::TrustedControl)
-        } else if let Some(rule) = policy.as_ref().and_then(|p| hides(p, &self.tool)) {
-            (false, rule)
-        } else {
-            let k = match (retrieval, run_retrieval) {
-                (Some(ListKey::Id(id)), _) => match self.own_retrieval(conn, r, id)? {
-                    Some(k) => Some(k),
-                    None => return Ok(None),
-                },
-                (Some(ListKey::Text(_)), _) => return Ok(None),
-                (None, None) => None,
-                (None, Some(t)) => match self.run_retrieval(conn, t) {
-                    Some(k) => k,
-                    None => return Ok(None),
-                },
-            };
-            match k {
-                Some(k)
-                    if self.within_k(
-                        k,
-                        &controls,
-                        policy.as_ref(),
-                        exposed.as_deref(),
-                        visible,
-                    ) =>
-                {
-                    (true, Rule::Retrieved)
-                }
-                Some(_) => (false, Rule::NotRetrieved),
-                None if policy.is_some() => (true, Rule::Eligible),
-                None => (true, Rule::Flat),
-            }
-        };
-        if !visible {
-            return Ok(Some(by_rule));
-        }
-        let actual = self.visible.contains(&tid);
-        Ok(Some(if actual == by_rule.0 {
-            by_rule
-        } else if actual {
-            (true, Rule::Recorded)
-        } else {
-            (false, Rule::NotRecorded)
+        Ok(Some(MenuFacts {
+            controls,
+            policy,
+            exposed,
+            visible,
+            retrieval,
+            run_retrieval,
         }))
+    }
+
+    /// The decision's retrieval: its k (`Some(None)`: none recorded) with
+    /// its candidates in `self.candidates`; `None`: not read here.
+    pub(super) fn k_of(
+        &mut self,
+        conn: &Connection,
+        r: &Row<'_>,
+        m: &MenuFacts,
+    ) -> Result<Option<Option<u32>>> {
+        Ok(match (&m.retrieval, &m.run_retrieval) {
+            (Some(ListKey::Id(id)), _) => self.own_retrieval(conn, r, *id)?.map(Some),
+            (Some(ListKey::Text(_)), _) => None,
+            (None, None) => Some(None),
+            (None, Some(t)) => self.run_retrieval(conn, t.clone()),
+        })
+    }
+
+    /// Whether a name id is exposed at a decision (as `Sets` ranks).
+    fn is_exposed(&self, id: u64, m: &MenuFacts) -> bool {
+        Some(id) == self.no_call
+            || (m.visible && self.visible.contains(&id))
+            || self.listed_or_allowed(id, m)
+    }
+
+    /// Whether a name id is exposed by the recorded exposed set, else by
+    /// the policy (any catalogue tool without one).
+    pub(super) fn listed_or_allowed(&self, id: u64, m: &MenuFacts) -> bool {
+        match (&m.exposed, &m.policy) {
+            (Some(e), _) => e.contains(&id),
+            (None, Some(p)) => self.tool(id).is_some_and(|t| hides(p, t).is_none()),
+            (None, None) => self.tool(id).is_some(),
+        }
+    }
+
+    /// A catalogue tool's facts by name id.
+    pub(super) fn tool(&self, id: u64) -> Option<&ToolFacts> {
+        self.by_id.get(id as usize).and_then(Option::as_ref)
     }
 
     /// Whether the tool ranks within `k` among the exposed, non-control
     /// candidates (first occurrences, in recorded order), as `Sets` ranks.
-    fn within_k(
-        &mut self,
-        k: u32,
-        controls: &[u64],
-        policy: Option<&PolicyFacts>,
-        exposed: Option<&[u64]>,
-        visible: bool,
-    ) -> bool {
-        let tid = self.tid;
+    fn within_k(&mut self, k: u32, tid: u64, m: &MenuFacts) -> bool {
         if !self.candidates.contains(&tid) {
             return false;
         }
@@ -624,17 +751,7 @@ impl RuleScan {
             if self.ranked.len() >= k as usize {
                 return false;
             }
-            if self.ranked.contains(&id) || controls.contains(&id) {
-                continue;
-            }
-            let shown = Some(id) == self.no_call || (visible && self.visible.contains(&id));
-            let exposed = shown
-                || match (exposed, policy) {
-                    (Some(e), _) => e.contains(&id),
-                    (None, Some(p)) => self.tools.get(&id).is_some_and(|t| hides(p, t).is_none()),
-                    (None, None) => self.tools.contains_key(&id),
-                };
-            if !exposed {
+            if self.ranked.contains(&id) || m.controls.contains(&id) || !self.is_exposed(id, m) {
                 continue;
             }
             if id == tid {
@@ -646,34 +763,37 @@ impl RuleScan {
     }
 }
 
-/// Each decision's rule for `name` the long way, in decision order: (id,
-/// visible, rule, why) from `explain_one` over the decision's whole menu,
-/// as the audit computed it before it read the stored ids. Kept so that
-/// tests check the two agree decision by decision.
-#[doc(hidden)]
-pub fn rules_the_long_way(
-    conn: &Connection,
-    f: &Filter,
-    catalogue: &str,
-    name: &str,
-) -> Result<Vec<(i64, bool, String, String)>> {
-    let Some(scan) = RuleScan::new(conn, catalogue, name)? else {
-        return Ok(Vec::new());
-    };
-    let (clause, mut args) = f.decision_clause();
-    args.insert(0, rusqlite::types::Value::Text(catalogue.to_string()));
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {MENU_SELECT} FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
-         JOIN runs r ON r.run_id = l.run_id
-         WHERE l.catalogue = ? AND {clause} ORDER BY l.decision_id"
-    ))?;
-    let mut rows = stmt.query(rusqlite::params_from_iter(args))?;
-    let mut out = Vec::new();
-    while let Some(r) = rows.next()? {
-        let m = menu_row(conn, &scan.names, r, 0)?;
-        if let Some(t) = explain_one(&scan.cat, name, &scan.info, &m) {
-            out.push((r.get(0)?, t.visible, t.rule.as_str().to_string(), t.why));
-        }
+/// A decision's menu as the rules read it (inherited fields applied; the
+/// retrieval still to be read).
+pub(super) struct MenuFacts {
+    pub(super) controls: Rc<[u64]>,
+    pub(super) policy: Option<PolicyFacts>,
+    exposed: Option<Rc<[u64]>>,
+    /// A visible menu is recorded (read into `RuleScan::visible`).
+    pub(super) visible: bool,
+    retrieval: Option<ListKey>,
+    run_retrieval: Option<String>,
+}
+
+/// Rules 1–4: a trusted control is visible, a tool the policy hides is
+/// hidden; `None`: the retrieval decides.
+pub(super) fn decided(m: &MenuFacts, tid: u64, tool: &ToolFacts) -> Option<(bool, Rule)> {
+    if m.controls.contains(&tid) {
+        return Some((true, Rule::TrustedControl));
     }
-    Ok(out)
+    m.policy
+        .as_ref()
+        .and_then(|p| hides(p, tool))
+        .map(|rule| (false, rule))
+}
+
+/// Rule 5 (or eligible/flat without a retrieval) for a tool neither a
+/// control nor hidden by the policy.
+pub(super) fn by_retrieval(retrieval: bool, within: bool, m: &MenuFacts) -> (bool, Rule) {
+    match (retrieval, within) {
+        (true, true) => (true, Rule::Retrieved),
+        (true, false) => (false, Rule::NotRetrieved),
+        (false, _) if m.policy.is_some() => (true, Rule::Eligible),
+        (false, _) => (true, Rule::Flat),
+    }
 }

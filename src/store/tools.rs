@@ -381,10 +381,15 @@ pub struct ToolAudit {
     pub total: u64,
 }
 
-/// Walks the exposure rules for `name` over every decision on `catalogue`
-/// in the filter and counts each rule; a rule's example is its first
-/// decision's explanation. The rule of each decision is read from its
-/// stored menu ids ([`RuleScan`]), without building its menu.
+/// Counts each exposure rule for `name` over every decision on
+/// `catalogue` in the filter; a rule's example is its first decision's
+/// explanation. A filter the kept counts answer ([`agg::read::scope`]) is
+/// counted from them (`agg::audit`), and the examples found by walking the
+/// decisions from the first until every rule has one; any other filter
+/// walks every decision, each one's rule read from its stored menu ids
+/// ([`RuleScan`]) without building its menu.
+///
+/// [`agg::read::scope`]: super::agg::read::scope
 pub fn tool_audit(
     conn: &Connection,
     f: &Filter,
@@ -402,15 +407,72 @@ pub fn tool_audit(
     let Some(cat_id) = scan.catalogue_id else {
         return Ok(empty);
     };
+    let kept = match super::agg::read::scope(conn, f)? {
+        Some(s) => {
+            let tool = super::agg::audit::Audited {
+                name,
+                family: &scan.info.family,
+                effect: scan.info.effect,
+                open_world: scan.info.open_world,
+            };
+            super::agg::audit::tool_counts(conn, &s, cat_id, &tool)?
+        }
+        None => None,
+    };
     // (visible, rule) → (decisions, the first decision's id).
-    let mut counts: BTreeMap<(bool, Rule), (u64, i64)> = BTreeMap::new();
+    let (counts, total) = match kept {
+        Some((by_rule, total)) => {
+            let wanted: Vec<(bool, Rule)> = by_rule.keys().copied().collect();
+            let firsts = walk(conn, f, &mut scan, cat_id, cancelled, Some(&wanted))?.0;
+            let counts = by_rule
+                .into_iter()
+                .filter_map(|(k, n)| firsts.get(&k).map(|(_, id)| (k, (n, *id))))
+                .collect();
+            (counts, total)
+        }
+        None => walk(conn, f, &mut scan, cat_id, cancelled, None)?,
+    };
+    let mut rules = Vec::with_capacity(counts.len());
+    for ((visible, rule), (decisions, first)) in counts {
+        let example = scan
+            .explain(conn, first)?
+            .map(|t| t.why)
+            .unwrap_or_default();
+        rules.push(RuleCount {
+            visible,
+            rule: rule.as_str().to_string(),
+            decisions,
+            example,
+        });
+    }
+    rules.sort_by(|a, b| b.decisions.cmp(&a.decisions).then(a.rule.cmp(&b.rule)));
+    Ok(ToolAudit { rules, total })
+}
+
+/// (visible, rule) → (decisions, the first decision's id).
+type RuleFirsts = BTreeMap<(bool, Rule), (u64, i64)>;
+
+/// Walks the decisions on the catalogue in the filter in decision order,
+/// counting each rule and its first decision, and the decisions walked;
+/// with `until`, only until each of those rules has its first decision.
+fn walk(
+    conn: &Connection,
+    f: &Filter,
+    scan: &mut RuleScan,
+    cat_id: i64,
+    cancelled: &dyn Fn() -> bool,
+    until: Option<&[(bool, Rule)]>,
+) -> Result<(RuleFirsts, u64)> {
+    let mut counts = RuleFirsts::new();
     let mut total = 0u64;
+    let done =
+        |counts: &RuleFirsts| until.is_some_and(|w| w.iter().all(|k| counts.contains_key(k)));
     // In chunks of decision ids: each chunk's query reads the retrieval
     // bodies itself when most rows of the last one needed theirs (a tool
     // the policies mostly hide needs few).
     let mut after = i64::MIN;
     let mut bodies = true;
-    'chunks: loop {
+    'chunks: while !done(&counts) {
         let (sql, mut args) = scan_sql(
             f,
             bodies,
@@ -434,6 +496,9 @@ pub fn tool_audit(
             if let Some(rule) = scan.rule(conn, r)? {
                 let e = counts.entry(rule).or_insert((0, id));
                 e.0 += 1;
+                if e.0 == 1 && done(&counts) {
+                    break 'chunks;
+                }
             }
         }
         if read < 65536 {
@@ -441,21 +506,7 @@ pub fn tool_audit(
         }
         bodies = scan.needed.0 * 2 > scan.needed.1;
     }
-    let mut rules = Vec::with_capacity(counts.len());
-    for ((visible, rule), (decisions, first)) in counts {
-        let example = scan
-            .explain(conn, first)?
-            .map(|t| t.why)
-            .unwrap_or_default();
-        rules.push(RuleCount {
-            visible,
-            rule: rule.as_str().to_string(),
-            decisions,
-            example,
-        });
-    }
-    rules.sort_by(|a, b| b.decisions.cmp(&a.decisions).then(a.rule.cmp(&b.rule)));
-    Ok(ToolAudit { rules, total })
+    Ok((counts, total))
 }
 
 /// One tool's "why visible" on one decision's menu, as the tool audit

@@ -17,6 +17,7 @@ use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
 use crate::error::Result;
 
+pub mod audit;
 pub mod findings;
 pub mod read;
 mod scan;
@@ -76,8 +77,9 @@ pub(super) const TOKENS: usize = 2;
 pub(super) const TOOLS: usize = 3;
 pub(super) const REASONS: usize = 4;
 pub(super) const FIRSTS: usize = 5;
+pub(super) const AUDIT: usize = 6;
 
-pub(super) const KINDS: [Kind; 6] = [
+pub(super) const KINDS: [Kind; 7] = [
     Kind {
         table: "agg_rungs",
         dims: &["rung", "boundary", "labelled"],
@@ -134,7 +136,26 @@ pub(super) const KINDS: [Kind; 6] = [
         named: &[true, true],
         counts: &["decisions"],
     },
+    // Packed, one blob per key (`audit`).
+    Kind {
+        table: "agg_audit",
+        dims: &[
+            "what",
+            "name",
+            "ceiling",
+            "open_world",
+            "retrieval",
+            "recorded",
+        ],
+        named: &[false, true, false, false, false, false],
+        counts: &["decisions"],
+    },
 ];
+
+/// Whether a kind keeps its rows in one blob per key.
+fn packed(kind: &Kind) -> bool {
+    kind.table == KINDS[TOKENS].table || kind.table == KINDS[AUDIT].table
+}
 
 /// What decisions are counted under besides the day: catalogue id, phase,
 /// model.
@@ -171,6 +192,20 @@ pub fn refresh_touched(conn: &Connection) -> Result<()> {
          SELECT run_id FROM temp.touched_runs UNION SELECT run_id FROM temp.classified_runs;"
     ))?;
     refresh_days(conn, &listed, DELTA_HELD)
+}
+
+/// Lists every day with a verdict and counts them all again (the upgrade
+/// to schema 10, whose tool audit counts start empty), the findings
+/// left as they are.
+pub(crate) fn recount_every_day(conn: &Connection) -> Result<()> {
+    conn.execute_batch(&format!(
+        "INSERT OR IGNORE INTO agg_dirty
+         SELECT DISTINCT CASE WHEN time_us IS NULL THEN {NO_DAY}
+             WHEN time_us >= 0 THEN time_us / {DAY}
+             ELSE (time_us + 1) / {DAY} - 1 END
+         FROM ladder_rows"
+    ))?;
+    refresh_days(conn, &[], DELTA_HELD)
 }
 
 fn dirty_days(conn: &Connection) -> Result<Vec<i64>> {
@@ -267,8 +302,8 @@ fn rebuild(
         }
     }
     move_delta(conn, &mut names, &mut wholes, &mut delta)?;
-    for (k, kind) in KINDS.iter().enumerate() {
-        if k == TOKENS {
+    for kind in KINDS.iter() {
+        if packed(kind) {
             // Packed: `move_rows` leaves out zero counts and empty keys.
             continue;
         }
@@ -287,6 +322,7 @@ fn rebuild(
              (SELECT 1 FROM agg_keys d WHERE d.whole = 0 AND d.catalogue IS agg_keys.catalogue
               AND d.phase IS agg_keys.phase AND d.model IS agg_keys.model);
          DELETE FROM agg_tokens WHERE key NOT IN (SELECT id FROM agg_keys);
+         DELETE FROM agg_audit WHERE key NOT IN (SELECT id FROM agg_keys);
          DELETE FROM agg_dirty;",
     )?;
     Ok(())
@@ -377,17 +413,19 @@ fn new_key(conn: &Connection, whole: bool, day: Option<i64>, g: &Group) -> Resul
 }
 
 fn read_rows(conn: &Connection, names: &AggNames, kind: &Kind, key: i64) -> Result<Rows> {
-    if kind.table == KINDS[TOKENS].table {
+    if packed(kind) {
         let blob: Option<Vec<u8>> = conn
-            .prepare_cached("SELECT counts FROM agg_tokens WHERE key = ?1")?
+            .prepare_cached(&format!("SELECT counts FROM {} WHERE key = ?1", kind.table))?
             .query_row([key], |r| r.get(0))
             .optional()?;
-        return match blob {
-            None => Ok(Rows::default()),
-            Some(b) => tokens::rows(&b).ok_or_else(|| {
-                crate::error::Error::usage(format!("agg_tokens row key {key}: not packed counts"))
-            }),
+        let rows = match blob {
+            None => return Ok(Rows::default()),
+            Some(b) if kind.table == KINDS[AUDIT].table => audit::rows(&b, names),
+            Some(b) => tokens::rows(&b),
         };
+        return rows.ok_or_else(|| {
+            crate::error::Error::usage(format!("{} row key {key}: not packed counts", kind.table))
+        });
     }
     let cols: Vec<&str> = kind.dims.iter().chain(kind.counts).copied().collect();
     let mut s = conn.prepare_cached(&format!(
@@ -483,14 +521,27 @@ fn bind(
     Ok(args)
 }
 
-fn write_tokens(conn: &Connection, key: i64, rows: &Rows) -> Result<()> {
-    let packed = tokens::pack_rows(rows);
+fn write_packed(
+    conn: &Connection,
+    names: &mut AggNames,
+    kind: &Kind,
+    key: i64,
+    rows: &Rows,
+) -> Result<()> {
+    let packed = if kind.table == KINDS[AUDIT].table {
+        audit::pack(conn, names, rows)?
+    } else {
+        tokens::pack_rows(rows)
+    };
     if packed.is_empty() {
-        conn.prepare_cached("DELETE FROM agg_tokens WHERE key = ?1")?
+        conn.prepare_cached(&format!("DELETE FROM {} WHERE key = ?1", kind.table))?
             .execute([key])?;
     } else {
-        conn.prepare_cached("INSERT OR REPLACE INTO agg_tokens (key, counts) VALUES (?1, ?2)")?
-            .execute(rusqlite::params![key, packed])?;
+        conn.prepare_cached(&format!(
+            "INSERT OR REPLACE INTO {} (key, counts) VALUES (?1, ?2)",
+            kind.table
+        ))?
+        .execute(rusqlite::params![key, packed])?;
     }
     Ok(())
 }
@@ -502,8 +553,8 @@ fn write_rows(
     key: i64,
     rows: &Rows,
 ) -> Result<()> {
-    if kind.table == KINDS[TOKENS].table {
-        return write_tokens(conn, key, rows);
+    if packed(kind) {
+        return write_packed(conn, names, kind, key, rows);
     }
     let mut s = conn.prepare_cached(&insert_sql(kind, false))?;
     for (dims, counts) in rows {
@@ -521,12 +572,12 @@ fn move_rows(
     key: i64,
     rows: Rows,
 ) -> Result<()> {
-    if kind.table == KINDS[TOKENS].table {
+    if packed(kind) {
         let mut all = read_rows(conn, names, kind, key)?;
         for (dims, c) in rows {
             add(&mut all, dims, &c);
         }
-        return write_tokens(conn, key, &all);
+        return write_packed(conn, names, kind, key, &all);
     }
     let mut s = conn.prepare_cached(&insert_sql(kind, true))?;
     for (dims, counts) in rows {

@@ -17,8 +17,8 @@ use crate::store::filter_sql::push_in;
 /// no task, run or tag filter, a window on whole days (UTC), and every
 /// day counted (nothing in `agg_dirty`).
 pub struct Scope {
-    clause: String,
-    args: Vec<Sql>,
+    pub(super) clause: String,
+    pub(super) args: Vec<Sql>,
 }
 
 pub fn scope(conn: &Connection, f: &Filter) -> Result<Option<Scope>> {

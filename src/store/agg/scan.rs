@@ -3,12 +3,12 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use rusqlite::Connection;
 use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OptionalExtension};
 
 use super::{
-    DAY, Dim, FIRSTS, Group, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, Rows, TALLIES,
-    TOKENS, TOOLS, add,
+    AUDIT, DAY, Dim, FIRSTS, Group, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, Rows,
+    TALLIES, TOKENS, TOOLS, add, audit,
 };
 use crate::error::Result;
 use crate::metrics::{DecisionFacts, MetricsAcc};
@@ -16,6 +16,7 @@ use crate::model::{Rung, Status};
 use crate::store::decode::{Stored, Table};
 use crate::store::dense;
 use crate::store::names::Names;
+use crate::store::rule_scan::{RuleScan, scan_columns};
 use crate::store::tools::{ListKey, list_body, plain_ids};
 
 /// The columns every count needs, for the verdicts whose time is in
@@ -33,13 +34,18 @@ fn select(time: &str) -> String {
                 CASE WHEN d.status = '{refused}' THEN
                      CASE WHEN l.reason IS NULL THEN d.reason WHEN l.reason = X'' THEN NULL
                           ELSE l.reason END END,
-                l.controls, l.decision_id, r.task_id
+                l.controls, l.decision_id, r.task_id, d.id IS NOT NULL, {audit}
          FROM ladder_rows l LEFT JOIN decision_rows d ON d.id = l.decision_id
          LEFT JOIN runs r ON r.run_id = d.run_id
+         LEFT JOIN menus rm ON rm.id = d.retrieval
          WHERE {time}",
         refused = Status::Refused,
+        audit = scan_columns("rm.body"),
     )
 }
+
+/// Where the tool audit's columns ([`scan_columns`]) start.
+const AUDIT_AT: usize = 27;
 
 /// Per tool: visible, selected, wrongly, refused, controlled.
 type ToolCounts = [i64; 5];
@@ -57,6 +63,8 @@ struct Acc {
     reasons: HashMap<(String, String), i64>,
     /// First decisions by (task, selected tool or none).
     firsts: HashMap<(String, Option<String>), i64>,
+    /// The tool audit's counts (a group has one catalogue).
+    audit: audit::Acc,
 }
 
 impl Acc {
@@ -70,8 +78,11 @@ impl Acc {
         }
     }
 
-    fn rows(self, dims: &[Dim], names: &Names) -> [Rows; 6] {
-        let mut out: [Rows; 6] = Default::default();
+    fn rows(self, dims: &[Dim], names: &Names, scan: Option<&RuleScan>) -> Counts {
+        let mut out: Counts = Default::default();
+        if let Some(scan) = scan {
+            out[AUDIT] = self.audit.rows(scan);
+        }
         for ((rung, boundary, labelled), n) in self.rungs {
             out[RUNGS].insert(
                 vec![
@@ -109,8 +120,14 @@ impl Acc {
     }
 }
 
+/// A group's rows of every kind.
+type Counts = [Rows; KINDS.len()];
+
 pub(super) struct Scanner {
     names: Names,
+    /// Each catalogue's audit scan (by `catalogue_ids` id; `None`: not
+    /// stored, or no tools).
+    audits: HashMap<i64, Option<RuleScan>>,
     /// Each distinct controls list's names, decoded once.
     controls: HashMap<ListKey, Vec<String>>,
     /// The rungs and boundaries seen (few), counted by their place here.
@@ -122,6 +139,7 @@ impl Scanner {
     pub fn new(conn: &Connection) -> Result<Scanner> {
         Ok(Scanner {
             names: Names::load(conn)?,
+            audits: HashMap::default(),
             controls: HashMap::default(),
             dims: Vec::new(),
             ids: Vec::new(),
@@ -144,7 +162,7 @@ impl Scanner {
     }
 
     /// The day's counts (`None`: the verdicts without a time) by group.
-    pub fn day(&mut self, conn: &Connection, day: Option<i64>) -> Result<Vec<(Group, [Rows; 6])>> {
+    pub fn day(&mut self, conn: &Connection, day: Option<i64>) -> Result<Vec<(Group, Counts)>> {
         let (sql, args): (String, Vec<i64>) = match day {
             Some(d) => (
                 select("l.time_us >= ?1 AND l.time_us < ?2"),
@@ -234,12 +252,24 @@ impl Scanner {
                 let selected = r.get::<_, Option<String>>(20)?;
                 *acc.firsts.entry((task.to_string(), selected)).or_default() += 1;
             }
-            if cat.is_none() {
+            let Some(cat) = cat else {
                 // Tools are counted per catalogue: without one, nothing.
                 continue;
-            }
+            };
             let retrieved = r.get_ref(19)?.as_str().map_err(rusqlite::Error::from)?;
-            if self.read_ids(retrieved) {
+            let known = self.read_ids(retrieved);
+            if r.get::<_, bool>(26)? {
+                // The audit reads the recorded visible menu from the same
+                // column: read once.
+                let ids = std::mem::take(&mut self.ids);
+                let counted = match self.audit_scan(conn, cat) {
+                    Ok(Some(scan)) => acc.audit.decision(conn, scan, r, known.then_some(&ids)),
+                    other => other.map(|_| ()),
+                };
+                self.ids = ids;
+                counted?;
+            }
+            if known {
                 for &id in &self.ids {
                     let i = id as usize;
                     if acc.by_id.len() <= i {
@@ -291,8 +321,29 @@ impl Scanner {
         }
         Ok(groups
             .into_iter()
-            .map(|(g, acc)| (g, acc.rows(&self.dims, &self.names)))
+            .map(|(g, acc)| {
+                let scan =
+                    g.0.and_then(|c| self.audits.get(&c))
+                        .and_then(Option::as_ref);
+                let rows = acc.rows(&self.dims, &self.names, scan);
+                (g, rows)
+            })
             .collect())
+    }
+
+    /// The audit scan of a catalogue (by `catalogue_ids` id).
+    fn audit_scan(&mut self, conn: &Connection, cat: i64) -> Result<Option<&mut RuleScan>> {
+        if let std::collections::hash_map::Entry::Vacant(e) = self.audits.entry(cat) {
+            let version: Option<String> = conn
+                .prepare_cached("SELECT version FROM catalogue_ids WHERE id = ?1")?
+                .query_row([cat], |r| r.get(0))
+                .optional()?;
+            e.insert(match version {
+                Some(v) => RuleScan::for_catalogue(conn, &v, AUDIT_AT)?,
+                None => None,
+            });
+        }
+        Ok(self.audits.get_mut(&cat).and_then(Option::as_mut))
     }
 
     /// A retrieved list of name ids all in `tool_names` (packed JSON written
