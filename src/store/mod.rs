@@ -109,6 +109,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema_v7.sql"),
     include_str!("schema_v8.sql"),
     include_str!("schema_v9.sql"),
+    include_str!("schema_v10.sql"),
 ];
 
 /// The schema version this rung writes.
@@ -484,6 +485,10 @@ fn migrate(conn: &Connection) -> Result<()> {
                  WHERE id IN (SELECT DISTINCT run_id FROM finding_rows WHERE run_id IS NOT NULL)",
             )?;
             agg::refresh(&tx)?;
+        }
+        if i + 1 == 10 {
+            // Schema 10 keeps each run's budget and findings.
+            agg::runs::fill_all(&tx)?;
         }
         tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
     }

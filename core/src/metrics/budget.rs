@@ -88,7 +88,35 @@ impl BudgetAcc {
     /// several decisions (parallel calls) counts once, with the menu of its
     /// first decision.
     pub fn add_run(&mut self, decisions: &[Turn]) {
+        let (turns, changed) = BudgetAcc::turns_of(decisions);
+        self.add_turns(&turns, changed);
+    }
+
+    /// Adds a run whose turns were counted already (as [`BudgetAcc::add_run`]
+    /// counts them: each turn once, with its first decision's menu): each
+    /// turn's visible tools and tokens, and whether its menu changed.
+    pub fn add_turns(&mut self, turns: &[(u64, Option<u64>)], changed: bool) {
+        if turns.is_empty() {
+            return;
+        }
+        for &(visible, tokens) in turns {
+            self.visible.push(visible);
+            if let Some(k) = tokens {
+                self.tokens.push(k);
+            }
+        }
+        self.run_turns.push(turns.len() as u64);
+        if changed {
+            self.changed += 1;
+        }
+    }
+
+    /// A run's turns as [`BudgetAcc::add_run`] counts them: each turn once
+    /// (its first decision), as (visible, tokens), and whether the menu
+    /// changed between two of them.
+    pub fn turns_of(decisions: &[Turn]) -> (Vec<(u64, Option<u64>)>, bool) {
         let mut seen: Vec<i64> = Vec::new();
+        let mut out = Vec::new();
         let mut first_menu: Option<&str> = None;
         let mut changed = false;
         for t in decisions {
@@ -96,23 +124,14 @@ impl BudgetAcc {
                 continue;
             }
             seen.push(t.turn);
-            self.visible.push(t.visible);
-            if let Some(k) = t.tokens {
-                self.tokens.push(k);
-            }
+            out.push((t.visible, t.tokens));
             match first_menu {
                 None => first_menu = Some(&t.menu),
                 Some(m) if m != t.menu => changed = true,
                 Some(_) => {}
             }
         }
-        if seen.is_empty() {
-            return;
-        }
-        self.run_turns.push(seen.len() as u64);
-        if changed {
-            self.changed += 1;
-        }
+        (out, changed)
     }
 
     pub fn finish(

@@ -1,0 +1,459 @@
+//! Each run's menu budget and findings kept (schema 10, `agg_runs`), for
+//! `rung report budget` and the findings summary: written for every run the
+//! findings' recount reads ([`super::findings`]), from the same read of its
+//! verdicts and findings ([`RunRead`]).
+//!
+//! A run whose verdicts all fall on one day (or all have no time) enters a
+//! report under a model and a whole-day window whole or not at all, so its
+//! counts add up: such a run has its day, model and counts here. Any other
+//! run (its verdicts on several days, none, or a finding about a step it
+//! has no verdict for) has a row with no day, and the reports read it the
+//! long way ([`super::run_read`]).
+//!
+//! The blobs are LEB128 varints. `budget`: the number of catalogues, then
+//! per catalogue (by id) its id (zigzag), 1 if its menu changed, its
+//! `menu_changed` findings, its number of turns, and per turn `visible * 2
+//! + has_tokens` followed by the tokens (zigzag) when it has them.
+//! `findings`: the number of (kind, tool) groups, then per group (by kind,
+//! then tool, none first) the kind (zigzag), `findings * 2 + has_tool`,
+//! and the tool (zigzag) when it has one.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use rusqlite::Connection;
+use rusqlite::types::ValueRef;
+
+use super::DAY;
+use crate::error::Result;
+use crate::metrics::budget::{BudgetAcc, Turn};
+use crate::store::names::Names;
+
+/// `agg_runs.day` of a run none of whose verdicts has a time.
+pub(crate) const NO_DAY: i64 = -2_147_483_648;
+
+/// One verdict of a run, with its decision's step and turn.
+pub(super) struct RunDecision {
+    pub step: i64,
+    /// `turn`, else `step`.
+    pub turn: i64,
+    pub time: Option<i64>,
+    pub catalogue: Option<i64>,
+    /// The stored menu (`retrieved`) when it is text.
+    pub retrieved: Option<String>,
+    pub tokens: Option<i64>,
+    pub id: i64,
+}
+
+/// One finding of a run, as stored (ids).
+pub(super) struct RunFinding {
+    pub kind: i64,
+    pub step: Option<i64>,
+    pub tool: Option<i64>,
+    pub catalogue: Option<i64>,
+}
+
+/// A run's verdicts (in step order) and findings.
+pub(super) struct RunRead {
+    pub decisions: Vec<RunDecision>,
+    pub findings: Vec<RunFinding>,
+}
+
+impl RunRead {
+    /// Reads the run `name` (its findings by `finding_names` id `fid`).
+    pub fn read(conn: &Connection, name: &str, fid: Option<i64>) -> Result<RunRead> {
+        let mut decisions = Vec::new();
+        {
+            let mut s = conn.prepare_cached(
+                "SELECT d.step, COALESCE(d.turn, d.step), l.time_us, l.catalogue, l.retrieved,
+                        l.definition_tokens, l.decision_id
+                 FROM decision_rows d JOIN ladder_rows l ON l.decision_id = d.id
+                 WHERE d.run_id = ?1 ORDER BY d.step",
+            )?;
+            let mut rows = s.query([name])?;
+            while let Some(r) = rows.next()? {
+                let retrieved = match r.get_ref(4)? {
+                    ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
+                    _ => None,
+                };
+                decisions.push(RunDecision {
+                    step: r.get(0)?,
+                    turn: r.get(1)?,
+                    time: r.get(2)?,
+                    catalogue: r.get(3)?,
+                    retrieved,
+                    tokens: r.get(5)?,
+                    id: r.get(6)?,
+                });
+            }
+        }
+        let mut findings = Vec::new();
+        if let Some(fid) = fid {
+            let mut s = conn.prepare_cached(
+                "SELECT kind, step, tool, catalogue FROM finding_rows WHERE run_id = ?1",
+            )?;
+            let mut rows = s.query([fid])?;
+            while let Some(r) = rows.next()? {
+                findings.push(RunFinding {
+                    kind: r.get(0)?,
+                    step: r.get(1)?,
+                    tool: r.get(2)?,
+                    catalogue: r.get(3)?,
+                });
+            }
+        }
+        Ok(RunRead {
+            decisions,
+            findings,
+        })
+    }
+}
+
+/// Writes runs' rows of `agg_runs` (inside the recount's savepoint).
+pub(super) struct Writer {
+    /// Whether `agg_runs` is there (not while a database is upgraded to
+    /// schema 9: schema 10 fills it whole).
+    on: bool,
+    names: Names,
+    /// `catalogue_ids`' ids: a verdict on another enters no budget.
+    catalogues: HashSet<i64>,
+    /// The `menu_changed` kind's id, when stored.
+    menu_changed: Option<i64>,
+    models: HashMap<String, i64>,
+    /// Menus decoded the long way, by their text.
+    sizes: HashMap<String, u64>,
+}
+
+impl Writer {
+    /// Whether `agg_runs` is there.
+    pub fn on(&self) -> bool {
+        self.on
+    }
+
+    pub fn new(conn: &Connection) -> Result<Writer> {
+        let catalogues = conn
+            .prepare_cached("SELECT id FROM catalogue_ids")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let menu_changed = conn
+            .prepare_cached("SELECT id FROM finding_kinds WHERE name = 'menu_changed'")?
+            .query_map([], |r| r.get(0))?
+            .next()
+            .transpose()?;
+        let on = conn
+            .prepare_cached("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agg_runs'")?
+            .exists([])?;
+        Ok(Writer {
+            on,
+            names: Names::load(conn)?,
+            catalogues,
+            menu_changed,
+            models: HashMap::new(),
+            sizes: HashMap::new(),
+        })
+    }
+
+    /// Counts the run `name` again from `run` (no row when it has neither
+    /// a verdict nor a finding).
+    pub fn write(&mut self, conn: &Connection, name: &str, run: &RunRead) -> Result<()> {
+        if !self.on {
+            return Ok(());
+        }
+        if run.decisions.is_empty() && run.findings.is_empty() {
+            conn.prepare_cached("DELETE FROM agg_runs WHERE run_id = ?1")?
+                .execute([name])?;
+            return Ok(());
+        }
+        let model: Option<String> = conn
+            .prepare_cached("SELECT model FROM runs WHERE run_id = ?1")?
+            .query_map([name], |r| r.get(0))?
+            .next()
+            .transpose()?
+            .flatten();
+        let model = match model {
+            Some(m) => Some(self.model_id(conn, &m)?),
+            None => None,
+        };
+        let budget = self.budget(conn, run)?;
+        let findings = pack_findings(&run.findings);
+        conn.prepare_cached(
+            "INSERT OR REPLACE INTO agg_runs (run_id, day, model, budget, findings)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(rusqlite::params![
+            name,
+            day_of(run),
+            model,
+            (!budget.is_empty()).then_some(budget),
+            (!findings.is_empty()).then_some(findings),
+        ])?;
+        Ok(())
+    }
+
+    fn model_id(&mut self, conn: &Connection, model: &str) -> Result<i64> {
+        if let Some(&id) = self.models.get(model) {
+            return Ok(id);
+        }
+        conn.prepare_cached("INSERT OR IGNORE INTO agg_names (name) VALUES (?1)")?
+            .execute([model])?;
+        let id: i64 = conn
+            .prepare_cached("SELECT id FROM agg_names WHERE name = ?1")?
+            .query_row([model], |r| r.get(0))?;
+        self.models.insert(model.to_string(), id);
+        Ok(id)
+    }
+
+    /// The run's budget blob (empty when no turn is on a catalogue).
+    fn budget(&mut self, conn: &Connection, run: &RunRead) -> Result<Vec<u8>> {
+        let mut by_cat: BTreeMap<i64, Vec<Turn>> = BTreeMap::new();
+        for d in &run.decisions {
+            let Some(cat) = d.catalogue.filter(|c| self.catalogues.contains(c)) else {
+                continue;
+            };
+            let Some(menu) = &d.retrieved else {
+                return Err(crate::error::Error::usage(format!(
+                    "ladder_rows row decision_id {}: retrieved is not text",
+                    d.id
+                )));
+            };
+            if self.sizes.len() > 10_000 {
+                self.sizes.clear();
+            }
+            let visible = crate::store::budget::visible(
+                conn,
+                &self.names,
+                &mut self.sizes,
+                menu,
+                d.id,
+            )?;
+            by_cat.entry(cat).or_default().push(Turn {
+                turn: d.turn,
+                visible,
+                tokens: d.tokens.map(|t| t as u64),
+                menu: menu.clone(),
+            });
+        }
+        let mut out = Vec::new();
+        if by_cat.is_empty() {
+            return Ok(out);
+        }
+        put(&mut out, by_cat.len() as u64);
+        for (cat, turns) in by_cat {
+            let (turns, changed) = BudgetAcc::turns_of(&turns);
+            let menu_changed = run
+                .findings
+                .iter()
+                .filter(|f| Some(f.kind) == self.menu_changed && f.catalogue == Some(cat))
+                .count();
+            put(&mut out, zigzag(cat));
+            put(&mut out, u64::from(changed));
+            put(&mut out, menu_changed as u64);
+            put(&mut out, turns.len() as u64);
+            for (visible, tokens) in turns {
+                put(&mut out, visible << 1 | u64::from(tokens.is_some()));
+                if let Some(t) = tokens {
+                    put(&mut out, zigzag(t as i64));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The run's `agg_runs.day`: its verdicts' one day, [`NO_DAY`], or `None`
+/// (read the long way).
+fn day_of(run: &RunRead) -> Option<i64> {
+    let mut days = run
+        .decisions
+        .iter()
+        .map(|d| d.time.map_or(NO_DAY, |t| t.div_euclid(DAY)));
+    let day = days.next()?;
+    if days.any(|d| d != day) {
+        return None;
+    }
+    let steps: HashSet<i64> = run.decisions.iter().map(|d| d.step).collect();
+    let unmatched = run
+        .findings
+        .iter()
+        .any(|f| f.step.is_some_and(|s| !steps.contains(&s)));
+    (!unmatched).then_some(day)
+}
+
+fn pack_findings(findings: &[RunFinding]) -> Vec<u8> {
+    let mut groups: BTreeMap<(i64, Option<i64>), u64> = BTreeMap::new();
+    for f in findings {
+        *groups.entry((f.kind, f.tool)).or_default() += 1;
+    }
+    let mut out = Vec::new();
+    if groups.is_empty() {
+        return out;
+    }
+    put(&mut out, groups.len() as u64);
+    for ((kind, tool), n) in groups {
+        put(&mut out, zigzag(kind));
+        put(&mut out, n << 1 | u64::from(tool.is_some()));
+        if let Some(t) = tool {
+            put(&mut out, zigzag(t));
+        }
+    }
+    out
+}
+
+/// One catalogue's part of a run's budget.
+pub(crate) struct CatalogueTurns {
+    pub catalogue: i64,
+    pub changed: bool,
+    pub menu_changed: u64,
+    pub turns: Vec<(u64, Option<u64>)>,
+}
+
+/// A budget blob read back, or `None` when it is not one.
+pub(crate) fn unpack_budget(bytes: &[u8]) -> Option<Vec<CatalogueTurns>> {
+    let mut at = 0;
+    let n = take(bytes, &mut at)?;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let catalogue = unzigzag(take(bytes, &mut at)?);
+        let changed = take(bytes, &mut at)? != 0;
+        let menu_changed = take(bytes, &mut at)?;
+        let len = take(bytes, &mut at)?;
+        let mut turns = Vec::with_capacity(len.min(1 << 16) as usize);
+        for _ in 0..len {
+            let v = take(bytes, &mut at)?;
+            let tokens = match v & 1 {
+                1 => Some(unzigzag(take(bytes, &mut at)?) as u64),
+                _ => None,
+            };
+            turns.push((v >> 1, tokens));
+        }
+        out.push(CatalogueTurns {
+            catalogue,
+            changed,
+            menu_changed,
+            turns,
+        });
+    }
+    (at == bytes.len()).then_some(out)
+}
+
+/// A findings blob read back as (kind, tool, findings), or `None` when it
+/// is not one.
+pub(crate) fn unpack_findings(bytes: &[u8]) -> Option<Vec<(i64, Option<i64>, u64)>> {
+    let mut at = 0;
+    let n = take(bytes, &mut at)?;
+    let mut out = Vec::with_capacity(n.min(1 << 16) as usize);
+    for _ in 0..n {
+        let kind = unzigzag(take(bytes, &mut at)?);
+        let v = take(bytes, &mut at)?;
+        let tool = match v & 1 {
+            1 => Some(unzigzag(take(bytes, &mut at)?)),
+            _ => None,
+        };
+        out.push((kind, tool, v >> 1));
+    }
+    (at == bytes.len()).then_some(out)
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+fn put(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn take(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Counts every run with a verdict or a finding (the upgrade to schema 10).
+pub(crate) fn fill_all(conn: &Connection) -> Result<()> {
+    let names: Vec<(String, Option<i64>)> = conn
+        .prepare(
+            "SELECT r.run_id, n.id FROM (SELECT DISTINCT run_id FROM decision_rows
+                 UNION SELECT name FROM finding_names
+                 WHERE id IN (SELECT DISTINCT run_id FROM finding_rows)) r
+             LEFT JOIN finding_names n ON n.name = r.run_id ORDER BY 1",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut w = Writer::new(conn)?;
+    for (name, fid) in names {
+        let run = RunRead::read(conn, &name, fid)?;
+        w.write(conn, &name, &run)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blobs_read_back() {
+        let mut b = Vec::new();
+        put(&mut b, 2);
+        for (cat, changed, mc, turns) in [
+            (3i64, 1u64, 2u64, vec![(11u64, Some(1351i64)), (12, None)]),
+            (-1, 0, 0, vec![(0, Some(-5))]),
+        ] {
+            put(&mut b, zigzag(cat));
+            put(&mut b, changed);
+            put(&mut b, mc);
+            put(&mut b, turns.len() as u64);
+            for (v, t) in turns {
+                put(&mut b, v << 1 | u64::from(t.is_some()));
+                if let Some(t) = t {
+                    put(&mut b, zigzag(t));
+                }
+            }
+        }
+        let back = unpack_budget(&b).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(
+            (back[0].catalogue, back[0].changed, back[0].menu_changed),
+            (3, true, 2)
+        );
+        assert_eq!(back[0].turns, vec![(11, Some(1351)), (12, None)]);
+        assert_eq!(back[1].catalogue, -1);
+        assert_eq!(back[1].turns, vec![(0, Some((-5i64) as u64))]);
+        // Cut short, or with bytes left over: not a blob.
+        assert!(unpack_budget(&b[..b.len() - 1]).is_none());
+        let mut longer = b.clone();
+        longer.push(0);
+        assert!(unpack_budget(&longer).is_none());
+
+        let findings = [(4, Some(7)), (4, Some(7)), (2, None), (4, None)]
+            .map(|(kind, tool)| RunFinding {
+                kind,
+                step: None,
+                tool,
+                catalogue: None,
+            });
+        let packed = pack_findings(&findings);
+        assert_eq!(
+            unpack_findings(&packed).unwrap(),
+            vec![(2, None, 1), (4, None, 1), (4, Some(7), 2)]
+        );
+        // 3 groups; kind 2 → 4, one finding without tool → 2; ...
+        assert_eq!(&packed[..3], &[3, 4, 2]);
+        assert!(unpack_findings(&packed[..4]).is_none());
+        assert!(pack_findings(&[]).is_empty());
+    }
+}
