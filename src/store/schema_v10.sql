@@ -14,20 +14,18 @@
 --   day (a window may cut it), it has none, or a finding of it names a
 --   step it has no verdict for.
 -- * `model`: the run's model, an `agg_names` id (NULL for none).
--- * `budget`: per catalogue (a `catalogue_ids` id) its turns as
---   `rung report budget` counts them (each turn once: tools visible and
---   definition tokens), whether its menu changed, and its `menu_changed`
---   findings on that catalogue; NULL when no turn is on a catalogue.
--- * `findings`: the run's findings counted by kind (a `finding_kinds` id)
---   and tool (a `finding_names` id or none); NULL when it has none.
---   Both blobs are LEB128 varints (layout in src/store/agg/runs.rs).
+-- * `counts`: the run's budget, per catalogue (a `catalogue_ids` id) its
+--   turns as `rung report budget` counts them (each turn once: tools
+--   visible and definition tokens), whether its menu changed and its
+--   `menu_changed` findings on that catalogue; then its findings counted
+--   by kind (a `finding_kinds` id) and tool (a `finding_names` id or
+--   none). LEB128 varints (the layout is in src/store/agg/runs.rs).
 
 CREATE TABLE agg_runs (
     run_id   TEXT PRIMARY KEY,
     day      INTEGER,
     model    INTEGER,
-    budget   BLOB,
-    findings BLOB
+    counts   BLOB NOT NULL
 ) WITHOUT ROWID;
 
 -- The runs read the long way (few).

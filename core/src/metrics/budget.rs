@@ -88,7 +88,11 @@ impl BudgetAcc {
     /// several decisions (parallel calls) counts once, with the menu of its
     /// first decision.
     pub fn add_run(&mut self, decisions: &[Turn]) {
-        let (turns, changed) = BudgetAcc::turns_of(decisions);
+        let (turns, changed) = BudgetAcc::turns_of(
+            decisions
+                .iter()
+                .map(|t| (t.turn, t.visible, t.tokens, t.menu.as_str())),
+        );
         self.add_turns(&turns, changed);
     }
 
@@ -111,23 +115,26 @@ impl BudgetAcc {
         }
     }
 
-    /// A run's turns as [`BudgetAcc::add_run`] counts them: each turn once
-    /// (its first decision), as (visible, tokens), and whether the menu
-    /// changed between two of them.
-    pub fn turns_of(decisions: &[Turn]) -> (Vec<(u64, Option<u64>)>, bool) {
+    /// A run's turns as [`BudgetAcc::add_run`] counts them from its
+    /// decisions' (turn, visible, tokens, menu) in step order: each turn
+    /// once (its first decision), as (visible, tokens), and whether the
+    /// menu changed between two of them.
+    pub fn turns_of<'a>(
+        decisions: impl IntoIterator<Item = (i64, u64, Option<u64>, &'a str)>,
+    ) -> (Vec<(u64, Option<u64>)>, bool) {
         let mut seen: Vec<i64> = Vec::new();
         let mut out = Vec::new();
         let mut first_menu: Option<&str> = None;
         let mut changed = false;
-        for t in decisions {
-            if seen.contains(&t.turn) {
+        for (turn, visible, tokens, menu) in decisions {
+            if seen.contains(&turn) {
                 continue;
             }
-            seen.push(t.turn);
-            out.push((t.visible, t.tokens));
+            seen.push(turn);
+            out.push((visible, tokens));
             match first_menu {
-                None => first_menu = Some(&t.menu),
-                Some(m) if m != t.menu => changed = true,
+                None => first_menu = Some(menu),
+                Some(m) if m != menu => changed = true,
                 Some(_) => {}
             }
         }

@@ -10,7 +10,7 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
 use super::DAY;
-use super::runs::{CatalogueTurns, NO_DAY, unpack_budget, unpack_findings};
+use super::runs::{CatalogueTurns, NO_DAY, unpack};
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::store::filter_sql::push_in;
@@ -83,14 +83,14 @@ pub(crate) fn budget(
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let mut stmt = conn.prepare(&format!(
-        "SELECT a.run_id, a.budget FROM agg_runs a WHERE {} AND a.budget IS NOT NULL",
+        "SELECT a.run_id, a.counts FROM agg_runs a WHERE {}",
         s.clause
     ))?;
     let mut rows = stmt.query(params_from_iter(&s.args))?;
     while let Some(r) = rows.next()? {
         let bytes = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
-        let Some(cats) = unpack_budget(bytes) else {
-            return Err(not_packed(r, "budget"));
+        let Some((cats, _)) = unpack(bytes, false) else {
+            return Err(not_packed(r));
         };
         for c in &cats {
             // (A catalogue id that names nothing enters no budget: the
@@ -103,10 +103,10 @@ pub(crate) fn budget(
     Ok(())
 }
 
-fn not_packed(r: &rusqlite::Row, column: &str) -> Error {
+fn not_packed(r: &rusqlite::Row) -> Error {
     let run: String = r.get(0).unwrap_or_default();
     Error::usage(format!(
-        "agg_runs row run_id {}: {column} is not packed counts",
+        "agg_runs row run_id {}: counts is not packed counts",
         crate::text::escape(&run)
     ))
 }
@@ -123,14 +123,14 @@ pub fn finding_groups(conn: &Connection, s: &Scope, f: &Filter) -> Result<Vec<Fi
     // Tool ids of the kept rows, by id (named at the end).
     let mut by_id: HashMap<(i64, Option<i64>), (u64, u64)> = HashMap::new();
     let mut stmt = conn.prepare(&format!(
-        "SELECT a.run_id, a.findings FROM agg_runs a WHERE {} AND a.findings IS NOT NULL",
+        "SELECT a.run_id, a.counts FROM agg_runs a WHERE {}",
         s.clause
     ))?;
     let mut rows = stmt.query(params_from_iter(&s.args))?;
     while let Some(r) = rows.next()? {
         let bytes = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
-        let Some(groups) = unpack_findings(bytes) else {
-            return Err(not_packed(r, "findings"));
+        let Some((_, groups)) = unpack(bytes, true) else {
+            return Err(not_packed(r));
         };
         for (kind, tool, n) in groups {
             let g = by_id.entry((kind, tool)).or_default();

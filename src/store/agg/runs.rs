@@ -10,13 +10,14 @@
 //! has no verdict for) has a row with no day, and the reports read it the
 //! long way ([`super::run_read`]).
 //!
-//! The blobs are LEB128 varints. `budget`: the number of catalogues, then
-//! per catalogue (by id) its id (zigzag), 1 if its menu changed, its
-//! `menu_changed` findings, its number of turns, and per turn `visible * 2
-//! + has_tokens` followed by the tokens (zigzag) when it has them.
-//! `findings`: the number of (kind, tool) groups, then per group (by kind,
-//! then tool, none first) the kind (zigzag), `findings * 2 + has_tool`,
-//! and the tool (zigzag) when it has one.
+//! `counts` is LEB128 varints (signed values zigzag): the budget, then the
+//! findings. The budget: the number of catalogues, then per catalogue (by
+//! id) its id, `turns * 2 + changed` (its menu changed), its
+//! `menu_changed` findings, and per turn `visible * 2 + has_tokens`
+//! followed by the tokens when it has them. The findings: the number of
+//! kinds, then per kind (by id) its id and number of tools, and per tool
+//! (none first, then by id) `findings * 2 + has_tool` followed by the tool
+//! id's difference from the kind's tool before (from 0).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -25,7 +26,7 @@ use rusqlite::types::ValueRef;
 
 use super::DAY;
 use crate::error::Result;
-use crate::metrics::budget::{BudgetAcc, Turn};
+use crate::metrics::budget::BudgetAcc;
 use crate::store::names::Names;
 
 /// `agg_runs.day` of a run none of whose verdicts has a time.
@@ -173,19 +174,12 @@ impl Writer {
             Some(m) => Some(self.model_id(conn, &m)?),
             None => None,
         };
-        let budget = self.budget(conn, run)?;
-        let findings = pack_findings(&run.findings);
+        let mut counts = self.budget(conn, run)?;
+        pack_findings(&run.findings, &mut counts);
         conn.prepare_cached(
-            "INSERT OR REPLACE INTO agg_runs (run_id, day, model, budget, findings)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT OR REPLACE INTO agg_runs (run_id, day, model, counts) VALUES (?1, ?2, ?3, ?4)",
         )?
-        .execute(rusqlite::params![
-            name,
-            day_of(run),
-            model,
-            (!budget.is_empty()).then_some(budget),
-            (!findings.is_empty()).then_some(findings),
-        ])?;
+        .execute(rusqlite::params![name, day_of(run), model, counts])?;
         Ok(())
     }
 
@@ -204,7 +198,9 @@ impl Writer {
 
     /// The run's budget blob (empty when no turn is on a catalogue).
     fn budget(&mut self, conn: &Connection, run: &RunRead) -> Result<Vec<u8>> {
-        let mut by_cat: BTreeMap<i64, Vec<Turn>> = BTreeMap::new();
+        // Per catalogue, its decisions' (turn, visible, tokens, menu).
+        type Decision<'a> = (i64, u64, Option<u64>, &'a str);
+        let mut by_cat: BTreeMap<i64, Vec<Decision>> = BTreeMap::new();
         for d in &run.decisions {
             let Some(cat) = d.catalogue.filter(|c| self.catalogues.contains(c)) else {
                 continue;
@@ -225,29 +221,25 @@ impl Writer {
                 menu,
                 d.id,
             )?;
-            by_cat.entry(cat).or_default().push(Turn {
-                turn: d.turn,
+            by_cat.entry(cat).or_default().push((
+                d.turn,
                 visible,
-                tokens: d.tokens.map(|t| t as u64),
-                menu: menu.clone(),
-            });
+                d.tokens.map(|t| t as u64),
+                menu,
+            ));
         }
         let mut out = Vec::new();
-        if by_cat.is_empty() {
-            return Ok(out);
-        }
         put(&mut out, by_cat.len() as u64);
         for (cat, turns) in by_cat {
-            let (turns, changed) = BudgetAcc::turns_of(&turns);
+            let (turns, changed) = BudgetAcc::turns_of(turns);
             let menu_changed = run
                 .findings
                 .iter()
                 .filter(|f| Some(f.kind) == self.menu_changed && f.catalogue == Some(cat))
                 .count();
             put(&mut out, zigzag(cat));
-            put(&mut out, u64::from(changed));
+            put(&mut out, (turns.len() as u64) << 1 | u64::from(changed));
             put(&mut out, menu_changed as u64);
-            put(&mut out, turns.len() as u64);
             for (visible, tokens) in turns {
                 put(&mut out, visible << 1 | u64::from(tokens.is_some()));
                 if let Some(t) = tokens {
@@ -278,24 +270,25 @@ fn day_of(run: &RunRead) -> Option<i64> {
     (!unmatched).then_some(day)
 }
 
-fn pack_findings(findings: &[RunFinding]) -> Vec<u8> {
-    let mut groups: BTreeMap<(i64, Option<i64>), u64> = BTreeMap::new();
+/// Appends the findings part of `counts` to `out`.
+fn pack_findings(findings: &[RunFinding], out: &mut Vec<u8>) {
+    let mut groups: BTreeMap<i64, BTreeMap<Option<i64>, u64>> = BTreeMap::new();
     for f in findings {
-        *groups.entry((f.kind, f.tool)).or_default() += 1;
+        *groups.entry(f.kind).or_default().entry(f.tool).or_default() += 1;
     }
-    let mut out = Vec::new();
-    if groups.is_empty() {
-        return out;
-    }
-    put(&mut out, groups.len() as u64);
-    for ((kind, tool), n) in groups {
-        put(&mut out, zigzag(kind));
-        put(&mut out, n << 1 | u64::from(tool.is_some()));
-        if let Some(t) = tool {
-            put(&mut out, zigzag(t));
+    put(out, groups.len() as u64);
+    for (kind, tools) in groups {
+        put(out, zigzag(kind));
+        put(out, tools.len() as u64);
+        let mut last = 0i64;
+        for (tool, n) in tools {
+            put(out, n << 1 | u64::from(tool.is_some()));
+            if let Some(t) = tool {
+                put(out, zigzag(t.wrapping_sub(last)));
+                last = t;
+            }
         }
     }
-    out
 }
 
 /// One catalogue's part of a run's budget.
@@ -306,16 +299,20 @@ pub(crate) struct CatalogueTurns {
     pub turns: Vec<(u64, Option<u64>)>,
 }
 
-/// A budget blob read back, or `None` when it is not one.
-pub(crate) fn unpack_budget(bytes: &[u8]) -> Option<Vec<CatalogueTurns>> {
+/// A run's `counts` read back: its budget per catalogue and, when
+/// `findings`, its findings as (kind, tool, findings); `None` when it is
+/// not packed counts.
+pub(crate) type Unpacked = (Vec<CatalogueTurns>, Vec<(i64, Option<i64>, u64)>);
+
+pub(crate) fn unpack(bytes: &[u8], findings: bool) -> Option<Unpacked> {
     let mut at = 0;
     let n = take(bytes, &mut at)?;
-    let mut out = Vec::new();
+    let mut budget = Vec::new();
     for _ in 0..n {
         let catalogue = unzigzag(take(bytes, &mut at)?);
-        let changed = take(bytes, &mut at)? != 0;
+        let v = take(bytes, &mut at)?;
         let menu_changed = take(bytes, &mut at)?;
-        let len = take(bytes, &mut at)?;
+        let len = v >> 1;
         let mut turns = Vec::with_capacity(len.min(1 << 16) as usize);
         for _ in 0..len {
             let v = take(bytes, &mut at)?;
@@ -325,32 +322,35 @@ pub(crate) fn unpack_budget(bytes: &[u8]) -> Option<Vec<CatalogueTurns>> {
             };
             turns.push((v >> 1, tokens));
         }
-        out.push(CatalogueTurns {
+        budget.push(CatalogueTurns {
             catalogue,
-            changed,
+            changed: v & 1 == 1,
             menu_changed,
             turns,
         });
     }
-    (at == bytes.len()).then_some(out)
-}
-
-/// A findings blob read back as (kind, tool, findings), or `None` when it
-/// is not one.
-pub(crate) fn unpack_findings(bytes: &[u8]) -> Option<Vec<(i64, Option<i64>, u64)>> {
-    let mut at = 0;
-    let n = take(bytes, &mut at)?;
-    let mut out = Vec::with_capacity(n.min(1 << 16) as usize);
-    for _ in 0..n {
-        let kind = unzigzag(take(bytes, &mut at)?);
-        let v = take(bytes, &mut at)?;
-        let tool = match v & 1 {
-            1 => Some(unzigzag(take(bytes, &mut at)?)),
-            _ => None,
-        };
-        out.push((kind, tool, v >> 1));
+    let mut groups = Vec::new();
+    if !findings {
+        return Some((budget, groups));
     }
-    (at == bytes.len()).then_some(out)
+    let kinds = take(bytes, &mut at)?;
+    for _ in 0..kinds {
+        let kind = unzigzag(take(bytes, &mut at)?);
+        let tools = take(bytes, &mut at)?;
+        let mut last = 0i64;
+        for _ in 0..tools {
+            let v = take(bytes, &mut at)?;
+            let tool = match v & 1 {
+                1 => {
+                    last = last.wrapping_add(unzigzag(take(bytes, &mut at)?));
+                    Some(last)
+                }
+                _ => None,
+            };
+            groups.push((kind, tool, v >> 1));
+        }
+    }
+    (at == bytes.len()).then_some((budget, groups))
 }
 
 fn zigzag(v: i64) -> u64 {
@@ -405,8 +405,17 @@ pub(crate) fn fill_all(conn: &Connection) -> Result<()> {
 mod tests {
     use super::*;
 
+    fn finding(kind: i64, tool: Option<i64>) -> RunFinding {
+        RunFinding {
+            kind,
+            step: None,
+            tool,
+            catalogue: None,
+        }
+    }
+
     #[test]
-    fn blobs_read_back() {
+    fn counts_read_back() {
         let mut b = Vec::new();
         put(&mut b, 2);
         for (cat, changed, mc, turns) in [
@@ -414,9 +423,8 @@ mod tests {
             (-1, 0, 0, vec![(0, Some(-5))]),
         ] {
             put(&mut b, zigzag(cat));
-            put(&mut b, changed);
+            put(&mut b, (turns.len() as u64) << 1 | changed);
             put(&mut b, mc);
-            put(&mut b, turns.len() as u64);
             for (v, t) in turns {
                 put(&mut b, v << 1 | u64::from(t.is_some()));
                 if let Some(t) = t {
@@ -424,36 +432,41 @@ mod tests {
                 }
             }
         }
-        let back = unpack_budget(&b).unwrap();
-        assert_eq!(back.len(), 2);
+        let budget_len = b.len();
+        let findings = [(4, Some(7)), (4, Some(7)), (2, None), (4, None), (4, Some(3))]
+            .map(|(kind, tool)| finding(kind, tool));
+        pack_findings(&findings, &mut b);
+        // 2 kinds; kind 2 (4) with 1 tool: one finding of none (2); kind 4
+        // (8) with 3 tools: one of none (2), one of 3 (3, +3 → 6), two of 7
+        // (5, +4 → 8).
+        assert_eq!(&b[budget_len..], &[2, 4, 1, 2, 8, 3, 2, 3, 6, 5, 8]);
+        let (budget, groups) = unpack(&b, true).unwrap();
+        assert_eq!(budget.len(), 2);
         assert_eq!(
-            (back[0].catalogue, back[0].changed, back[0].menu_changed),
+            (budget[0].catalogue, budget[0].changed, budget[0].menu_changed),
             (3, true, 2)
         );
-        assert_eq!(back[0].turns, vec![(11, Some(1351)), (12, None)]);
-        assert_eq!(back[1].catalogue, -1);
-        assert_eq!(back[1].turns, vec![(0, Some((-5i64) as u64))]);
-        // Cut short, or with bytes left over: not a blob.
-        assert!(unpack_budget(&b[..b.len() - 1]).is_none());
+        assert_eq!(budget[0].turns, vec![(11, Some(1351)), (12, None)]);
+        assert_eq!(
+            (budget[1].catalogue, budget[1].changed),
+            (-1, false)
+        );
+        assert_eq!(budget[1].turns, vec![(0, Some((-5i64) as u64))]);
+        assert_eq!(
+            groups,
+            vec![(2, None, 1), (4, None, 1), (4, Some(3), 1), (4, Some(7), 2)]
+        );
+        // The budget alone need not read the findings.
+        assert_eq!(unpack(&b[..budget_len], false).unwrap().0.len(), 2);
+        // Cut short, or with bytes left over: not packed counts.
+        assert!(unpack(&b[..b.len() - 1], true).is_none());
         let mut longer = b.clone();
         longer.push(0);
-        assert!(unpack_budget(&longer).is_none());
-
-        let findings = [(4, Some(7)), (4, Some(7)), (2, None), (4, None)]
-            .map(|(kind, tool)| RunFinding {
-                kind,
-                step: None,
-                tool,
-                catalogue: None,
-            });
-        let packed = pack_findings(&findings);
-        assert_eq!(
-            unpack_findings(&packed).unwrap(),
-            vec![(2, None, 1), (4, None, 1), (4, Some(7), 2)]
-        );
-        // 3 groups; kind 2 → 4, one finding without tool → 2; ...
-        assert_eq!(&packed[..3], &[3, 4, 2]);
-        assert!(unpack_findings(&packed[..4]).is_none());
-        assert!(pack_findings(&[]).is_empty());
+        assert!(unpack(&longer, true).is_none());
+        let mut none = Vec::new();
+        put(&mut none, 0);
+        pack_findings(&[], &mut none);
+        assert_eq!(none, vec![0, 0]);
+        assert_eq!(unpack(&none, true).unwrap().1, vec![]);
     }
 }
