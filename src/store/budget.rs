@@ -198,8 +198,8 @@ fn menu_changed_read(conn: &Connection, catalogue: &str, runs: &[String]) -> Res
          WHERE x.run_id IS NULL AND x.kind = (SELECT id FROM finding_kinds WHERE name = ?1)
            AND x.catalogue = (SELECT id FROM catalogue_ids WHERE version = ?2)
          UNION ALL
-         SELECT n.name FROM agg_runs a JOIN finding_names n ON n.name = a.run_id
-         JOIN finding_rows x ON x.run_id = n.id
+         SELECT n.name FROM agg_runs a CROSS JOIN finding_names n ON n.name = a.run_id
+         CROSS JOIN finding_rows x ON x.run_id = n.id
          WHERE a.day IS NULL AND x.kind = (SELECT id FROM finding_kinds WHERE name = ?1)
            AND x.catalogue = (SELECT id FROM catalogue_ids WHERE version = ?2)",
     )?;

@@ -169,9 +169,11 @@ pub fn finding_groups(conn: &Connection, s: &Scope, f: &Filter) -> Result<Vec<Fi
     // The runs read the long way, and the findings of no run.
     let (sql, args) = selected_from(
         f,
-        "(SELECT v.* FROM finding_rows p JOIN findings v ON v.id = p.id
-          WHERE p.run_id IS NULL OR p.run_id IN (SELECT n.id FROM agg_runs a
-              JOIN finding_names n ON n.name = a.run_id WHERE a.day IS NULL)) x",
+        "(SELECT v.* FROM finding_rows p JOIN findings v ON v.id = p.id WHERE p.run_id IS NULL
+          UNION ALL
+          SELECT v.* FROM agg_runs a CROSS JOIN finding_names n ON n.name = a.run_id
+          CROSS JOIN finding_rows p ON p.run_id = n.id JOIN findings v ON v.id = p.id
+          WHERE a.day IS NULL) x",
         "x.kind, x.tool, count(*), count(DISTINCT x.run_id)",
         "GROUP BY x.kind, x.tool",
     );
