@@ -21,6 +21,19 @@ const MENU_CHANGED: &str = "menu_changed";
 /// counted whole come from `agg_runs`, and only the others are read.
 pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
     let kept = super::agg::run_read::scope(conn, f)?;
+    budget_with(conn, f, kept)
+}
+
+/// [`budget`] from every decision (the kept counts unread).
+pub fn budget_long(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
+    budget_with(conn, f, None)
+}
+
+fn budget_with(
+    conn: &Connection,
+    f: &Filter,
+    kept: Option<super::agg::run_read::Scope>,
+) -> Result<Vec<Budget>> {
     let mut accs: BTreeMap<String, BudgetAcc> = BTreeMap::new();
     // Per catalogue, the `menu_changed` findings of the runs counted whole.
     let mut kept_findings: HashMap<String, u64> = HashMap::new();
