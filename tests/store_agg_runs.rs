@@ -267,9 +267,7 @@ fn writes_by_hand_are_counted_again() {
          DELETE FROM findings WHERE run_id = 'r-104';
          DELETE FROM runs WHERE run_id = 'r-104';",
     );
-    assert!(
-        rows(&conn, "SELECT 1 FROM agg_runs WHERE run_id = 'r-104'").is_empty()
-    );
+    assert!(rows(&conn, "SELECT 1 FROM agg_runs WHERE run_id = 'r-104'").is_empty());
 }
 
 #[test]

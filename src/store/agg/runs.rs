@@ -141,7 +141,9 @@ impl Writer {
             .next()
             .transpose()?;
         let on = conn
-            .prepare_cached("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agg_runs'")?
+            .prepare_cached(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agg_runs'",
+            )?
             .exists([])?;
         Ok(Writer {
             on,
@@ -214,13 +216,8 @@ impl Writer {
             if self.sizes.len() > 10_000 {
                 self.sizes.clear();
             }
-            let visible = crate::store::budget::visible(
-                conn,
-                &self.names,
-                &mut self.sizes,
-                menu,
-                d.id,
-            )?;
+            let visible =
+                crate::store::budget::visible(conn, &self.names, &mut self.sizes, menu, d.id)?;
             by_cat.entry(cat).or_default().push((
                 d.turn,
                 visible,
@@ -433,8 +430,14 @@ mod tests {
             }
         }
         let budget_len = b.len();
-        let findings = [(4, Some(7)), (4, Some(7)), (2, None), (4, None), (4, Some(3))]
-            .map(|(kind, tool)| finding(kind, tool));
+        let findings = [
+            (4, Some(7)),
+            (4, Some(7)),
+            (2, None),
+            (4, None),
+            (4, Some(3)),
+        ]
+        .map(|(kind, tool)| finding(kind, tool));
         pack_findings(&findings, &mut b);
         // 2 kinds; kind 2 (4) with 1 tool: one finding of none (2); kind 4
         // (8) with 3 tools: one of none (2), one of 3 (3, +3 → 6), two of 7
@@ -443,14 +446,15 @@ mod tests {
         let (budget, groups) = unpack(&b, true).unwrap();
         assert_eq!(budget.len(), 2);
         assert_eq!(
-            (budget[0].catalogue, budget[0].changed, budget[0].menu_changed),
+            (
+                budget[0].catalogue,
+                budget[0].changed,
+                budget[0].menu_changed
+            ),
             (3, true, 2)
         );
         assert_eq!(budget[0].turns, vec![(11, Some(1351)), (12, None)]);
-        assert_eq!(
-            (budget[1].catalogue, budget[1].changed),
-            (-1, false)
-        );
+        assert_eq!((budget[1].catalogue, budget[1].changed), (-1, false));
         assert_eq!(budget[1].turns, vec![(0, Some((-5i64) as u64))]);
         assert_eq!(
             groups,
