@@ -9,7 +9,7 @@ mod store_util;
 
 use import_util::*;
 use rung::filter::Filter;
-use rung::metrics::budget::{Budget, Percentiles, RunCost};
+use rung::metrics::budget::{Percentiles, RunCost};
 use rung::store::agg::run_read::scope;
 use rung::store::budget::{budget, budget_long};
 use rung::store::findings::{FindingGroup, finding_groups, finding_groups_long};
