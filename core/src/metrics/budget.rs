@@ -263,6 +263,35 @@ mod tests {
     }
 
     #[test]
+    fn turns_counted_before_add_up_as_the_runs_do() {
+        // r3 of the test above: turn 1 twice (the first decision's menu
+        // counts), then a new menu on turn 2.
+        let run = [
+            turn(1, "a", 50),
+            turn(1, "a,b,c,d", 999),
+            turn(2, "a,c", 100),
+        ];
+        let (turns, changed) = BudgetAcc::turns_of(
+            run.iter()
+                .map(|t| (t.turn, t.visible, t.tokens, t.menu.as_str())),
+        );
+        assert_eq!(turns, vec![(1, Some(50)), (2, Some(100))]);
+        assert!(changed);
+        let mut by_runs = BudgetAcc::default();
+        by_runs.add_run(&run);
+        by_runs.add_run(&[turn(1, "a,b", 70)]);
+        let mut by_turns = BudgetAcc::default();
+        by_turns.add_turns(&turns, changed);
+        by_turns.add_turns(&[(2, Some(70))], false);
+        // A run with no turn is no run.
+        by_turns.add_turns(&[], true);
+        assert_eq!(
+            by_runs.finish("m", 4, 90, None),
+            by_turns.finish("m", 4, 90, None)
+        );
+    }
+
+    #[test]
     fn no_runs_no_figures() {
         let b = BudgetAcc::default().finish("m", 3, 90, Some(0));
         assert_eq!(b.runs, 0);
