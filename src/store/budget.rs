@@ -41,7 +41,7 @@ fn budget_with(
         super::agg::run_read::budget(conn, s, |cat, c| {
             accs.entry(cat.to_string())
                 .or_default()
-                .add_turns(&c.turns, c.changed);
+                .add_counted(&c.visible, &c.tokens, c.changed);
             *kept_findings.entry(cat.to_string()).or_default() += c.menu_changed;
         })?;
     }

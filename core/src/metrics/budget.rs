@@ -115,6 +115,21 @@ impl BudgetAcc {
         }
     }
 
+    /// [`BudgetAcc::add_turns`] with the run's turns as two lists (their
+    /// order does not matter): the visible tools of each turn, and the
+    /// tokens of those that have them.
+    pub fn add_counted(&mut self, visible: &[u64], tokens: &[u64], changed: bool) {
+        if visible.is_empty() {
+            return;
+        }
+        self.visible.extend_from_slice(visible);
+        self.tokens.extend_from_slice(tokens);
+        self.run_turns.push(visible.len() as u64);
+        if changed {
+            self.changed += 1;
+        }
+    }
+
     /// A run's turns as [`BudgetAcc::add_run`] counts them from its
     /// decisions' (turn, visible, tokens, menu) in step order: each turn
     /// once (its first decision), as (visible, tokens), and whether the
@@ -285,10 +300,13 @@ mod tests {
         by_turns.add_turns(&[(2, Some(70))], false);
         // A run with no turn is no run.
         by_turns.add_turns(&[], true);
-        assert_eq!(
-            by_runs.finish("m", 4, 90, None),
-            by_turns.finish("m", 4, 90, None)
-        );
+        let mut counted = BudgetAcc::default();
+        counted.add_counted(&[2, 1], &[100, 50], true);
+        counted.add_counted(&[2], &[70], false);
+        counted.add_counted(&[], &[], true);
+        let by_runs = by_runs.finish("m", 4, 90, None);
+        assert_eq!(by_runs, by_turns.finish("m", 4, 90, None));
+        assert_eq!(by_runs, counted.finish("m", 4, 90, None));
     }
 
     #[test]

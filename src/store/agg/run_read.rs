@@ -120,7 +120,7 @@ pub fn finding_groups(conn: &Connection, s: &Scope, f: &Filter) -> Result<Vec<Fi
         .prepare("SELECT id, name FROM finding_kinds")?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    // Tool ids of the kept rows, by id (named at the end).
+    // The kept rows' counts, by kind and tool id (named at the end).
     let mut by_id: HashMap<(i64, Option<i64>), (u64, u64)> = HashMap::new();
     let mut stmt = conn.prepare(&format!(
         "SELECT a.run_id, a.counts FROM agg_runs a WHERE {}",
@@ -141,7 +141,7 @@ pub fn finding_groups(conn: &Connection, s: &Scope, f: &Filter) -> Result<Vec<Fi
     drop(rows);
     drop(stmt);
     let mut named: BTreeMap<(String, Option<String>), (u64, u64)> = BTreeMap::new();
-    let mut tool_name = conn.prepare_cached("SELECT name FROM finding_names WHERE id = ?1")?;
+    let mut tool_name = conn.prepare_cached("SELECT name FROM agg_names WHERE id = ?1")?;
     let mut tool_names: HashMap<i64, Option<String>> = HashMap::new();
     for ((kind, tool), (n, runs)) in by_id {
         let Some(kind) = kinds.get(&kind) else {
@@ -160,8 +160,8 @@ pub fn finding_groups(conn: &Connection, s: &Scope, f: &Filter) -> Result<Vec<Fi
                 }
             },
         };
-        // (A tool id that names nothing reads as none, as in the view: a run
-        // with both would count twice here, but every stored id is named.)
+        // (Tools are `agg_names` ids, never removed; a finding's tool id
+        // that named nothing was kept as none, as the view shows it.)
         let g = named.entry((kind.clone(), tool)).or_default();
         g.0 += n;
         g.1 += runs;

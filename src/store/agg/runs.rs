@@ -10,14 +10,16 @@
 //! has no verdict for) has a row with no day, and the reports read it the
 //! long way ([`super::run_read`]).
 //!
-//! `counts` is LEB128 varints (signed values zigzag): the budget, then the
-//! findings. The budget: the number of catalogues, then per catalogue (by
-//! id) its id, `turns * 2 + changed` (its menu changed), its
-//! `menu_changed` findings, and per turn `visible * 2 + has_tokens`
-//! followed by the tokens when it has them. The findings: the number of
-//! kinds, then per kind (by id) its id and number of tools, and per tool
-//! (none first, then by id) `findings * 2 + has_tool` followed by the tool
-//! id's difference from the kind's tool before (from 0).
+//! `counts` is LEB128 varints: the budget, then the findings. The budget:
+//! the number of catalogues, then per catalogue (by id) its id (zigzag),
+//! `turns * 2 + changed` (its menu changed), its `menu_changed` findings,
+//! the tools visible on each turn and then the number of turns with
+//! tokens and their tokens, each list ascending as its first value and
+//! each next one's difference from the one before (the percentiles need
+//! no turn's order). The findings: the number of kinds, then per kind (by
+//! id, zigzag) its number of tools, and per tool (none first, then by
+//! `agg_names` id) `findings * 2 + has_tool` followed by the id's
+//! difference from the kind's tool before (from 0, zigzag).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -119,7 +121,10 @@ pub(super) struct Writer {
     catalogues: HashSet<i64>,
     /// The `menu_changed` kind's id, when stored.
     menu_changed: Option<i64>,
+    /// `agg_names` ids of models and of tools by `finding_names` id (none:
+    /// an id that names nothing, as the `findings` view shows it).
     models: HashMap<String, i64>,
+    tools: HashMap<i64, Option<i64>>,
     /// Menus decoded the long way, by their text.
     sizes: HashMap<String, u64>,
 }
@@ -151,6 +156,7 @@ impl Writer {
             catalogues,
             menu_changed,
             models: HashMap::new(),
+            tools: HashMap::new(),
             sizes: HashMap::new(),
         })
     }
@@ -177,7 +183,15 @@ impl Writer {
             None => None,
         };
         let mut counts = self.budget(conn, run)?;
-        pack_findings(&run.findings, &mut counts);
+        let mut findings = Vec::with_capacity(run.findings.len());
+        for f in &run.findings {
+            let tool = match f.tool {
+                Some(t) => self.tool_id(conn, t)?,
+                None => None,
+            };
+            findings.push((f.kind, tool));
+        }
+        pack_findings(&findings, &mut counts);
         conn.prepare_cached(
             "INSERT OR REPLACE INTO agg_runs (run_id, day, model, counts) VALUES (?1, ?2, ?3, ?4)",
         )?
@@ -189,12 +203,26 @@ impl Writer {
         if let Some(&id) = self.models.get(model) {
             return Ok(id);
         }
-        conn.prepare_cached("INSERT OR IGNORE INTO agg_names (name) VALUES (?1)")?
-            .execute([model])?;
-        let id: i64 = conn
-            .prepare_cached("SELECT id FROM agg_names WHERE name = ?1")?
-            .query_row([model], |r| r.get(0))?;
+        let id = name_id(conn, model)?;
         self.models.insert(model.to_string(), id);
+        Ok(id)
+    }
+
+    /// A finding's tool (a `finding_names` id) as an `agg_names` id.
+    fn tool_id(&mut self, conn: &Connection, tool: i64) -> Result<Option<i64>> {
+        if let Some(&id) = self.tools.get(&tool) {
+            return Ok(id);
+        }
+        let name: Option<String> = conn
+            .prepare_cached("SELECT name FROM finding_names WHERE id = ?1")?
+            .query_map([tool], |r| r.get(0))?
+            .next()
+            .transpose()?;
+        let id = match name {
+            Some(n) => Some(name_id(conn, &n)?),
+            None => None,
+        };
+        self.tools.insert(tool, id);
         Ok(id)
     }
 
@@ -237,12 +265,11 @@ impl Writer {
             put(&mut out, zigzag(cat));
             put(&mut out, (turns.len() as u64) << 1 | u64::from(changed));
             put(&mut out, menu_changed as u64);
-            for (visible, tokens) in turns {
-                put(&mut out, visible << 1 | u64::from(tokens.is_some()));
-                if let Some(t) = tokens {
-                    put(&mut out, zigzag(t as i64));
-                }
-            }
+            let mut visible: Vec<u64> = turns.iter().map(|t| t.0).collect();
+            let mut tokens: Vec<u64> = turns.iter().filter_map(|t| t.1).collect();
+            put_ascending(&mut out, &mut visible);
+            put(&mut out, tokens.len() as u64);
+            put_ascending(&mut out, &mut tokens);
         }
         Ok(out)
     }
@@ -267,11 +294,12 @@ fn day_of(run: &RunRead) -> Option<i64> {
     (!unmatched).then_some(day)
 }
 
-/// Appends the findings part of `counts` to `out`.
-fn pack_findings(findings: &[RunFinding], out: &mut Vec<u8>) {
+/// Appends the findings part of `counts` to `out`: (kind, tool as an
+/// `agg_names` id) each.
+fn pack_findings(findings: &[(i64, Option<i64>)], out: &mut Vec<u8>) {
     let mut groups: BTreeMap<i64, BTreeMap<Option<i64>, u64>> = BTreeMap::new();
-    for f in findings {
-        *groups.entry(f.kind).or_default().entry(f.tool).or_default() += 1;
+    for &(kind, tool) in findings {
+        *groups.entry(kind).or_default().entry(tool).or_default() += 1;
     }
     put(out, groups.len() as u64);
     for (kind, tools) in groups {
@@ -288,17 +316,50 @@ fn pack_findings(findings: &[RunFinding], out: &mut Vec<u8>) {
     }
 }
 
+/// `values` sorted, as the first and each next one's difference.
+fn put_ascending(out: &mut Vec<u8>, values: &mut [u64]) {
+    values.sort_unstable();
+    let mut last = 0u64;
+    for &v in values.iter() {
+        put(out, v - last);
+        last = v;
+    }
+}
+
+/// `n` values written by [`put_ascending`].
+fn take_ascending(bytes: &[u8], at: &mut usize, n: u64) -> Option<Vec<u64>> {
+    let mut out = Vec::with_capacity(n.min(1 << 16) as usize);
+    let mut last = 0u64;
+    for _ in 0..n {
+        last = last.checked_add(take(bytes, at)?)?;
+        out.push(last);
+    }
+    Some(out)
+}
+
+/// An `agg_names` id for `name` (added when missing).
+fn name_id(conn: &Connection, name: &str) -> Result<i64> {
+    conn.prepare_cached("INSERT OR IGNORE INTO agg_names (name) VALUES (?1)")?
+        .execute([name])?;
+    Ok(conn
+        .prepare_cached("SELECT id FROM agg_names WHERE name = ?1")?
+        .query_row([name], |r| r.get(0))?)
+}
+
 /// One catalogue's part of a run's budget.
 pub(crate) struct CatalogueTurns {
     pub catalogue: i64,
     pub changed: bool,
     pub menu_changed: u64,
-    pub turns: Vec<(u64, Option<u64>)>,
+    /// Each turn's visible tools, and the tokens of those with tokens
+    /// (ascending).
+    pub visible: Vec<u64>,
+    pub tokens: Vec<u64>,
 }
 
 /// A run's `counts` read back: its budget per catalogue and, when
-/// `findings`, its findings as (kind, tool, findings); `None` when it is
-/// not packed counts.
+/// `findings`, its findings as (kind, tool as an `agg_names` id,
+/// findings); `None` when it is not packed counts.
 pub(crate) type Unpacked = (Vec<CatalogueTurns>, Vec<(i64, Option<i64>, u64)>);
 
 pub(crate) fn unpack(bytes: &[u8], findings: bool) -> Option<Unpacked> {
@@ -309,21 +370,15 @@ pub(crate) fn unpack(bytes: &[u8], findings: bool) -> Option<Unpacked> {
         let catalogue = unzigzag(take(bytes, &mut at)?);
         let v = take(bytes, &mut at)?;
         let menu_changed = take(bytes, &mut at)?;
-        let len = v >> 1;
-        let mut turns = Vec::with_capacity(len.min(1 << 16) as usize);
-        for _ in 0..len {
-            let v = take(bytes, &mut at)?;
-            let tokens = match v & 1 {
-                1 => Some(unzigzag(take(bytes, &mut at)?) as u64),
-                _ => None,
-            };
-            turns.push((v >> 1, tokens));
-        }
+        let visible = take_ascending(bytes, &mut at, v >> 1)?;
+        let with_tokens = take(bytes, &mut at)?;
+        let tokens = take_ascending(bytes, &mut at, with_tokens)?;
         budget.push(CatalogueTurns {
             catalogue,
             changed: v & 1 == 1,
             menu_changed,
-            turns,
+            visible,
+            tokens,
         });
     }
     let mut groups = Vec::new();
@@ -402,43 +457,35 @@ pub(crate) fn fill_all(conn: &Connection) -> Result<()> {
 mod tests {
     use super::*;
 
-    fn finding(kind: i64, tool: Option<i64>) -> RunFinding {
-        RunFinding {
-            kind,
-            step: None,
-            tool,
-            catalogue: None,
-        }
-    }
-
     #[test]
     fn counts_read_back() {
         let mut b = Vec::new();
         put(&mut b, 2);
-        for (cat, changed, mc, turns) in [
-            (3i64, 1u64, 2u64, vec![(11u64, Some(1351i64)), (12, None)]),
-            (-1, 0, 0, vec![(0, Some(-5))]),
+        for (cat, changed, mc, mut visible, mut tokens) in [
+            (3i64, 1u64, 2u64, vec![12u64, 11, 11], vec![1351u64, 1200]),
+            (-1, 0, 0, vec![0], vec![u64::MAX]),
         ] {
             put(&mut b, zigzag(cat));
-            put(&mut b, (turns.len() as u64) << 1 | changed);
+            put(&mut b, (visible.len() as u64) << 1 | changed);
             put(&mut b, mc);
-            for (v, t) in turns {
-                put(&mut b, v << 1 | u64::from(t.is_some()));
-                if let Some(t) = t {
-                    put(&mut b, zigzag(t));
-                }
-            }
+            put_ascending(&mut b, &mut visible);
+            put(&mut b, tokens.len() as u64);
+            put_ascending(&mut b, &mut tokens);
         }
+        // Catalogue 3 (6), three turns, changed (7), two menu_changed;
+        // visible 11, +0, +1; two with tokens: 1200 (two bytes), +151 (two).
+        assert_eq!(&b[..12], &[2, 6, 7, 2, 11, 0, 1, 2, 0xb0, 0x09, 0x97, 0x01]);
         let budget_len = b.len();
-        let findings = [
-            (4, Some(7)),
-            (4, Some(7)),
-            (2, None),
-            (4, None),
-            (4, Some(3)),
-        ]
-        .map(|(kind, tool)| finding(kind, tool));
-        pack_findings(&findings, &mut b);
+        pack_findings(
+            &[
+                (4, Some(7)),
+                (4, Some(7)),
+                (2, None),
+                (4, None),
+                (4, Some(3)),
+            ],
+            &mut b,
+        );
         // 2 kinds; kind 2 (4) with 1 tool: one finding of none (2); kind 4
         // (8) with 3 tools: one of none (2), one of 3 (3, +3 → 6), two of 7
         // (5, +4 → 8).
@@ -453,9 +500,13 @@ mod tests {
             ),
             (3, true, 2)
         );
-        assert_eq!(budget[0].turns, vec![(11, Some(1351)), (12, None)]);
+        assert_eq!(budget[0].visible, vec![11, 11, 12]);
+        assert_eq!(budget[0].tokens, vec![1200, 1351]);
         assert_eq!((budget[1].catalogue, budget[1].changed), (-1, false));
-        assert_eq!(budget[1].turns, vec![(0, Some((-5i64) as u64))]);
+        assert_eq!(
+            (&budget[1].visible[..], &budget[1].tokens[..]),
+            (&[0][..], &[u64::MAX][..])
+        );
         assert_eq!(
             groups,
             vec![(2, None, 1), (4, None, 1), (4, Some(3), 1), (4, Some(7), 2)]
