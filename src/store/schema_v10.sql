@@ -16,10 +16,11 @@
 -- * `model`: the run's model, an `agg_names` id (NULL for none).
 -- * `counts`: the run's budget, per catalogue (a `catalogue_ids` id) its
 --   turns as `rung report budget` counts them (each turn once: tools
---   visible and definition tokens), whether its menu changed and its
---   `menu_changed` findings on that catalogue; then its findings counted
---   by kind (a `finding_kinds` id) and tool (a `finding_names` id or
---   none). LEB128 varints (the layout is in src/store/agg/runs.rs).
+--   visible and definition tokens, each as an ascending list), whether its
+--   menu changed and its `menu_changed` findings on that catalogue; then
+--   its findings counted by kind (a `finding_kinds` id) and tool (an
+--   `agg_names` id, or none). LEB128 varints (the layout is in
+--   src/store/agg/runs.rs).
 
 CREATE TABLE agg_runs (
     run_id   TEXT PRIMARY KEY,
