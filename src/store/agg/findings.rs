@@ -152,11 +152,11 @@ pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Res
         }
         Ok(())
     };
-    // By id (the runs without findings first), each run read once for its
-    // findings and its kept budget (`agg_runs`).
-    let mut todo: Vec<(Option<i64>, String)> = todo.into_iter().map(|(n, i)| (i, n)).collect();
+    // By name (so that `agg_runs` grows at its end, its pages full), each
+    // run read once for its findings and its kept counts (`agg_runs`).
+    let mut todo: Vec<(String, Option<i64>)> = todo.into_iter().collect();
     todo.sort_unstable();
-    for (id, name) in todo {
+    for (name, id) in todo {
         let run = RunRead::read(conn, &name, id)?;
         if let Some(id) = id {
             write(id, finding_times(&run))?;
