@@ -17,9 +17,10 @@
 //! tokens and their tokens, each list ascending as its first value and
 //! each next one's difference from the one before (the percentiles need
 //! no turn's order). The findings: the number of kinds, then per kind (by
-//! id, zigzag) its number of tools, and per tool (none first, then by
-//! `agg_names` id) `findings * 2 + has_tool` followed by the id's
-//! difference from the kind's tool before (from 0, zigzag).
+//! id, zigzag) `tools * 2 + has_none`, the findings of no tool when it
+//! has them, and per tool (by `agg_names` id) the id's difference from the
+//! kind's tool before (from 0, zigzag) times 4 plus its findings when 1 to
+//! 3 (else plus 0, the findings following).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -297,21 +298,32 @@ fn day_of(run: &RunRead) -> Option<i64> {
 /// Appends the findings part of `counts` to `out`: (kind, tool as an
 /// `agg_names` id) each.
 fn pack_findings(findings: &[(i64, Option<i64>)], out: &mut Vec<u8>) {
-    let mut groups: BTreeMap<i64, BTreeMap<Option<i64>, u64>> = BTreeMap::new();
+    let mut groups: BTreeMap<i64, (u64, BTreeMap<i64, u64>)> = BTreeMap::new();
     for &(kind, tool) in findings {
-        *groups.entry(kind).or_default().entry(tool).or_default() += 1;
+        let (none, tools) = groups.entry(kind).or_default();
+        match tool {
+            None => *none += 1,
+            Some(t) => *tools.entry(t).or_default() += 1,
+        }
     }
     put(out, groups.len() as u64);
-    for (kind, tools) in groups {
+    for (kind, (none, tools)) in groups {
         put(out, zigzag(kind));
-        put(out, tools.len() as u64);
+        put(out, (tools.len() as u64) << 1 | u64::from(none > 0));
+        if none > 0 {
+            put(out, none);
+        }
         let mut last = 0i64;
-        for (tool, n) in tools {
-            put(out, n << 1 | u64::from(tool.is_some()));
-            if let Some(t) = tool {
-                put(out, zigzag(t.wrapping_sub(last)));
-                last = t;
+        for (t, n) in tools {
+            let small = if n <= 3 { n } else { 0 };
+            put_wide(
+                out,
+                u128::from(zigzag(t.wrapping_sub(last))) << 2 | u128::from(small),
+            );
+            if small == 0 {
+                put(out, n);
             }
+            last = t;
         }
     }
 }
@@ -388,18 +400,19 @@ pub(crate) fn unpack(bytes: &[u8], findings: bool) -> Option<Unpacked> {
     let kinds = take(bytes, &mut at)?;
     for _ in 0..kinds {
         let kind = unzigzag(take(bytes, &mut at)?);
-        let tools = take(bytes, &mut at)?;
+        let v = take(bytes, &mut at)?;
+        if v & 1 == 1 {
+            groups.push((kind, None, take(bytes, &mut at)?));
+        }
         let mut last = 0i64;
-        for _ in 0..tools {
-            let v = take(bytes, &mut at)?;
-            let tool = match v & 1 {
-                1 => {
-                    last = last.wrapping_add(unzigzag(take(bytes, &mut at)?));
-                    Some(last)
-                }
-                _ => None,
+        for _ in 0..v >> 1 {
+            let x = take_wide(bytes, &mut at)?;
+            let n = match (x & 3) as u64 {
+                0 => take(bytes, &mut at)?,
+                small => small,
             };
-            groups.push((kind, tool, v >> 1));
+            last = last.wrapping_add(unzigzag(u64::try_from(x >> 2).ok()?));
+            groups.push((kind, Some(last), n));
         }
     }
     (at == bytes.len()).then_some((budget, groups))
@@ -419,6 +432,28 @@ fn put(out: &mut Vec<u8>, mut v: u64) {
         v >>= 7;
     }
     out.push(v as u8);
+}
+
+/// [`put`] of a value up to 66 bits (a tool's difference and its count).
+fn put_wide(out: &mut Vec<u8>, mut v: u128) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn take_wide(bytes: &[u8], at: &mut usize) -> Option<u128> {
+    let mut v = 0u128;
+    for shift in (0..70).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        v |= u128::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some(v);
+        }
+    }
+    None
 }
 
 fn take(bytes: &[u8], at: &mut usize) -> Option<u64> {
@@ -486,10 +521,10 @@ mod tests {
             ],
             &mut b,
         );
-        // 2 kinds; kind 2 (4) with 1 tool: one finding of none (2); kind 4
-        // (8) with 3 tools: one of none (2), one of 3 (3, +3 → 6), two of 7
-        // (5, +4 → 8).
-        assert_eq!(&b[budget_len..], &[2, 4, 1, 2, 8, 3, 2, 3, 6, 5, 8]);
+        // 2 kinds; kind 2 (4): no tool, one finding of none (1, 1); kind 4
+        // (8): two tools and one finding of none (5, 1), tool 3 (+3 → 6)
+        // once (25), tool 7 (+4 → 8) twice (34).
+        assert_eq!(&b[budget_len..], &[2, 4, 1, 1, 8, 5, 1, 25, 34]);
         let (budget, groups) = unpack(&b, true).unwrap();
         assert_eq!(budget.len(), 2);
         assert_eq!(
@@ -518,6 +553,11 @@ mod tests {
         let mut longer = b.clone();
         longer.push(0);
         assert!(unpack(&longer, true).is_none());
+        // Five findings of one tool: the count after the difference.
+        let mut five = vec![0];
+        pack_findings(&[(1, Some(1)); 5], &mut five);
+        assert_eq!(five, vec![0, 1, 2, 2, 8, 5]);
+        assert_eq!(unpack(&five, true).unwrap().1, vec![(1, Some(1), 5)]);
         let mut none = Vec::new();
         put(&mut none, 0);
         pack_findings(&[], &mut none);
