@@ -17,10 +17,81 @@ use crate::model::FindingKind;
 const MENU_CHANGED: &str = "menu_changed";
 
 /// One budget per catalogue with decisions under the filter, by version.
+/// Under a filter the kept counts answer (`agg::run_read::scope`), the runs
+/// counted whole come from `agg_runs`, and only the others are read.
 pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
-    // The decisions in their (run_id, step) index's order, each verdict
-    // looked up by its id: sorting every verdict with its menu instead
-    // takes a temporary b-tree the size of the store.
+    let kept = super::agg::run_read::scope(conn, f)?;
+    budget_with(conn, f, kept)
+}
+
+/// [`budget`] from every decision (the kept counts unread).
+pub fn budget_long(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
+    budget_with(conn, f, None)
+}
+
+fn budget_with(
+    conn: &Connection,
+    f: &Filter,
+    kept: Option<super::agg::run_read::Scope>,
+) -> Result<Vec<Budget>> {
+    let mut accs: BTreeMap<String, BudgetAcc> = BTreeMap::new();
+    // Per catalogue, the `menu_changed` findings of the runs counted whole.
+    let mut kept_findings: HashMap<String, u64> = HashMap::new();
+    if let Some(s) = &kept {
+        super::agg::run_read::budget(conn, s, |cat, c| {
+            accs.entry(cat.to_string())
+                .or_default()
+                .add_counted(&c.visible, &c.tokens, c.changed);
+            *kept_findings.entry(cat.to_string()).or_default() += c.menu_changed;
+        })?;
+    }
+    // Per catalogue, the runs read here with a decision on it (the
+    // filter's runs a `menu_changed` finding counts for), in run order.
+    let mut ran: HashMap<String, Vec<String>> = HashMap::new();
+    let only = if kept.is_some() {
+        " AND d.run_id IN (SELECT run_id FROM agg_runs WHERE day IS NULL)"
+    } else {
+        ""
+    };
+    scan(conn, f, only, &mut accs, &mut ran)?;
+    let with_findings = FindingKind::parse(MENU_CHANGED).is_some();
+    let mut out = Vec::new();
+    for (cat, acc) in accs {
+        let (tools, flat): (i64, i64) = conn.query_row(
+            "SELECT count(*), COALESCE(sum(definition_tokens), 0) FROM tools WHERE catalogue = ?1",
+            params![cat],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let findings = if with_findings {
+            let mut runs = ran.remove(&cat).unwrap_or_default();
+            runs.sort_unstable();
+            Some(match kept {
+                Some(_) => {
+                    kept_findings.get(&cat).copied().unwrap_or(0)
+                        + menu_changed_read(conn, &cat, &runs)?
+                }
+                None => menu_changed_findings(conn, &cat, &runs)?,
+            })
+        } else {
+            None
+        };
+        out.push(acc.finish(&cat, tools as u64, flat as u64, findings));
+    }
+    Ok(out)
+}
+
+/// Reads the decisions under the filter (and `only`, more SQL) in their
+/// (run_id, step) index's order, each verdict looked up by its id (sorting
+/// every verdict with its menu instead takes a temporary b-tree the size of
+/// the store), into `accs`, and the runs with a decision on each
+/// catalogue into `ran`.
+fn scan(
+    conn: &Connection,
+    f: &Filter,
+    only: &str,
+    accs: &mut BTreeMap<String, BudgetAcc>,
+    ran: &mut HashMap<String, Vec<String>>,
+) -> Result<()> {
     let (clause, args) = f.rows_clause();
     let runs = if f.has_run_filter() {
         "JOIN runs r ON r.run_id = d.run_id"
@@ -32,20 +103,16 @@ pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
                 l.decision_id
          FROM decision_rows d JOIN ladder_rows l ON l.decision_id = d.id
          JOIN catalogue_ids c ON c.id = l.catalogue {runs}
-         WHERE {clause} ORDER BY d.run_id, d.step"
+         WHERE {clause}{only} ORDER BY d.run_id, d.step"
     ))?;
     let names = super::names::Names::load(conn)?;
     let mut rows = stmt.query(params_from_iter(args))?;
-    let mut accs: BTreeMap<String, BudgetAcc> = BTreeMap::new();
     // The current run's turns, per catalogue.
     let mut run: Option<String> = None;
     let mut turns: BTreeMap<String, Vec<Turn>> = BTreeMap::new();
     // Pinned menus repeat the same text: count each distinct one once.
     let mut sizes: HashMap<String, u64> = HashMap::new();
-    // Per catalogue, the runs with a decision on it (the filter's runs a
-    // `menu_changed` finding counts for), in run order.
     let with_findings = FindingKind::parse(MENU_CHANGED).is_some();
-    let mut ran: HashMap<String, Vec<String>> = HashMap::new();
     let mut flush = |run: &Option<String>,
                      turns: &mut BTreeMap<String, Vec<Turn>>,
                      accs: &mut BTreeMap<String, BudgetAcc>| {
@@ -59,7 +126,7 @@ pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
     while let Some(r) = rows.next()? {
         let run_id: String = r.get(0)?;
         if run.as_deref() != Some(run_id.as_str()) {
-            flush(&run, &mut turns, &mut accs);
+            flush(&run, &mut turns, accs);
             run = Some(run_id);
         }
         let catalogue: String = r.get(1)?;
@@ -67,20 +134,7 @@ pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
         if sizes.len() > 10_000 {
             sizes.clear();
         }
-        let visible = match packed_len(&menu, &names).or_else(|| sizes.get(&menu).copied()) {
-            Some(n) => n,
-            None => {
-                let id: i64 = r.get(5)?;
-                let row = || format!("row decision_id {id}");
-                let n = Stored::new(conn, Table::Ladder, &row)
-                    .with_names(&names)
-                    .list("retrieved", Some(menu.clone()))?
-                    .unwrap_or_default()
-                    .len() as u64;
-                sizes.insert(menu.clone(), n);
-                n
-            }
-        };
+        let visible = visible(conn, &names, &mut sizes, &menu, r.get(5)?)?;
         turns.entry(catalogue).or_default().push(Turn {
             turn: r.get(2)?,
             visible,
@@ -88,26 +142,31 @@ pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
             menu,
         });
     }
-    flush(&run, &mut turns, &mut accs);
-    drop(rows);
-    drop(stmt);
-    let mut out = Vec::new();
-    for (cat, acc) in accs {
-        let (tools, flat): (i64, i64) = conn.query_row(
-            "SELECT count(*), COALESCE(sum(definition_tokens), 0) FROM tools WHERE catalogue = ?1",
-            params![cat],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
-        let findings = if with_findings {
-            let mut runs = ran.remove(&cat).unwrap_or_default();
-            runs.sort_unstable();
-            Some(menu_changed_findings(conn, &cat, &runs)?)
-        } else {
-            None
-        };
-        out.push(acc.finish(&cat, tools as u64, flat as u64, findings));
+    flush(&run, &mut turns, accs);
+    Ok(())
+}
+
+/// How many tools a stored menu shows: a packed list counted as it is, any
+/// other text decoded (once per text, through `sizes`); a menu that does
+/// not decode is an error naming its row.
+pub(super) fn visible(
+    conn: &Connection,
+    names: &super::names::Names,
+    sizes: &mut HashMap<String, u64>,
+    menu: &str,
+    decision_id: i64,
+) -> Result<u64> {
+    if let Some(n) = packed_len(menu, names).or_else(|| sizes.get(menu).copied()) {
+        return Ok(n);
     }
-    Ok(out)
+    let row = || format!("row decision_id {decision_id}");
+    let n = Stored::new(conn, Table::Ladder, &row)
+        .with_names(names)
+        .list("retrieved", Some(menu.to_string()))?
+        .unwrap_or_default()
+        .len() as u64;
+    sizes.insert(menu.to_string(), n);
+    Ok(n)
 }
 
 /// How many names a stored packed list holds (`[3,17]` or dense `l…`),
@@ -131,6 +190,32 @@ fn packed_len(text: &str, names: &super::names::Names) -> Option<u64> {
 fn menu_changed_findings(conn: &Connection, catalogue: &str, runs: &[String]) -> Result<u64> {
     let mut stmt =
         conn.prepare("SELECT x.run_id FROM findings x WHERE x.kind = ?1 AND x.catalogue = ?2")?;
+    let mut rows = stmt.query(params![MENU_CHANGED, catalogue])?;
+    let mut n = 0;
+    while let Some(r) = rows.next()? {
+        let counts = match r.get::<_, Option<String>>(0)? {
+            None => true,
+            Some(id) => runs.binary_search(&id).is_ok(),
+        };
+        n += u64::from(counts);
+    }
+    Ok(n)
+}
+
+/// `menu_changed` findings on a catalogue of no run and of the runs read
+/// the long way (`agg_runs` without a day) that are in `runs` (sorted):
+/// the others' are kept with their counts.
+fn menu_changed_read(conn: &Connection, catalogue: &str, runs: &[String]) -> Result<u64> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT NULL FROM finding_rows x
+         WHERE x.run_id IS NULL AND x.kind = (SELECT id FROM finding_kinds WHERE name = ?1)
+           AND x.catalogue = (SELECT id FROM catalogue_ids WHERE version = ?2)
+         UNION ALL
+         SELECT n.name FROM agg_runs a CROSS JOIN finding_names n ON n.name = a.run_id
+         CROSS JOIN finding_rows x ON x.run_id = n.id
+         WHERE a.day IS NULL AND x.kind = (SELECT id FROM finding_kinds WHERE name = ?1)
+           AND x.catalogue = (SELECT id FROM catalogue_ids WHERE version = ?2)",
+    )?;
     let mut rows = stmt.query(params![MENU_CHANGED, catalogue])?;
     let mut n = 0;
     while let Some(r) = rows.next()? {

@@ -108,6 +108,14 @@ pub struct FindingGroup {
 /// The findings the filter selects, counted by (kind, tool), in that
 /// order (a null tool first).
 pub fn finding_groups(conn: &Connection, f: &Filter) -> Result<Vec<FindingGroup>> {
+    if let Some(s) = super::agg::run_read::scope(conn, f)? {
+        return super::agg::run_read::finding_groups(conn, &s, f);
+    }
+    finding_groups_long(conn, f)
+}
+
+/// [`finding_groups`] from the findings themselves.
+pub fn finding_groups_long(conn: &Connection, f: &Filter) -> Result<Vec<FindingGroup>> {
     let (sql, args) = selected(
         f,
         "x.kind, x.tool, count(*), count(DISTINCT x.run_id)",

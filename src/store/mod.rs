@@ -112,6 +112,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema_v8.sql"),
     include_str!("schema_v9.sql"),
     include_str!("schema_v10.sql"),
+    include_str!("schema_v11.sql"),
 ];
 
 /// The schema version this rung writes.
@@ -477,22 +478,29 @@ fn migrate(conn: &Connection) -> Result<()> {
             dense::compact_existing(&tx)?;
         }
         // Schema 8 lists every stored day for the counts kept for the
-        // screens; schema 10's hook counts them (in the tables of both).
+        // screens; they are counted after the last schema's tables exist
+        // (below).
         if i + 1 == 9 {
-            // Schema 9 packs the token counts and counts the findings of
-            // every run for the Findings screen.
+            // Schema 9 packs the token counts and lists every run with
+            // findings, to be counted for the Findings screen.
             agg::pack_tokens_v8(&tx)?;
-            // (Schema 10's hook counts them, with its own tables there.)
             tx.execute_batch(
                 "INSERT INTO agg_finding_runs SELECT name FROM finding_names
                  WHERE id IN (SELECT DISTINCT run_id FROM finding_rows WHERE run_id IS NOT NULL)",
             )?;
         }
-        if i + 1 == 10 {
-            // Schema 10 counts every stored day again for the tool audit.
-            agg::recount_every_day(&tx)?;
-        }
         tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
+    }
+    // The counts kept for the screens are counted by this rung's code, which
+    // writes every count table: only once every schema's tables exist.
+    if version < 10 {
+        // Schema 10 counts every stored day again for the tool audit (and
+        // the days and findings schemas 8 and 9 listed).
+        agg::recount_every_day(&tx)?;
+    }
+    if version < 11 {
+        // Schema 11 keeps each run's budget and findings.
+        agg::runs::fill_all(&tx)?;
     }
     tx.commit()?;
     Ok(())

@@ -88,31 +88,72 @@ impl BudgetAcc {
     /// several decisions (parallel calls) counts once, with the menu of its
     /// first decision.
     pub fn add_run(&mut self, decisions: &[Turn]) {
-        let mut seen: Vec<i64> = Vec::new();
-        let mut first_menu: Option<&str> = None;
-        let mut changed = false;
-        for t in decisions {
-            if seen.contains(&t.turn) {
-                continue;
-            }
-            seen.push(t.turn);
-            self.visible.push(t.visible);
-            if let Some(k) = t.tokens {
-                self.tokens.push(k);
-            }
-            match first_menu {
-                None => first_menu = Some(&t.menu),
-                Some(m) if m != t.menu => changed = true,
-                Some(_) => {}
-            }
-        }
-        if seen.is_empty() {
+        let (turns, changed) = BudgetAcc::turns_of(
+            decisions
+                .iter()
+                .map(|t| (t.turn, t.visible, t.tokens, t.menu.as_str())),
+        );
+        self.add_turns(&turns, changed);
+    }
+
+    /// Adds a run whose turns were counted already (as [`BudgetAcc::add_run`]
+    /// counts them: each turn once, with its first decision's menu): each
+    /// turn's visible tools and tokens, and whether its menu changed.
+    pub fn add_turns(&mut self, turns: &[(u64, Option<u64>)], changed: bool) {
+        if turns.is_empty() {
             return;
         }
-        self.run_turns.push(seen.len() as u64);
+        for &(visible, tokens) in turns {
+            self.visible.push(visible);
+            if let Some(k) = tokens {
+                self.tokens.push(k);
+            }
+        }
+        self.run_turns.push(turns.len() as u64);
         if changed {
             self.changed += 1;
         }
+    }
+
+    /// [`BudgetAcc::add_turns`] with the run's turns as two lists (their
+    /// order does not matter): the visible tools of each turn, and the
+    /// tokens of those that have them.
+    pub fn add_counted(&mut self, visible: &[u64], tokens: &[u64], changed: bool) {
+        if visible.is_empty() {
+            return;
+        }
+        self.visible.extend_from_slice(visible);
+        self.tokens.extend_from_slice(tokens);
+        self.run_turns.push(visible.len() as u64);
+        if changed {
+            self.changed += 1;
+        }
+    }
+
+    /// A run's turns as [`BudgetAcc::add_run`] counts them from its
+    /// decisions' (turn, visible, tokens, menu) in step order: each turn
+    /// once (its first decision), as (visible, tokens), and whether the
+    /// menu changed between two of them.
+    pub fn turns_of<'a>(
+        decisions: impl IntoIterator<Item = (i64, u64, Option<u64>, &'a str)>,
+    ) -> (Vec<(u64, Option<u64>)>, bool) {
+        let mut seen: Vec<i64> = Vec::new();
+        let mut out = Vec::new();
+        let mut first_menu: Option<&str> = None;
+        let mut changed = false;
+        for (turn, visible, tokens, menu) in decisions {
+            if seen.contains(&turn) {
+                continue;
+            }
+            seen.push(turn);
+            out.push((visible, tokens));
+            match first_menu {
+                None => first_menu = Some(menu),
+                Some(m) if m != menu => changed = true,
+                Some(_) => {}
+            }
+        }
+        (out, changed)
     }
 
     pub fn finish(
@@ -234,6 +275,38 @@ mod tests {
         );
         assert_eq!(b.menu_changed_runs, 1);
         assert_eq!(b.menu_changed_findings, None);
+    }
+
+    #[test]
+    fn turns_counted_before_add_up_as_the_runs_do() {
+        // r3 of the test above: turn 1 twice (the first decision's menu
+        // counts), then a new menu on turn 2.
+        let run = [
+            turn(1, "a", 50),
+            turn(1, "a,b,c,d", 999),
+            turn(2, "a,c", 100),
+        ];
+        let (turns, changed) = BudgetAcc::turns_of(
+            run.iter()
+                .map(|t| (t.turn, t.visible, t.tokens, t.menu.as_str())),
+        );
+        assert_eq!(turns, vec![(1, Some(50)), (2, Some(100))]);
+        assert!(changed);
+        let mut by_runs = BudgetAcc::default();
+        by_runs.add_run(&run);
+        by_runs.add_run(&[turn(1, "a,b", 70)]);
+        let mut by_turns = BudgetAcc::default();
+        by_turns.add_turns(&turns, changed);
+        by_turns.add_turns(&[(2, Some(70))], false);
+        // A run with no turn is no run.
+        by_turns.add_turns(&[], true);
+        let mut counted = BudgetAcc::default();
+        counted.add_counted(&[2, 1], &[100, 50], true);
+        counted.add_counted(&[2], &[70], false);
+        counted.add_counted(&[], &[], true);
+        let by_runs = by_runs.finish("m", 4, 90, None);
+        assert_eq!(by_runs, by_turns.finish("m", 4, 90, None));
+        assert_eq!(by_runs, counted.finish("m", 4, 90, None));
     }
 
     #[test]

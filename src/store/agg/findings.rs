@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{Connection, OptionalExtension};
 
+use super::runs::{RunRead, Writer};
 use super::{DAY, NO_DAY};
 use crate::error::Result;
 use crate::store::findings::{FindingCounts, KindCount};
@@ -22,34 +23,29 @@ const NO_RUN: i64 = -1;
 
 /// A run's findings: (kind id, time) each.
 fn run_findings(conn: &Connection, run: i64, name: &str) -> Result<Vec<(i64, Option<i64>)>> {
+    Ok(finding_times(&RunRead::read(conn, name, Some(run))?))
+}
+
+/// The findings of a run read: (kind id, time) each.
+fn finding_times(run: &RunRead) -> Vec<(i64, Option<i64>)> {
     let mut times: HashMap<i64, Option<i64>> = HashMap::new();
     let mut first: Option<i64> = None;
-    {
-        let mut s = conn.prepare_cached(
-            "SELECT d.step, l.time_us FROM decision_rows d
-             JOIN ladder_rows l ON l.decision_id = d.id WHERE d.run_id = ?1",
-        )?;
-        let mut rows = s.query([name])?;
-        while let Some(r) = rows.next()? {
-            let (step, t): (i64, Option<i64>) = (r.get(0)?, r.get(1)?);
-            times.insert(step, t);
-            if let Some(t) = t {
-                first = Some(first.map_or(t, |f: i64| f.min(t)));
-            }
+    for d in &run.decisions {
+        times.insert(d.step, d.time);
+        if let Some(t) = d.time {
+            first = Some(first.map_or(t, |f: i64| f.min(t)));
         }
     }
-    let mut s = conn.prepare_cached("SELECT kind, step FROM finding_rows WHERE run_id = ?1")?;
-    let out = s
-        .query_map([run], |r| {
-            let step: Option<i64> = r.get(1)?;
-            let t = match step {
+    run.findings
+        .iter()
+        .map(|f| {
+            let t = match f.step {
                 Some(step) => times.get(&step).copied().flatten(),
                 None => first,
             };
-            Ok((r.get::<_, i64>(0)?, t))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(out)
+            (f.kind, t)
+        })
+        .collect()
 }
 
 fn hour_of(t: Option<i64>) -> i64 {
@@ -60,8 +56,7 @@ fn hour_of(t: Option<i64>) -> i64 {
 /// a counted finding then, of the runs listed by name, and the catalogue
 /// findings (inside the caller's savepoint).
 pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Result<()> {
-    // Each run to count, by `finding_names` id, with its name.
-    let mut runs: HashMap<i64, String> = HashMap::new();
+    let mut kept = Writer::new(conn)?;
     let mut names: HashSet<String> = listed.iter().cloned().collect();
     let mut ids: Vec<i64> = Vec::new();
     if !days.is_empty() {
@@ -78,6 +73,18 @@ pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Res
             };
             if run != NO_RUN && day_set.contains(&day) {
                 ids.push(run);
+            }
+        }
+        // Runs kept (`agg_runs`) on a listed day: a run may have lost its
+        // verdicts there since.
+        if kept.on() {
+            let mut s =
+                conn.prepare_cached("SELECT run_id, day FROM agg_runs WHERE day IS NOT NULL")?;
+            let mut rows = s.query([])?;
+            while let Some(r) = rows.next()? {
+                if day_set.contains(&r.get::<_, i64>(1)?) {
+                    names.insert(r.get(0)?);
+                }
             }
         }
         let mut s = conn.prepare_cached(
@@ -100,42 +107,40 @@ pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Res
             names.extend(found);
         }
     }
+    // Each run by name with its `finding_names` id (none: no findings).
+    let mut todo: HashMap<String, Option<i64>> = HashMap::new();
     let mut id_of = conn.prepare_cached("SELECT id FROM finding_names WHERE name = ?1")?;
     for name in names {
-        if let Some(id) = id_of
+        let id = id_of
             .query_row([&name], |r| r.get::<_, i64>(0))
-            .optional()?
-        {
-            runs.insert(id, name);
-        }
+            .optional()?;
+        todo.insert(name, id);
     }
     let mut name_of = conn.prepare_cached("SELECT name FROM finding_names WHERE id = ?1")?;
+    // Ids whose name is gone (a name is never removed): their findings
+    // count undated.
+    let mut nameless: Vec<i64> = Vec::new();
+    let counted: HashSet<i64> = todo.values().flatten().copied().collect();
     for id in ids {
-        if let std::collections::hash_map::Entry::Vacant(e) = runs.entry(id) {
-            // (A name is never removed; without one, the run's rows go.)
-            let name = name_of
-                .query_row([id], |r| r.get::<_, String>(0))
-                .optional()?
-                .unwrap_or_default();
-            e.insert(name);
+        if counted.contains(&id) {
+            continue;
+        }
+        match name_of
+            .query_row([id], |r| r.get::<_, String>(0))
+            .optional()?
+        {
+            Some(name) => {
+                todo.insert(name, Some(id));
+            }
+            None => nameless.push(id),
         }
     }
     let mut delete = conn.prepare_cached("DELETE FROM agg_findings WHERE run = ?1")?;
     let mut insert = conn.prepare_cached(
         "INSERT INTO agg_findings (run, hour, kind, findings) VALUES (?1, ?2, ?3, ?4)",
     )?;
-    let mut runs: Vec<(i64, String)> = runs.into_iter().collect();
-    runs.sort_unstable();
-    runs.push((NO_RUN, String::new()));
-    for (run, name) in runs {
+    let mut write = |run: i64, found: Vec<(i64, Option<i64>)>| -> Result<()> {
         delete.execute([run])?;
-        let found = if run == NO_RUN {
-            conn.prepare_cached("SELECT kind, NULL FROM finding_rows WHERE run_id IS NULL")?
-                .query_map([], |r| Ok((r.get::<_, i64>(0)?, None)))?
-                .collect::<rusqlite::Result<Vec<_>>>()?
-        } else {
-            run_findings(conn, run, &name)?
-        };
         let mut counts: HashMap<(i64, i64), i64> = HashMap::new();
         for (kind, t) in found {
             *counts.entry((hour_of(t), kind)).or_default() += 1;
@@ -145,7 +150,28 @@ pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Res
         for ((hour, kind), n) in counts {
             insert.execute(rusqlite::params![run, hour, kind, n])?;
         }
+        Ok(())
+    };
+    // By name (so that `agg_runs` grows at its end, its pages full), each
+    // run read once for its findings and its kept counts (`agg_runs`).
+    let mut todo: Vec<(String, Option<i64>)> = todo.into_iter().collect();
+    todo.sort_unstable();
+    for (name, id) in todo {
+        let run = RunRead::read(conn, &name, id)?;
+        if let Some(id) = id {
+            write(id, finding_times(&run))?;
+        }
+        kept.write(conn, &name, &run)?;
     }
+    nameless.sort_unstable();
+    for id in nameless {
+        write(id, run_findings(conn, id, "")?)?;
+    }
+    let found = conn
+        .prepare_cached("SELECT kind, NULL FROM finding_rows WHERE run_id IS NULL")?
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, None)))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    write(NO_RUN, found)?;
     conn.execute_batch("DELETE FROM agg_finding_runs")?;
     Ok(())
 }

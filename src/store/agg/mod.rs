@@ -20,6 +20,8 @@ use crate::error::Result;
 pub mod audit;
 pub mod findings;
 pub mod read;
+pub mod run_read;
+pub(crate) mod runs;
 mod scan;
 pub(crate) mod tokens;
 

@@ -1,0 +1,196 @@
+//! Reading each run's kept budget and findings (`agg_runs`, see
+//! [`super::runs`]): which filters they answer ([`scope`]), the budget's
+//! turns per catalogue ([`budget`]) and the findings summary
+//! ([`finding_groups`]) of the runs counted whole; the runs without a day
+//! are read the long way by the callers.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::types::Value as Sql;
+use rusqlite::{Connection, OptionalExtension, params_from_iter};
+
+use super::DAY;
+use super::runs::{CatalogueTurns, NO_DAY, unpack};
+use crate::error::{Error, Result};
+use crate::filter::Filter;
+use crate::store::filter_sql::push_in;
+use crate::store::findings::{FindingGroup, selected_from};
+
+/// The `agg_runs a` rows a filter selects (those with a day), when the
+/// kept rows answer it exactly: no filter but models and a window on whole
+/// days (UTC), and nothing waiting to be counted again.
+pub struct Scope {
+    clause: String,
+    args: Vec<Sql>,
+}
+
+pub fn scope(conn: &Connection, f: &Filter) -> Result<Option<Scope>> {
+    let only_models_and_window = Filter {
+        since: f.since,
+        until: f.until,
+        models: f.models.clone(),
+        ..Filter::default()
+    } == *f;
+    let whole_days = |t: Option<i64>| t.is_none_or(|t| t.rem_euclid(DAY) == 0);
+    if !only_models_and_window || !whole_days(f.since) || !whole_days(f.until) {
+        return Ok(None);
+    }
+    // A database before schema 11 has no `agg_runs` (read-only opens of
+    // one are refused, but be safe: the last test fails to prepare), and a
+    // listed day or run is out of date.
+    let fresh = conn
+        .query_row(
+            "SELECT NOT EXISTS (SELECT 1 FROM agg_dirty)
+                AND NOT EXISTS (SELECT 1 FROM agg_finding_runs)
+                AND NOT EXISTS (SELECT 1 FROM agg_runs WHERE 0)",
+            [],
+            |r| r.get::<_, bool>(0),
+        )
+        .optional();
+    if !matches!(fresh, Ok(Some(true))) {
+        return Ok(None);
+    }
+    let mut clause = String::from("a.day IS NOT NULL");
+    let mut args = Vec::new();
+    if f.since.is_some() || f.until.is_some() {
+        clause.push_str(&format!(" AND a.day <> {NO_DAY}"));
+    }
+    if let Some(s) = f.since {
+        clause.push_str(" AND a.day >= ?");
+        args.push(Sql::Integer(s.div_euclid(DAY)));
+    }
+    if let Some(u) = f.until {
+        clause.push_str(" AND a.day < ?");
+        args.push(Sql::Integer(u.div_euclid(DAY)));
+    }
+    if !f.models.is_empty() {
+        let mut ids = String::from("SELECT id FROM agg_names WHERE 1=1");
+        push_in(&mut ids, &mut args, "name", &f.models);
+        clause.push_str(&format!(" AND a.model IN ({ids})"));
+    }
+    Ok(Some(Scope { clause, args }))
+}
+
+/// Calls `each` with every catalogue's part of the budget of each run the
+/// scope selects, by the catalogue's version.
+pub(crate) fn budget(
+    conn: &Connection,
+    s: &Scope,
+    mut each: impl FnMut(&str, &CatalogueTurns),
+) -> Result<()> {
+    let versions: HashMap<i64, String> = conn
+        .prepare("SELECT id, version FROM catalogue_ids")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT a.run_id, a.counts FROM agg_runs a WHERE {}",
+        s.clause
+    ))?;
+    let mut rows = stmt.query(params_from_iter(&s.args))?;
+    while let Some(r) = rows.next()? {
+        let bytes = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
+        let Some((cats, _)) = unpack(bytes, false) else {
+            return Err(not_packed(r));
+        };
+        for c in &cats {
+            // (A catalogue id that names nothing enters no budget: the
+            // writer leaves such verdicts out.)
+            if let Some(v) = versions.get(&c.catalogue) {
+                each(v, c);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn not_packed(r: &rusqlite::Row) -> Error {
+    let run: String = r.get(0).unwrap_or_default();
+    Error::usage(format!(
+        "agg_runs row run_id {}: counts is not packed counts",
+        crate::text::escape(&run)
+    ))
+}
+
+/// The findings the filter selects counted by (kind, tool), in that order
+/// (a null tool first), as `findings::finding_groups`: those of the runs
+/// counted whole from their kept counts, the others' (runs without a day,
+/// findings of no run) read under the filter.
+pub fn finding_groups(conn: &Connection, s: &Scope, f: &Filter) -> Result<Vec<FindingGroup>> {
+    let kinds: HashMap<i64, String> = conn
+        .prepare("SELECT id, name FROM finding_kinds")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    // The kept rows' counts, by kind and tool id (named at the end).
+    let mut by_id: HashMap<(i64, Option<i64>), (u64, u64)> = HashMap::new();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT a.run_id, a.counts FROM agg_runs a WHERE {}",
+        s.clause
+    ))?;
+    let mut rows = stmt.query(params_from_iter(&s.args))?;
+    while let Some(r) = rows.next()? {
+        let bytes = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
+        let Some((_, groups)) = unpack(bytes, true) else {
+            return Err(not_packed(r));
+        };
+        for (kind, tool, n) in groups {
+            let g = by_id.entry((kind, tool)).or_default();
+            g.0 += n;
+            g.1 += 1;
+        }
+    }
+    drop(rows);
+    drop(stmt);
+    let mut named: BTreeMap<(String, Option<String>), (u64, u64)> = BTreeMap::new();
+    let mut tool_name = conn.prepare_cached("SELECT name FROM agg_names WHERE id = ?1")?;
+    let mut tool_names: HashMap<i64, Option<String>> = HashMap::new();
+    for ((kind, tool), (n, runs)) in by_id {
+        let Some(kind) = kinds.get(&kind) else {
+            continue;
+        };
+        let tool = match tool {
+            None => None,
+            Some(t) => match tool_names.get(&t) {
+                Some(name) => name.clone(),
+                None => {
+                    let name = tool_name
+                        .query_row([t], |r| r.get::<_, String>(0))
+                        .optional()?;
+                    tool_names.insert(t, name.clone());
+                    name
+                }
+            },
+        };
+        // (Tools are `agg_names` ids, never removed; a finding's tool id
+        // that named nothing was kept as none, as the view shows it.)
+        let g = named.entry((kind.clone(), tool)).or_default();
+        g.0 += n;
+        g.1 += runs;
+    }
+    // The runs read the long way, and the findings of no run.
+    let (sql, args) = selected_from(
+        f,
+        "(SELECT v.* FROM finding_rows p JOIN findings v ON v.id = p.id WHERE p.run_id IS NULL
+          UNION ALL
+          SELECT v.* FROM agg_runs a CROSS JOIN finding_names n ON n.name = a.run_id
+          CROSS JOIN finding_rows p ON p.run_id = n.id JOIN findings v ON v.id = p.id
+          WHERE a.day IS NULL) x",
+        "x.kind, x.tool, count(*), count(DISTINCT x.run_id)",
+        "GROUP BY x.kind, x.tool",
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query(params_from_iter(args))?;
+    while let Some(r) = rows.next()? {
+        let g = named.entry((r.get(0)?, r.get(1)?)).or_default();
+        g.0 += r.get::<_, i64>(2)? as u64;
+        g.1 += r.get::<_, i64>(3)? as u64;
+    }
+    Ok(named
+        .into_iter()
+        .map(|((kind, tool), (findings, runs))| FindingGroup {
+            kind,
+            tool,
+            findings,
+            runs,
+        })
+        .collect())
+}

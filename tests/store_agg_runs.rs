@@ -1,0 +1,314 @@
+//! Each run's budget and findings kept (schema 11, `agg_runs`): after an
+//! import, writes by hand and the upgrade from schema 9, `report budget` and
+//! the findings summary read from them under a model and a whole-day
+//! window are what every decision and finding say (the long way), and the
+//! figures counted by hand from desk.jsonl and menus.jsonl.
+
+mod import_util;
+mod store_util;
+
+use import_util::*;
+use rung::filter::Filter;
+use rung::metrics::budget::{Percentiles, RunCost};
+use rung::store::agg::run_read::scope;
+use rung::store::budget::{budget, budget_long};
+use rung::store::findings::{FindingGroup, finding_groups, finding_groups_long};
+use rusqlite::Connection;
+use rusqlite::types::Value as Sql;
+use store_util::*;
+
+/// 2026-11-DD 00:00:00 UTC in microseconds.
+fn day(dd: i64) -> i64 {
+    (1_793_491_200 + (dd - 1) * 86_400) * 1_000_000
+}
+
+fn filter(models: &[&str], since: Option<i64>, until: Option<i64>) -> Filter {
+    Filter {
+        since,
+        until,
+        models: models.iter().map(|m| m.to_string()).collect(),
+        ..Filter::default()
+    }
+}
+
+/// The filters the kept rows answer: none, models, whole-day windows (open
+/// at either end), and both.
+fn filters() -> Vec<Filter> {
+    vec![
+        Filter::default(),
+        filter(&["gpt-4o"], None, None),
+        filter(&["qwen3:8b", "gpt-4o"], None, None),
+        filter(&[], Some(day(17)), Some(day(19))),
+        filter(&[], Some(day(18)), None),
+        filter(&[], None, Some(day(19))),
+        filter(&["qwen3:8b"], Some(day(10)), Some(day(20))),
+        filter(&[], Some(day(20)), Some(day(27))),
+    ]
+}
+
+/// The kept rows answer every filter of [`filters`], as the long way does.
+fn assert_exact(conn: &Connection) {
+    for f in filters() {
+        assert!(scope(conn, &f).unwrap().is_some(), "{f:?}");
+        assert_eq!(
+            budget(conn, &f).unwrap(),
+            budget_long(conn, &f).unwrap(),
+            "{f:?}"
+        );
+        assert_eq!(
+            finding_groups(conn, &f).unwrap(),
+            finding_groups_long(conn, &f).unwrap(),
+            "{f:?}"
+        );
+    }
+}
+
+/// The kept rows: run, day, model.
+fn kept_rows(conn: &Connection) -> Vec<Vec<Sql>> {
+    rows(
+        conn,
+        "SELECT a.run_id, a.day, n.name FROM agg_runs a LEFT JOIN agg_names n ON n.id = a.model
+         ORDER BY 1",
+    )
+}
+
+fn expected_rows() -> Vec<Vec<Sql>> {
+    let r = |run: &str, day: Option<i64>, model: Option<&str>| {
+        vec![
+            text(run),
+            day.map_or(Sql::Null, Sql::Integer),
+            model.map_or(Sql::Null, text),
+        ]
+    };
+    let d = |dd: i64| Some(day(dd) / 86_400_000_000);
+    vec![
+        // m-1's decisions take its run's start (Nov 18); m-2 has no time.
+        r("m-1", d(18), None),
+        r("m-2", Some(-2_147_483_648), None),
+        r("r-101", d(17), Some("qwen3:8b")),
+        r("r-102", d(18), Some("gpt-4o")),
+        r("r-103", d(19), Some("qwen3:8b")),
+        r("r-104", d(10), Some("gpt-4o")),
+    ]
+}
+
+fn group(kind: &str, tool: Option<&str>, findings: u64, runs: u64) -> FindingGroup {
+    FindingGroup {
+        kind: kind.into(),
+        tool: tool.map(str::to_string),
+        findings,
+        runs,
+    }
+}
+
+#[test]
+fn an_import_keeps_each_run_and_the_reports_read_them() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK), &path(MENUS)]);
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(kept_rows(&conn), expected_rows());
+    assert_exact(&conn);
+    // gpt-4o: r-102 (four turns of five tools: 249, 257, 257, 249 tokens;
+    // its menu changed, one menu_changed finding) and r-104 (two turns of
+    // eight tools, 444 tokens each).
+    let gpt = budget(&conn, &filter(&["gpt-4o"], None, None)).unwrap();
+    assert_eq!(gpt.len(), 1);
+    let b = &gpt[0];
+    assert_eq!(
+        (b.catalogue.as_str(), b.tools, b.runs, b.turns),
+        ("desk-1", 8, 2, 6)
+    );
+    // visible 5,5,5,5,8,8: p50 rank 3, p95 rank 6.
+    assert_eq!(
+        b.visible_per_turn,
+        Percentiles {
+            p50: Some(5),
+            p95: Some(8)
+        }
+    );
+    assert_eq!(
+        b.tokens_per_turn,
+        Percentiles {
+            p50: Some(257),
+            p95: Some(444)
+        }
+    );
+    // Run lengths 2 and 4.
+    assert_eq!(
+        b.run_turns,
+        Percentiles {
+            p50: Some(2),
+            p95: Some(4)
+        }
+    );
+    assert_eq!(
+        b.per_run_p95.map(|c: RunCost| (c.turns, c.disclosed)),
+        Some((4, Some(1776)))
+    );
+    assert_eq!((b.menu_changed_runs, b.menu_changed_findings), (1, Some(1)));
+    // The findings of r-102 (its menu change, an unsourced id for
+    // refund_invoice, delete_customer off its menu at step 4) and r-104 (a
+    // cancel_subscription call failing its schema, with an unsourced id),
+    // by kind and tool.
+    assert_eq!(
+        finding_groups(&conn, &filter(&["gpt-4o"], None, None)).unwrap(),
+        vec![
+            group("hidden_proposal", Some("delete_customer"), 1, 1),
+            group("menu_changed", None, 1, 1),
+            group("schema_violation", Some("cancel_subscription"), 1, 1),
+            group("unsourced_id", Some("cancel_subscription"), 1, 1),
+            group("unsourced_id", Some("refund_invoice"), 1, 1),
+        ]
+    );
+    // A filter the kept rows do not hold is counted the long way.
+    let phase = Filter {
+        phases: vec!["act".into()],
+        ..Filter::default()
+    };
+    assert!(scope(&conn, &phase).unwrap().is_none());
+    let part_day = filter(&[], Some(day(18) + 3_600_000_000), None);
+    assert!(scope(&conn, &part_day).unwrap().is_none());
+}
+
+/// Runs `sql`, counts again, and checks the kept rows against the long way.
+fn by_hand(conn: &Connection, sql: &str) {
+    conn.execute_batch(sql).unwrap();
+    // Until counted again, the kept rows step aside.
+    assert!(scope(conn, &Filter::default()).unwrap().is_none(), "{sql}");
+    rung::store::agg::refresh(conn).unwrap();
+    assert_exact(conn);
+}
+
+fn day_of(conn: &Connection, run: &str) -> Sql {
+    one(
+        conn,
+        &format!("SELECT day FROM agg_runs WHERE run_id = '{run}'"),
+    )
+}
+
+#[test]
+fn writes_by_hand_are_counted_again() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK), &path(MENUS)]);
+    let conn = Connection::open(&db).unwrap();
+    // r-103's step 3 moved to the next day: a window may cut the run, so
+    // it is read the long way.
+    by_hand(
+        &conn,
+        &format!(
+            "UPDATE ladder_rows SET time_us = {} WHERE decision_id =
+                (SELECT id FROM decision_rows WHERE run_id = 'r-103' AND step = 3)",
+            day(20) + 1
+        ),
+    );
+    assert_eq!(day_of(&conn, "r-103"), Sql::Null);
+    let nov_19 = budget(&conn, &filter(&[], Some(day(19)), Some(day(20)))).unwrap();
+    assert_eq!((nov_19[0].runs, nov_19[0].turns), (1, 2));
+    // And back: counted whole again.
+    by_hand(
+        &conn,
+        &format!(
+            "UPDATE ladder_rows SET time_us = {} WHERE decision_id =
+                (SELECT id FROM decision_rows WHERE run_id = 'r-103' AND step = 3)",
+            day(19) + 1
+        ),
+    );
+    assert_eq!(
+        day_of(&conn, "r-103"),
+        Sql::Integer(day(19) / 86_400_000_000)
+    );
+    // Two of r-102's decisions made one turn (parallel calls).
+    by_hand(
+        &conn,
+        "UPDATE decision_rows SET turn = 1 WHERE run_id = 'r-102' AND step = 2",
+    );
+    let gpt = budget(&conn, &filter(&["gpt-4o"], None, None)).unwrap();
+    assert_eq!(gpt[0].turns, 5);
+    // r-101 run by another model.
+    by_hand(
+        &conn,
+        "UPDATE runs SET model = 'gpt-4o' WHERE run_id = 'r-101'",
+    );
+    assert_eq!(
+        budget(&conn, &filter(&["gpt-4o"], None, None)).unwrap()[0].runs,
+        3
+    );
+    // A finding about a step r-101 has no verdict for: read the long way.
+    by_hand(
+        &conn,
+        "INSERT INTO findings (kind, catalogue, task_id, run_id, step, tool, detail)
+         VALUES ('menu_changed', 'desk-1', 'harbor-refund', 'r-101', 9, NULL, 'by hand')",
+    );
+    assert_eq!(day_of(&conn, "r-101"), Sql::Null);
+    // A catalogue finding (no run), and a finding of a run with no verdict.
+    by_hand(
+        &conn,
+        "INSERT INTO findings (kind, catalogue, task_id, run_id, step, tool, detail)
+         VALUES ('description_drift', 'desk-1', NULL, NULL, NULL, 'send_email', 'hash a → b'),
+                ('menu_changed', 'desk-1', NULL, NULL, NULL, NULL, 'by hand'),
+                ('missing_output', 'desk-1', 't', 'r-none', NULL, NULL, 'no answer')",
+    );
+    assert_eq!(day_of(&conn, "r-none"), Sql::Null);
+    let all = finding_groups(&conn, &Filter::default()).unwrap();
+    assert!(all.contains(&group("description_drift", Some("send_email"), 1, 0)));
+    assert!(all.contains(&group("missing_output", None, 1, 1)));
+    // menu_changed: m-1's, r-101's (and the one by hand), r-102's, and the
+    // catalogue's own.
+    assert_eq!(
+        budget(&conn, &Filter::default()).unwrap()[0].menu_changed_findings,
+        Some(5)
+    );
+    // A run deleted: its row goes.
+    by_hand(
+        &conn,
+        "DELETE FROM ladder_rows WHERE decision_id IN
+             (SELECT id FROM decision_rows WHERE run_id = 'r-104');
+         DELETE FROM decision_rows WHERE run_id = 'r-104';
+         DELETE FROM findings WHERE run_id = 'r-104';
+         DELETE FROM runs WHERE run_id = 'r-104';",
+    );
+    assert!(rows(&conn, "SELECT 1 FROM agg_runs WHERE run_id = 'r-104'").is_empty());
+}
+
+#[test]
+fn a_schema_9_database_gets_the_kept_rows_on_upgrade() {
+    let (_dir, db) = setup();
+    load_dump(&db, include_str!("fixtures/migration/schema-v9.sql"), 9);
+    let before: Vec<Vec<Vec<Sql>>> = {
+        let conn = Connection::open(&db).unwrap();
+        rows_of(&conn, &every_decision_and_view())
+    };
+    // Opening it to write upgrades it (and classifies nothing).
+    let store = rung::store::Store::open_rw(&db).unwrap();
+    let conn = &store.conn;
+    assert_eq!(one(conn, "PRAGMA user_version"), Sql::Integer(rung::store::SCHEMA_VERSION));
+    assert_eq!(kept_rows(conn), expected_rows());
+    assert_exact(conn);
+    for (q, b) in every_decision_and_view().iter().zip(&before) {
+        assert_eq!(&rows(conn, q), b, "{q}");
+    }
+    // The same rows as a fresh import's.
+    let (_d2, fresh_db) = setup();
+    import(&fresh_db, &["-q", &path(DESK), &path(MENUS)]);
+    let fresh = Connection::open(&fresh_db).unwrap();
+    assert_eq!(kept_rows(&fresh), expected_rows());
+    // (Tools are `agg_names` ids, numbered in another order by the upgrade.)
+    for f in filters() {
+        assert_eq!(budget(conn, &f).unwrap(), budget(&fresh, &f).unwrap());
+        assert_eq!(
+            finding_groups(conn, &f).unwrap(),
+            finding_groups(&fresh, &f).unwrap()
+        );
+    }
+    drop(store);
+    for args in [
+        &["report", "budget", "--format", "json"][..],
+        &["report", "findings", "--summary", "--format", "json"][..],
+    ] {
+        assert_eq!(
+            json_of(rung(&db, args)),
+            json_of(rung(&fresh_db, args)),
+            "{args:?}"
+        );
+    }
+}
