@@ -172,16 +172,9 @@ fn findings_list(
     let mut list = List::new(format, total, Some(&measure), m);
     let mut out = Out::new();
     out.write(&list.head())?;
-    let mut text = String::with_capacity(2 * CHUNK);
     beside(conn, f, &names, true, |s| {
-        list.write(&Shown::stored(s, &names), &mut text);
-        if text.len() >= CHUNK {
-            out.write(&text)?;
-            text.clear();
-        }
-        Ok(())
+        out.add(|text| list.write(&Shown::stored(s, &names), text))
     })?;
-    out.write(&text)?;
     out.write(&list.tail())?;
     out.flush()?;
     Ok(total)
@@ -214,17 +207,10 @@ fn runs_list(
     let mut out = Out::new();
     out.write(&stream.head())?;
     let mut labels = Labels::default();
-    let mut text = String::with_capacity(2 * CHUNK);
     query::for_each_run(conn, f, |run| {
         let label = labels.next(&run, m);
-        stream.row(label.as_deref(), &cells(&run, m), &mut text);
-        if text.len() >= CHUNK {
-            out.write(&text)?;
-            text.clear();
-        }
-        Ok(())
+        out.add(|text| stream.row(label.as_deref(), &cells(&run, m), text))
     })?;
-    out.write(&text)?;
     out.write(&stream.tail())?;
     out.flush()?;
     Ok(tally.runs)
@@ -276,17 +262,11 @@ fn table_overlapped(
             let mut list = List::new(Format::Table, total, Some(&measure), m);
             let mut out = Out::new();
             out.write(&list.head())?;
-            let mut text = String::with_capacity(2 * CHUNK);
             for batch in &batches {
                 for s in &batch {
-                    list.write(&Shown::stored(s, names), &mut text);
-                    if text.len() >= CHUNK {
-                        out.write(&text)?;
-                        text.clear();
-                    }
+                    out.add(|text| list.write(&Shown::stored(s, names), text))?;
                 }
             }
-            out.write(&text)?;
             out.write(&list.tail())?;
             out.flush()?;
             Ok(total)
@@ -369,43 +349,47 @@ fn beside(
     })
 }
 
-/// Standard output, buffered; a closed pipe (`| head`) ends the writing
-/// quietly.
+/// Standard output, written [`CHUNK`] bytes of text at a time; a closed
+/// pipe (`| head`) ends the writing quietly.
 struct Out {
-    w: Option<std::io::BufWriter<std::io::Stdout>>,
+    w: Option<std::io::Stdout>,
+    /// What is not written yet (less than [`CHUNK`] between calls).
+    text: String,
 }
 
 impl Out {
     fn new() -> Out {
         Out {
-            w: Some(std::io::BufWriter::with_capacity(
-                64 * 1024,
-                std::io::stdout(),
-            )),
+            w: Some(std::io::stdout()),
+            text: String::with_capacity(2 * CHUNK),
         }
     }
 
-    fn write(&mut self, s: &str) -> Result<()> {
-        use std::io::Write;
-        if let Some(w) = &mut self.w {
-            match w.write_all(s.as_bytes()) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => self.w = None,
-                Err(e) => return Err(e.into()),
-            }
+    /// Appends what `fill` writes to the text, and writes the text out once
+    /// it holds [`CHUNK`] bytes.
+    fn add(&mut self, fill: impl FnOnce(&mut String)) -> Result<()> {
+        fill(&mut self.text);
+        if self.text.len() >= CHUNK {
+            self.flush()?;
         }
         Ok(())
     }
 
+    fn write(&mut self, s: &str) -> Result<()> {
+        self.add(|text| text.push_str(s))
+    }
+
+    /// Writes out what is held.
     fn flush(&mut self) -> Result<()> {
         use std::io::Write;
         if let Some(w) = &mut self.w {
-            match w.flush() {
+            match w.write_all(self.text.as_bytes()).and_then(|()| w.flush()) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => self.w = None,
                 Err(e) => return Err(e.into()),
             }
         }
+        self.text.clear();
         Ok(())
     }
 }
