@@ -281,7 +281,10 @@ fn a_schema_9_database_gets_the_kept_rows_on_upgrade() {
     // Opening it to write upgrades it (and classifies nothing).
     let store = rung::store::Store::open_rw(&db).unwrap();
     let conn = &store.conn;
-    assert_eq!(one(conn, "PRAGMA user_version"), Sql::Integer(rung::store::SCHEMA_VERSION));
+    assert_eq!(
+        one(conn, "PRAGMA user_version"),
+        Sql::Integer(rung::store::SCHEMA_VERSION)
+    );
     assert_eq!(kept_rows(conn), expected_rows());
     assert_exact(conn);
     for (q, b) in every_decision_and_view().iter().zip(&before) {
@@ -311,4 +314,66 @@ fn a_schema_9_database_gets_the_kept_rows_on_upgrade() {
             "{args:?}"
         );
     }
+}
+
+/// The id of run `run`'s decision at `step`.
+fn decision_id(conn: &Connection, run: &str, step: i64) -> i64 {
+    match one(
+        conn,
+        &format!("SELECT id FROM decision_rows WHERE run_id = '{run}' AND step = {step}"),
+    ) {
+        Sql::Integer(id) => id,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_damaged_menu_sets_the_kept_rows_aside_and_the_report_names_it() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK), &path(MENUS)]);
+    let conn = Connection::open(&db).unwrap();
+    let id = decision_id(&conn, "r-103", 2);
+    conn.execute_batch(&format!(
+        "UPDATE ladder_rows SET retrieved = X'00ff' WHERE decision_id = {id}"
+    ))
+    .unwrap();
+    // Counting again goes on (the caller's write is not refused); the day
+    // stays listed, so the reports read the long way and name the row.
+    rung::store::agg::refresh(&conn).unwrap();
+    assert_eq!(
+        one(&conn, "SELECT count(*) FROM agg_dirty"),
+        Sql::Integer(1)
+    );
+    assert!(scope(&conn, &Filter::default()).unwrap().is_none());
+    let err = budget(&conn, &Filter::default()).unwrap_err().to_string();
+    assert!(err.contains(&format!("decision_id {id}")), "{err}");
+}
+
+#[test]
+fn an_upgrade_goes_on_past_a_damaged_menu() {
+    let (_dir, db) = setup();
+    load_dump(&db, include_str!("fixtures/migration/schema-v9.sql"), 9);
+    let id = {
+        let conn = Connection::open(&db).unwrap();
+        let id = decision_id(&conn, "r-101", 1);
+        conn.execute_batch(&format!(
+            "UPDATE ladder_rows SET retrieved = X'00ff' WHERE decision_id = {id}"
+        ))
+        .unwrap();
+        id
+    };
+    let store = rung::store::Store::open_rw(&db).unwrap();
+    let conn = &store.conn;
+    assert_eq!(
+        one(conn, "PRAGMA user_version"),
+        Sql::Integer(rung::store::SCHEMA_VERSION)
+    );
+    // Opened: r-101 is left to the long way, the others are counted.
+    assert_eq!(day_of(conn, "r-101"), Sql::Null);
+    assert_eq!(
+        day_of(conn, "r-102"),
+        Sql::Integer(day(18) / 86_400_000_000)
+    );
+    let err = budget(conn, &Filter::default()).unwrap_err().to_string();
+    assert!(err.contains(&format!("decision_id {id}")), "{err}");
 }

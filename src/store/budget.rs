@@ -130,7 +130,12 @@ fn scan(
             run = Some(run_id);
         }
         let catalogue: String = r.get(1)?;
-        let menu: String = r.get(3)?;
+        let Ok(menu) = r.get::<_, String>(3) else {
+            let id: i64 = r.get(5)?;
+            return Err(crate::error::Error::usage(format!(
+                "ladder_rows row decision_id {id}: retrieved is not text"
+            )));
+        };
         if sizes.len() > 10_000 {
             sizes.clear();
         }

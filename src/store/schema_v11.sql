@@ -12,7 +12,8 @@
 --   verdict of the run, -2147483648 when none has a time; NULL when the
 --   run is read the long way instead: its verdicts fall on more than one
 --   day (a window may cut it), it has none, or a finding of it names a
---   step it has no verdict for.
+--   step it has no verdict for, or a stored menu of it cannot be read (the
+--   long way names the damaged row).
 -- * `model`: the run's model, an `agg_names` id (NULL for none).
 -- * `counts`: the run's budget, per catalogue (a `catalogue_ids` id) its
 --   turns as `rung report budget` counts them (each turn once: tools
@@ -31,6 +32,9 @@ CREATE TABLE agg_runs (
 
 -- The runs read the long way (few).
 CREATE INDEX agg_runs_long ON agg_runs (run_id) WHERE day IS NULL;
+
+-- The runs of a day, looked up when the day's counts are counted again.
+CREATE INDEX agg_runs_day ON agg_runs (day) WHERE day IS NOT NULL;
 
 -- A decision's turn decides which of its run's decisions make a turn.
 CREATE TRIGGER agg_decision_turn AFTER UPDATE OF turn ON decision_rows

@@ -424,11 +424,17 @@ pub fn tool_audit(
         Some((by_rule, total)) => {
             let wanted: Vec<(bool, Rule)> = by_rule.keys().copied().collect();
             let firsts = walk(conn, f, &mut scan, cat_id, cancelled, Some(&wanted))?.0;
-            let counts = by_rule
-                .into_iter()
-                .filter_map(|(k, n)| firsts.get(&k).map(|(_, id)| (k, (n, *id))))
-                .collect();
-            (counts, total)
+            if wanted.iter().all(|k| firsts.contains_key(k)) || cancelled() {
+                let counts = by_rule
+                    .into_iter()
+                    .filter_map(|(k, n)| firsts.get(&k).map(|(_, id)| (k, (n, *id))))
+                    .collect();
+                (counts, total)
+            } else {
+                // A kept count with no decision to show for it: the counts
+                // disagree with the decisions, so count them the long way.
+                walk(conn, f, &mut scan, cat_id, cancelled, None)?
+            }
         }
         None => walk(conn, f, &mut scan, cat_id, cancelled, None)?,
     };

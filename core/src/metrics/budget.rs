@@ -137,15 +137,14 @@ impl BudgetAcc {
     pub fn turns_of<'a>(
         decisions: impl IntoIterator<Item = (i64, u64, Option<u64>, &'a str)>,
     ) -> (Vec<(u64, Option<u64>)>, bool) {
-        let mut seen: Vec<i64> = Vec::new();
+        let mut seen: rustc_hash::FxHashSet<i64> = Default::default();
         let mut out = Vec::new();
         let mut first_menu: Option<&str> = None;
         let mut changed = false;
         for (turn, visible, tokens, menu) in decisions {
-            if seen.contains(&turn) {
+            if !seen.insert(turn) {
                 continue;
             }
-            seen.push(turn);
             out.push((visible, tokens));
             match first_menu {
                 None => first_menu = Some(menu),

@@ -78,11 +78,10 @@ pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Res
         // Runs kept (`agg_runs`) on a listed day: a run may have lost its
         // verdicts there since.
         if kept.on() {
-            let mut s =
-                conn.prepare_cached("SELECT run_id, day FROM agg_runs WHERE day IS NOT NULL")?;
-            let mut rows = s.query([])?;
-            while let Some(r) = rows.next()? {
-                if day_set.contains(&r.get::<_, i64>(1)?) {
+            let mut s = conn.prepare_cached("SELECT run_id FROM agg_runs WHERE day = ?1")?;
+            for &day in &day_set {
+                let mut rows = s.query([day])?;
+                while let Some(r) = rows.next()? {
                     names.insert(r.get(0)?);
                 }
             }

@@ -163,11 +163,31 @@ impl Writer {
     }
 
     /// Counts the run `name` again from `run` (no row when it has neither
-    /// a verdict nor a finding).
+    /// a verdict nor a finding). A run whose stored rows cannot be counted
+    /// (a damaged menu) is left to be read the long way, where the report
+    /// names the damaged row; the other runs keep their counts.
     pub fn write(&mut self, conn: &Connection, name: &str, run: &RunRead) -> Result<()> {
         if !self.on {
             return Ok(());
         }
+        match self.count(conn, name, run) {
+            Ok(()) => Ok(()),
+            Err(_) => self.write_long(conn, name),
+        }
+    }
+
+    /// Leaves the run `name` to be read the long way (a row with no day).
+    pub fn write_long(&self, conn: &Connection, name: &str) -> Result<()> {
+        if self.on {
+            conn.prepare_cached(
+                "INSERT OR REPLACE INTO agg_runs (run_id, day, model, counts) VALUES (?1, NULL, NULL, X'')",
+            )?
+            .execute([name])?;
+        }
+        Ok(())
+    }
+
+    fn count(&mut self, conn: &Connection, name: &str, run: &RunRead) -> Result<()> {
         if run.decisions.is_empty() && run.findings.is_empty() {
             conn.prepare_cached("DELETE FROM agg_runs WHERE run_id = ?1")?
                 .execute([name])?;
@@ -482,8 +502,12 @@ pub(crate) fn fill_all(conn: &Connection) -> Result<()> {
         .collect::<rusqlite::Result<_>>()?;
     let mut w = Writer::new(conn)?;
     for (name, fid) in names {
-        let run = RunRead::read(conn, &name, fid)?;
-        w.write(conn, &name, &run)?;
+        // (A run whose rows cannot be read is read the long way, as one
+        // that cannot be counted: the upgrade goes on.)
+        match RunRead::read(conn, &name, fid) {
+            Ok(run) => w.write(conn, &name, &run)?,
+            Err(_) => w.write_long(conn, &name)?,
+        }
     }
     Ok(())
 }
