@@ -195,16 +195,7 @@ fn packed_len(text: &str, names: &super::names::Names) -> Option<u64> {
 fn menu_changed_findings(conn: &Connection, catalogue: &str, runs: &[String]) -> Result<u64> {
     let mut stmt =
         conn.prepare("SELECT x.run_id FROM findings x WHERE x.kind = ?1 AND x.catalogue = ?2")?;
-    let mut rows = stmt.query(params![MENU_CHANGED, catalogue])?;
-    let mut n = 0;
-    while let Some(r) = rows.next()? {
-        let counts = match r.get::<_, Option<String>>(0)? {
-            None => true,
-            Some(id) => runs.binary_search(&id).is_ok(),
-        };
-        n += u64::from(counts);
-    }
-    Ok(n)
+    count_in_runs(&mut stmt, catalogue, runs)
 }
 
 /// `menu_changed` findings on a catalogue of no run and of the runs read
@@ -221,16 +212,7 @@ fn menu_changed_read(conn: &Connection, catalogue: &str, runs: &[String]) -> Res
          WHERE a.day IS NULL AND x.kind = (SELECT id FROM finding_kinds WHERE name = ?1)
            AND x.catalogue = (SELECT id FROM catalogue_ids WHERE version = ?2)",
     )?;
-    let mut rows = stmt.query(params![MENU_CHANGED, catalogue])?;
-    let mut n = 0;
-    while let Some(r) = rows.next()? {
-        let counts = match r.get::<_, Option<String>>(0)? {
-            None => true,
-            Some(id) => runs.binary_search(&id).is_ok(),
-        };
-        n += u64::from(counts);
-    }
-    Ok(n)
+    count_in_runs(&mut stmt, catalogue, runs)
 }
 
 #[cfg(test)]
@@ -279,4 +261,19 @@ mod tests {
             assert_eq!(packed_len(t, &n), None, "{t}");
         }
     }
+}
+
+/// How many `menu_changed` findings `stmt` selects on `catalogue` (its
+/// first column their run) are of no run or of one of `runs` (sorted).
+fn count_in_runs(stmt: &mut rusqlite::Statement, catalogue: &str, runs: &[String]) -> Result<u64> {
+    let mut rows = stmt.query(params![MENU_CHANGED, catalogue])?;
+    let mut n = 0;
+    while let Some(r) = rows.next()? {
+        let counts = match r.get::<_, Option<String>>(0)? {
+            None => true,
+            Some(id) => runs.binary_search(&id).is_ok(),
+        };
+        n += u64::from(counts);
+    }
+    Ok(n)
 }

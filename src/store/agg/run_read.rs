@@ -10,7 +10,7 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
 use super::DAY;
-use super::runs::{CatalogueTurns, NO_DAY, unpack};
+use super::runs::{CatalogueTurns, NO_DAY, Unpacked, unpack};
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::store::filter_sql::push_in;
@@ -82,16 +82,7 @@ pub(crate) fn budget(
         .prepare("SELECT id, version FROM catalogue_ids")?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    let mut stmt = conn.prepare(&format!(
-        "SELECT a.run_id, a.counts FROM agg_runs a WHERE {}",
-        s.clause
-    ))?;
-    let mut rows = stmt.query(params_from_iter(&s.args))?;
-    while let Some(r) = rows.next()? {
-        let bytes = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
-        let Some((cats, _)) = unpack(bytes, false) else {
-            return Err(not_packed(r));
-        };
+    each_kept(conn, s, false, |(cats, _)| {
         for c in &cats {
             // (A catalogue id that names nothing enters no budget: the
             // writer leaves such verdicts out.)
@@ -99,6 +90,28 @@ pub(crate) fn budget(
                 each(v, c);
             }
         }
+    })
+}
+
+/// Calls `each` with the unpacked counts of every run the scope selects
+/// (their findings too when `findings`).
+fn each_kept(
+    conn: &Connection,
+    s: &Scope,
+    findings: bool,
+    mut each: impl FnMut(Unpacked),
+) -> Result<()> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT a.run_id, a.counts FROM agg_runs a WHERE {}",
+        s.clause
+    ))?;
+    let mut rows = stmt.query(params_from_iter(&s.args))?;
+    while let Some(r) = rows.next()? {
+        let bytes = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
+        let Some(counts) = unpack(bytes, findings) else {
+            return Err(not_packed(r));
+        };
+        each(counts);
     }
     Ok(())
 }
@@ -122,24 +135,13 @@ pub fn finding_groups(conn: &Connection, s: &Scope, f: &Filter) -> Result<Vec<Fi
         .collect::<rusqlite::Result<_>>()?;
     // The kept rows' counts, by kind and tool id (named at the end).
     let mut by_id: HashMap<(i64, Option<i64>), (u64, u64)> = HashMap::new();
-    let mut stmt = conn.prepare(&format!(
-        "SELECT a.run_id, a.counts FROM agg_runs a WHERE {}",
-        s.clause
-    ))?;
-    let mut rows = stmt.query(params_from_iter(&s.args))?;
-    while let Some(r) = rows.next()? {
-        let bytes = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
-        let Some((_, groups)) = unpack(bytes, true) else {
-            return Err(not_packed(r));
-        };
+    each_kept(conn, s, true, |(_, groups)| {
         for (kind, tool, n) in groups {
             let g = by_id.entry((kind, tool)).or_default();
             g.0 += n;
             g.1 += 1;
         }
-    }
-    drop(rows);
-    drop(stmt);
+    })?;
     let mut named: BTreeMap<(String, Option<String>), (u64, u64)> = BTreeMap::new();
     let mut tool_name = conn.prepare_cached("SELECT name FROM agg_names WHERE id = ?1")?;
     let mut tool_names: HashMap<i64, Option<String>> = HashMap::new();

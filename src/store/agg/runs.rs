@@ -28,6 +28,7 @@ use rusqlite::Connection;
 use rusqlite::types::ValueRef;
 
 use super::DAY;
+use super::tokens::{put, take, unzigzag, zigzag};
 use crate::error::Result;
 use crate::metrics::budget::BudgetAcc;
 use crate::store::names::Names;
@@ -438,22 +439,6 @@ pub(crate) fn unpack(bytes: &[u8], findings: bool) -> Option<Unpacked> {
     (at == bytes.len()).then_some((budget, groups))
 }
 
-fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
-fn unzigzag(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
-}
-
-fn put(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
 /// [`put`] of a value up to 66 bits (a tool's difference and its count).
 fn put_wide(out: &mut Vec<u8>, mut v: u128) {
     while v >= 0x80 {
@@ -469,19 +454,6 @@ fn take_wide(bytes: &[u8], at: &mut usize) -> Option<u128> {
         let b = *bytes.get(*at)?;
         *at += 1;
         v |= u128::from(b & 0x7f) << shift;
-        if b < 0x80 {
-            return Some(v);
-        }
-    }
-    None
-}
-
-fn take(bytes: &[u8], at: &mut usize) -> Option<u64> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let b = *bytes.get(*at)?;
-        *at += 1;
-        v |= u64::from(b & 0x7f) << shift;
         if b < 0x80 {
             return Some(v);
         }
