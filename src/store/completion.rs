@@ -78,29 +78,43 @@ pub fn completions(conn: &Connection) -> Result<Completions> {
         "SELECT model, count(*) FROM runs WHERE model IS NOT NULL
          GROUP BY model ORDER BY count(*) DESC, model",
     )?;
-    // Only text values: the filter compares a tag's value as text, so a
-    // number or a list offered here would match nothing.
-    let tags = conn
-        .prepare_cached(
-            "SELECT t.key, t.value, count(DISTINCT r.run_id)
-             FROM runs r, json_each(r.tags) t
-             WHERE r.tags IS NOT NULL AND json_valid(r.tags) AND t.type = 'text'
-             GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2",
-        )?
-        .query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, i64>(2)? as u64,
-            ))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+    let tags = tags(conn)?;
     Ok(Completions {
         models,
         catalogues,
         phases,
         tags,
     })
+}
+
+/// Every tag (key, value) with how many runs have it, most common first.
+/// Only text values: the filter compares a tag's value as text, so a number
+/// or a list offered here would match nothing. Runs share few distinct tag
+/// sets, so each distinct stored text is read once, with its runs counted
+/// by SQLite; a text that is not a JSON object offers nothing.
+fn tags(conn: &Connection) -> Result<Vec<(String, String, u64)>> {
+    let mut runs: std::collections::HashMap<(String, String), u64> = Default::default();
+    let mut stmt = conn
+        .prepare_cached("SELECT tags, count(*) FROM runs WHERE tags IS NOT NULL GROUP BY tags")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let Ok(text) = r.get_ref(0)?.as_str() else {
+            continue;
+        };
+        let n = r.get::<_, i64>(1)? as u64;
+        let Ok(serde_json::Value::Object(map)) = serde_json::from_str(text) else {
+            continue;
+        };
+        for (key, value) in map {
+            if let serde_json::Value::String(value) = value {
+                *runs.entry((key, value)).or_default() += n;
+            }
+        }
+    }
+    let mut tags: Vec<(String, String, u64)> =
+        runs.into_iter().map(|((k, v), n)| (k, v, n)).collect();
+    tags.sort_unstable_by(|a, b| b.2.cmp(&a.2).then_with(|| (&a.0, &a.1).cmp(&(&b.0, &b.1))));
+    Ok(tags)
 }
 
 /// Whether `f` keeps at least one decision, through the same WHERE clause
@@ -125,7 +139,8 @@ mod tests {
                                   phase TEXT, time_us INTEGER);
              INSERT INTO runs VALUES ('a', 'm1', '{\"suite\":\"x\",\"n\":3}'),
                                      ('b', 'm1', '{\"suite\":\"y\"}'),
-                                     ('c', 'm2', NULL), ('d', NULL, 'not json');
+                                     ('c', 'm2', NULL), ('d', NULL, 'not json'),
+                                     ('e', 'm2', '{\"suite\":\"y\"}'), ('f', NULL, '[\"y\"]');
              INSERT INTO ladder (run_id, catalogue, phase) VALUES
                 ('a', 'v1', 'plan'), ('a', 'v1', 'act'), ('b', 'v2', 'act'),
                 ('c', NULL, 'act'), ('d', 'v1', NULL);",
@@ -143,16 +158,17 @@ mod tests {
                 .map(|(a, n)| (a.to_string(), *n))
                 .collect::<Vec<_>>()
         };
-        assert_eq!(c.models, s(&[("m1", 2), ("m2", 1)]));
+        assert_eq!(c.models, s(&[("m1", 2), ("m2", 2)]));
         assert_eq!(c.catalogues, s(&[("v1", 3), ("v2", 1)]));
         assert_eq!(c.phases, s(&[("act", 3), ("plan", 1)]));
         // Text values only (a number would not match the filter); text
-        // that is not JSON has no tags.
+        // that is not a JSON object has no tags; two runs with the same
+        // tags count twice.
         assert_eq!(
             c.tags,
             vec![
+                ("suite".to_string(), "y".to_string(), 2),
                 ("suite".to_string(), "x".to_string(), 1),
-                ("suite".to_string(), "y".to_string(), 1),
             ]
         );
     }
