@@ -215,6 +215,21 @@ fn menu_changed_read(conn: &Connection, catalogue: &str, runs: &[String]) -> Res
     count_in_runs(&mut stmt, catalogue, runs)
 }
 
+/// How many `menu_changed` findings `stmt` selects on `catalogue` (its
+/// first column their run) are of no run or of one of `runs` (sorted).
+fn count_in_runs(stmt: &mut rusqlite::Statement, catalogue: &str, runs: &[String]) -> Result<u64> {
+    let mut rows = stmt.query(params![MENU_CHANGED, catalogue])?;
+    let mut n = 0;
+    while let Some(r) = rows.next()? {
+        let counts = match r.get::<_, Option<String>>(0)? {
+            None => true,
+            Some(id) => runs.binary_search(&id).is_ok(),
+        };
+        n += u64::from(counts);
+    }
+    Ok(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,19 +276,4 @@ mod tests {
             assert_eq!(packed_len(t, &n), None, "{t}");
         }
     }
-}
-
-/// How many `menu_changed` findings `stmt` selects on `catalogue` (its
-/// first column their run) are of no run or of one of `runs` (sorted).
-fn count_in_runs(stmt: &mut rusqlite::Statement, catalogue: &str, runs: &[String]) -> Result<u64> {
-    let mut rows = stmt.query(params![MENU_CHANGED, catalogue])?;
-    let mut n = 0;
-    while let Some(r) = rows.next()? {
-        let counts = match r.get::<_, Option<String>>(0)? {
-            None => true,
-            Some(id) => runs.binary_search(&id).is_ok(),
-        };
-        n += u64::from(counts);
-    }
-    Ok(n)
 }
