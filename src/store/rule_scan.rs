@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 
 use super::decode::{Stored, Table};
 use super::filter_sql::FilterSql;
-use super::menu::{MENU_SELECT, menu_row};
+use super::menu::{MENU_SELECT, MenuRow, menu_row};
 use super::menu_bytes;
 use super::names::Names;
 use super::tools::{ListKey, explain_one};
@@ -314,6 +314,20 @@ impl RuleScan {
         id
     }
 
+    /// The decision's stored menu, read the long way (`None`: no such
+    /// decision).
+    fn menu_of(&self, conn: &Connection, decision_id: i64) -> Result<Option<MenuRow>> {
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {MENU_SELECT} FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
+             JOIN runs r ON r.run_id = l.run_id WHERE l.decision_id = ?"
+        ))?;
+        let mut rows = stmt.query([decision_id])?;
+        match rows.next()? {
+            Some(r) => Ok(Some(menu_row(conn, &self.names, r, 0)?)),
+            None => Ok(None),
+        }
+    }
+
     /// The explanation the long way (`explain_one` over the decision's
     /// whole menu), for one decision.
     pub(super) fn explain(
@@ -321,15 +335,9 @@ impl RuleScan {
         conn: &Connection,
         decision_id: i64,
     ) -> Result<Option<ToolVisibility>> {
-        let mut stmt = conn.prepare_cached(&format!(
-            "SELECT {MENU_SELECT} FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
-             JOIN runs r ON r.run_id = l.run_id WHERE l.decision_id = ?"
-        ))?;
-        let mut rows = stmt.query([decision_id])?;
-        let Some(r) = rows.next()? else {
+        let Some(m) = self.menu_of(conn, decision_id)? else {
             return Ok(None);
         };
-        let m = menu_row(conn, &self.names, r, 0)?;
         Ok(explain_one(&self.cat, &self.name, &self.info, &m))
     }
 
@@ -340,15 +348,9 @@ impl RuleScan {
         conn: &Connection,
         decision_id: i64,
     ) -> Result<Vec<(String, bool, Rule)>> {
-        let mut stmt = conn.prepare_cached(&format!(
-            "SELECT {MENU_SELECT} FROM ladder l JOIN decision_rows d ON d.id = l.decision_id
-             JOIN runs r ON r.run_id = l.run_id WHERE l.decision_id = ?"
-        ))?;
-        let mut rows = stmt.query([decision_id])?;
-        let Some(r) = rows.next()? else {
+        let Some(m) = self.menu_of(conn, decision_id)? else {
             return Ok(Vec::new());
         };
-        let m = menu_row(conn, &self.names, r, 0)?;
         let menu = Menu {
             catalogue: Some(&self.cat),
             policy: m.policy.as_ref(),
