@@ -53,87 +53,76 @@ fn hour_of(t: Option<i64>) -> i64 {
 }
 
 /// Counts again the findings of the runs with a verdict on a listed day or
-/// a counted finding then, of the runs listed by name, and the catalogue
-/// findings (inside the caller's savepoint).
-pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Result<()> {
+/// a counted finding then, of the runs listed by name (`agg_finding_runs`),
+/// and the catalogue findings (inside the caller's savepoint). The runs to
+/// count are gathered in a temporary table, not in memory: an import of
+/// 500,000 runs lists every one of them.
+pub(super) fn recount(conn: &Connection, days: &[i64]) -> Result<()> {
     let mut kept = Writer::new(conn)?;
-    let mut names: HashSet<String> = listed.iter().cloned().collect();
-    let mut ids: Vec<i64> = Vec::new();
+    conn.execute_batch(
+        "CREATE TEMP TABLE IF NOT EXISTS recount_runs (name TEXT PRIMARY KEY, id INTEGER) WITHOUT ROWID;
+         CREATE TEMP TABLE IF NOT EXISTS recount_ids (id INTEGER PRIMARY KEY);
+         CREATE TEMP TABLE IF NOT EXISTS recount_days (day INTEGER PRIMARY KEY);
+         DELETE FROM temp.recount_runs; DELETE FROM temp.recount_ids; DELETE FROM temp.recount_days;
+         INSERT OR IGNORE INTO temp.recount_runs (name) SELECT run_id FROM agg_finding_runs;",
+    )?;
     if !days.is_empty() {
-        let day_set: HashSet<i64> = days.iter().copied().collect();
-        // Runs with a counted finding on a listed day (a run's finding may
-        // have lost its decision since).
-        let mut s = conn.prepare_cached("SELECT DISTINCT run, hour FROM agg_findings")?;
-        let mut rows = s.query([])?;
-        while let Some(r) = rows.next()? {
-            let (run, hour): (i64, i64) = (r.get(0)?, r.get(1)?);
-            let day = match hour {
-                NO_HOUR => NO_DAY,
-                h => (h * HOUR).div_euclid(DAY),
-            };
-            if run != NO_RUN && day_set.contains(&day) {
-                ids.push(run);
-            }
+        let mut day_in =
+            conn.prepare_cached("INSERT OR IGNORE INTO temp.recount_days VALUES (?1)")?;
+        for &day in days {
+            day_in.execute([day])?;
         }
+        // Runs with a counted finding on a listed day (a run's finding may
+        // have lost its decision since): by id. An hour's day is
+        // ⌊hour / 24⌋.
+        conn.execute(
+            "INSERT OR IGNORE INTO temp.recount_ids
+             SELECT DISTINCT run FROM agg_findings WHERE run != ?1
+               AND (CASE WHEN hour = ?2 THEN ?3 WHEN hour >= 0 THEN hour / 24
+                         ELSE (hour + 1) / 24 - 1 END) IN (SELECT day FROM temp.recount_days)",
+            rusqlite::params![NO_RUN, NO_HOUR, NO_DAY],
+        )?;
         // Runs kept (`agg_runs`) on a listed day: a run may have lost its
         // verdicts there since.
         if kept.on() {
-            let mut s = conn.prepare_cached("SELECT run_id FROM agg_runs WHERE day = ?1")?;
-            for &day in &day_set {
-                let mut rows = s.query([day])?;
-                while let Some(r) = rows.next()? {
-                    names.insert(r.get(0)?);
-                }
-            }
+            conn.execute_batch(
+                "INSERT OR IGNORE INTO temp.recount_runs (name)
+                 SELECT run_id FROM agg_runs WHERE day IN (SELECT day FROM temp.recount_days)",
+            )?;
         }
-        let mut s = conn.prepare_cached(
-            "SELECT DISTINCT d.run_id FROM ladder_rows l JOIN decision_rows d ON d.id = l.decision_id
+        let mut dated = conn.prepare_cached(
+            "INSERT OR IGNORE INTO temp.recount_runs (name)
+             SELECT DISTINCT d.run_id FROM ladder_rows l JOIN decision_rows d ON d.id = l.decision_id
              WHERE l.time_us >= ?1 AND l.time_us < ?2",
         )?;
-        let mut undated = conn.prepare_cached(
-            "SELECT DISTINCT d.run_id FROM ladder_rows l JOIN decision_rows d ON d.id = l.decision_id
-             WHERE l.time_us IS NULL",
-        )?;
         for &day in days {
-            let found: Vec<String> = if day == NO_DAY {
-                undated
-                    .query_map([], |r| r.get(0))?
-                    .collect::<rusqlite::Result<_>>()?
+            if day == NO_DAY {
+                conn.execute_batch(
+                    "INSERT OR IGNORE INTO temp.recount_runs (name)
+                     SELECT DISTINCT d.run_id FROM ladder_rows l
+                     JOIN decision_rows d ON d.id = l.decision_id WHERE l.time_us IS NULL",
+                )?;
             } else {
-                s.query_map([day * DAY, (day + 1) * DAY], |r| r.get(0))?
-                    .collect::<rusqlite::Result<_>>()?
-            };
-            names.extend(found);
-        }
-    }
-    // Each run by name with its `finding_names` id (none: no findings).
-    let mut todo: HashMap<String, Option<i64>> = HashMap::new();
-    let mut id_of = conn.prepare_cached("SELECT id FROM finding_names WHERE name = ?1")?;
-    for name in names {
-        let id = id_of
-            .query_row([&name], |r| r.get::<_, i64>(0))
-            .optional()?;
-        todo.insert(name, id);
-    }
-    let mut name_of = conn.prepare_cached("SELECT name FROM finding_names WHERE id = ?1")?;
-    // Ids whose name is gone (a name is never removed): their findings
-    // count undated.
-    let mut nameless: Vec<i64> = Vec::new();
-    let counted: HashSet<i64> = todo.values().flatten().copied().collect();
-    for id in ids {
-        if counted.contains(&id) {
-            continue;
-        }
-        match name_of
-            .query_row([id], |r| r.get::<_, String>(0))
-            .optional()?
-        {
-            Some(name) => {
-                todo.insert(name, Some(id));
+                dated.execute([day * DAY, (day + 1) * DAY])?;
             }
-            None => nameless.push(id),
         }
     }
+    // Each run by name with its `finding_names` id (none: no findings); then
+    // the runs found by id under their name, and the ids whose name is gone
+    // (a name is never removed: their findings count undated).
+    conn.execute_batch(
+        "UPDATE temp.recount_runs SET id = (SELECT n.id FROM finding_names n WHERE n.name = recount_runs.name);
+         INSERT OR REPLACE INTO temp.recount_runs (name, id)
+         SELECT n.name, n.id FROM temp.recount_ids i JOIN finding_names n ON n.id = i.id
+         WHERE i.id NOT IN (SELECT id FROM temp.recount_runs WHERE id IS NOT NULL);",
+    )?;
+    let nameless: Vec<i64> = conn
+        .prepare_cached(
+            "SELECT i.id FROM temp.recount_ids i
+             WHERE NOT EXISTS (SELECT 1 FROM finding_names n WHERE n.id = i.id) ORDER BY i.id",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
     let mut delete = conn.prepare_cached("DELETE FROM agg_findings WHERE run = ?1")?;
     let mut insert = conn.prepare_cached(
         "INSERT INTO agg_findings (run, hour, kind, findings) VALUES (?1, ?2, ?3, ?4)",
@@ -153,16 +142,18 @@ pub(super) fn recount(conn: &Connection, days: &[i64], listed: &[String]) -> Res
     };
     // By name (so that `agg_runs` grows at its end, its pages full), each
     // run read once for its findings and its kept counts (`agg_runs`).
-    let mut todo: Vec<(String, Option<i64>)> = todo.into_iter().collect();
-    todo.sort_unstable();
-    for (name, id) in todo {
+    let mut todo = conn.prepare_cached("SELECT name, id FROM temp.recount_runs ORDER BY name")?;
+    let mut rows = todo.query([])?;
+    while let Some(r) = rows.next()? {
+        let (name, id): (String, Option<i64>) = (r.get(0)?, r.get(1)?);
         let run = RunRead::read(conn, &name, id)?;
         if let Some(id) = id {
             write(id, finding_times(&run))?;
         }
         kept.write(conn, &name, &run)?;
     }
-    nameless.sort_unstable();
+    drop(rows);
+    drop(todo);
     for id in nameless {
         write(id, run_findings(conn, id, "")?)?;
     }

@@ -236,26 +236,16 @@ pub fn refresh_holding(conn: &Connection, held: usize) -> Result<()> {
 /// listed days) for their findings.
 fn refresh_days(conn: &Connection, finding_days: &[i64], held: usize) -> Result<()> {
     let dirty = dirty_days(conn)?;
-    let runs: Vec<String> = conn
-        .prepare_cached("SELECT run_id FROM agg_finding_runs")?
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
     conn.execute_batch("SAVEPOINT agg")?;
-    match rebuild(conn, &dirty, finding_days, &runs, held) {
+    match rebuild(conn, &dirty, finding_days, held) {
         Ok(()) => conn.execute_batch("RELEASE agg")?,
         Err(_) => conn.execute_batch("ROLLBACK TO agg; RELEASE agg")?,
     }
     Ok(())
 }
 
-fn rebuild(
-    conn: &Connection,
-    dirty: &[i64],
-    finding_days: &[i64],
-    runs: &[String],
-    held: usize,
-) -> Result<()> {
-    findings::recount(conn, finding_days, runs)?;
+fn rebuild(conn: &Connection, dirty: &[i64], finding_days: &[i64], held: usize) -> Result<()> {
+    findings::recount(conn, finding_days)?;
     if dirty.is_empty() {
         return Ok(());
     }
