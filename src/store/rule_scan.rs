@@ -174,6 +174,27 @@ pub(super) struct RuleScan {
     pub(super) visible: Vec<u64>,
     pub(super) candidates: Vec<u64>,
     ranked: Vec<u64>,
+    /// What the caches of lists, run retrievals and run menus hold, in
+    /// 8-byte words (ids, and the text of keys and values); each is
+    /// emptied when it would pass [`HELD`], so that a scan of millions of
+    /// decisions with as many distinct menus stays within a few tens of
+    /// megabytes.
+    held: [usize; 3],
+}
+
+/// The words each cache of a [`RuleScan`] may hold (16 MB).
+const HELD: usize = 1 << 21;
+const LISTS: usize = 0;
+const RETRIEVALS: usize = 1;
+const RUNS: usize = 2;
+
+/// What a cache entry keyed by `src` holding `words` more costs, in words.
+fn cost(src: &Source, words: usize) -> usize {
+    let key = match src {
+        Source::Run(text) => text.len() / 8,
+        Source::Own(_) => 0,
+    };
+    8 + key + words
 }
 
 /// A decision's rule for the tool, or `None`: explain it the long way.
@@ -298,6 +319,7 @@ impl RuleScan {
             none: Rc::from(Vec::new()),
             run_retrievals: Cache::default(),
             runs: HashMap::new(),
+            held: [0; 3],
             visible: Vec::new(),
             candidates: Vec::new(),
             ranked: Vec::new(),
@@ -403,9 +425,17 @@ impl RuleScan {
                 })
                 .optional()?
                 .flatten();
-            if self.runs.len() > 100_000 {
+            let text = |t: &Option<String>| t.as_ref().map_or(0, |t| t.len() / 8);
+            let words = 8
+                + run_id.len() / 8
+                + menu.as_ref().map_or(0, |m| {
+                    text(&m.policy) + text(&m.controls) + text(&m.retrieval)
+                });
+            if self.held[RUNS] + words > HELD {
                 self.runs.clear();
+                self.held[RUNS] = 0;
             }
+            self.held[RUNS] += words;
             self.runs.insert(run_id.to_string(), menu);
         }
         Ok(self.runs[run_id].as_ref())
@@ -514,7 +544,7 @@ impl RuleScan {
             return Ok(c.clone());
         }
         let (table, text) = Self::text_of(conn, &src)?;
-        let mut ids = None;
+        let mut ids: Option<Rc<[u64]>> = None;
         if let Some(t) = text {
             let row = String::new;
             let names = Stored::new(conn, table, &row)
@@ -526,11 +556,14 @@ impl RuleScan {
                 ids = Some(Rc::from(v));
             }
         }
-        let cache = which(self);
-        if cache.len() > 100_000 {
-            cache.clear();
+        let words = cost(&src, ids.as_ref().map_or(0, |v| v.len()));
+        if self.held[LISTS] + words > HELD {
+            self.controls.clear();
+            self.exposed.clear();
+            self.held[LISTS] = 0;
         }
-        cache.insert(src, ids.clone());
+        self.held[LISTS] += words;
+        which(self).insert(src, ids.clone());
         Ok(ids)
     }
 
@@ -553,9 +586,15 @@ impl RuleScan {
                     ids: r.candidates.iter().map(|c| self.id_of(&c.name)).collect(),
                 })
             });
-            if self.run_retrievals.len() > 10_000 {
+            let ids = got
+                .as_ref()
+                .map_or(0, |r| r.as_ref().map_or(0, |c| c.ids.len()));
+            let words = cost(&src, ids);
+            if self.held[RETRIEVALS] + words > HELD {
                 self.run_retrievals.clear();
+                self.held[RETRIEVALS] = 0;
             }
+            self.held[RETRIEVALS] += words;
             self.run_retrievals.insert(src.clone(), got);
         }
         let got = self.run_retrievals[&src].as_ref()?;
