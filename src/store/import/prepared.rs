@@ -6,11 +6,11 @@ use serde_json::Value;
 use super::identity;
 use crate::model::{Decision, MenuFields, Record, Timestamp};
 use crate::store::classify::{KeptPayload, StoredDecision};
+use crate::store::names::{MenuKey, menu_key};
 
 /// A decision's payload (arguments, result and raw, as text) is kept in
 /// memory for its run's audit up to this size.
 const KEEP_MAX: usize = 64 << 10;
-use crate::store::names::{MenuKey, menu_key};
 
 /// A record ready to be written: decisions (the bulk of any trace) have
 /// every column serialised already.
