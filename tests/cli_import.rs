@@ -327,6 +327,71 @@ fn reimport_is_a_no_op_and_changes_are_errors_unless_replaced() {
 }
 
 #[test]
+fn records_stored_with_a_whole_sha256_are_still_known_unchanged() {
+    // A record's identity keeps 16 bytes of its SHA-256 (docs/schema.md);
+    // databases written before kept all 32, and re-importing their files
+    // must still be a no-op, and a changed record still an error.
+    let (dir, db) = setup();
+    let a = write(
+        dir.path(),
+        "a.jsonl",
+        &format!(
+            "{CATALOGUE}\n{}\n{}\n{}\n",
+            r#"{"type":"run","run_id":"r-1","task_id":"t","catalogue":"billing-C","success":false}"#,
+            r#"{"type":"decision","run_id":"r-1","step":1,"selected":"void_invoice"}"#,
+            r#"{"type":"case","task_id":"t","acceptable":["find_customer"]}"#
+        ),
+    );
+    assert_eq!(rung(&db, &["import", a.to_str().unwrap()]).code, 0);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let lengths = |conn: &rusqlite::Connection| -> Vec<i64> {
+        ["runs", "decision_rows", "cases"]
+            .iter()
+            .map(|t| {
+                conn.query_row(&format!("SELECT length(record_hash) FROM {t}"), [], |r| {
+                    r.get(0)
+                })
+                .unwrap()
+            })
+            .collect()
+    };
+    assert_eq!(lengths(&conn), [16, 16, 16]);
+    // As an older rung wrote them: the whole digest, whose first half is
+    // what is kept now.
+    for t in ["runs", "decision_rows", "cases"] {
+        conn.execute(
+            &format!("UPDATE {t} SET record_hash = unhex(hex(record_hash) || hex(randomblob(16)))"),
+            [],
+        )
+        .unwrap();
+    }
+    assert_eq!(lengths(&conn), [32, 32, 32]);
+    drop(conn);
+    let before = counts(&db);
+    let r = rung(&db, &["import", "--force", a.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("4 records were already stored unchanged"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(counts(&db), before);
+    let changed = write(
+        dir.path(),
+        "changed.jsonl",
+        r#"{"type":"decision","run_id":"r-1","step":1,"selected":"find_customer"}"#,
+    );
+    let r = rung(&db, &["import", changed.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("decision r-1 step 1: a different decision"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
 fn keep_going_skips_and_lists_bad_records() {
     let (dir, db) = setup();
     let a = write(

@@ -3,6 +3,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
+use super::identity;
 use super::prepared::PreparedDecision;
 use super::touched::Touch;
 use super::{Batch, Pending, differs};
@@ -40,7 +41,7 @@ impl Batch<'_> {
             })?;
         match row {
             None => Ok(None),
-            Some((_, stored, _)) if stored == hash => {
+            Some((_, stored, _)) if identity::same(&stored, hash) => {
                 self.summary.decisions.unchanged += 1;
                 Ok(Some(UNCHANGED))
             }
