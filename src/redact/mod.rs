@@ -474,15 +474,18 @@ impl Redactor {
     /// `cut` (or to the end of the payload), so that a secret is seen whole.
     pub fn safe_cut(&self, text: &str, cut: usize) -> usize {
         let cut = floor_boundary(text, cut.min(text.len()));
-        match self
-            .spans(text)
-            .into_iter()
-            .find(|r| r.start < cut && cut < r.end)
-        {
+        match self.straddling(text, cut) {
             Some(r) if r.start > 0 => r.start,
             Some(r) => r.end,
             None => cut,
         }
+    }
+
+    /// The secret of `text` that a cut at byte `cut` would split, if any.
+    pub fn straddling(&self, text: &str, cut: usize) -> Option<Range<usize>> {
+        self.spans(text)
+            .into_iter()
+            .find(|r| r.start < cut && cut < r.end)
     }
 }
 

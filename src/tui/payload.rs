@@ -166,6 +166,11 @@ impl Indent {
 /// just after the first comma outside a string past `CHUNK`, else at most
 /// `CHUNK + EXTRA` bytes on a UTF-8 boundary; then moved out of any secret
 /// the cut would split (before it, or past it when it starts the chunk).
+/// Secrets are looked for from [`redact::MARGIN`] bytes before the cut (or
+/// the chunk's start) to as far past it: a secret that straddles the cut
+/// and is no longer than that is seen whole, and a 100 MB payload is not
+/// searched for secrets over the whole of every chunk (the walk to its end
+/// reads each chunk once).
 /// Returns (length, state at the end).
 pub fn chunk_len(buf: &[u8], state: Indent, redactor: &Redactor) -> (usize, Indent) {
     let (len, st) = structural_len(buf, state);
@@ -173,11 +178,29 @@ pub fn chunk_len(buf: &[u8], state: Indent, redactor: &Redactor) -> (usize, Inde
         return (len, st);
     }
     let look = &buf[..buf.len().min(len + redact::MARGIN)];
-    let text = match std::str::from_utf8(look) {
-        Ok(t) => t,
-        Err(e) => std::str::from_utf8(&look[..e.valid_up_to()]).unwrap_or(""),
+    let valid = match std::str::from_utf8(look) {
+        Ok(_) => look.len(),
+        Err(e) => e.valid_up_to(),
     };
-    let cut = redactor.safe_cut(text, len);
+    let cut = if len > valid {
+        // The text stops being UTF-8 before the cut: cut where it stops.
+        let text = std::str::from_utf8(&look[..valid]).unwrap_or("");
+        redactor.safe_cut(text, len)
+    } else {
+        // From a character boundary MARGIN bytes back (`look` is UTF-8 up
+        // to `valid`, so a byte that is not a continuation byte starts one).
+        let mut from = len.saturating_sub(redact::MARGIN);
+        while from > 0 && (look[from] & 0xC0) == 0x80 {
+            from -= 1;
+        }
+        let text = std::str::from_utf8(&look[from..valid]).unwrap_or("");
+        match redactor.straddling(text, len - from) {
+            // Before the secret, or past it when it starts the chunk.
+            Some(r) if from + r.start > 0 => from + r.start,
+            Some(r) => r.end,
+            None => len,
+        }
+    };
     if cut == len || cut == 0 {
         return (len, st);
     }
@@ -413,6 +436,55 @@ mod tests {
                 .concat()
                 .contains(key)
         );
+    }
+
+    /// The cut as it was found before the search was narrowed to
+    /// [`redact::MARGIN`] either side: over the whole chunk.
+    fn whole_chunk_cut(buf: &[u8], state: Indent, r: &Redactor) -> usize {
+        let (len, _) = structural_len(buf, state);
+        if len >= buf.len() {
+            return len;
+        }
+        let look = &buf[..buf.len().min(len + redact::MARGIN)];
+        r.safe_cut(std::str::from_utf8(look).unwrap(), len)
+    }
+
+    #[test]
+    fn the_narrow_search_cuts_where_a_whole_chunk_search_does() {
+        // Keys every 61 bytes of one long string (no line break, so the cut
+        // falls inside it) and a list of keys with commas: wherever the
+        // structural cut lands, before, inside or after a key, the cut is
+        // the one a search over the whole chunk gives, and never in a key.
+        let r = Redactor::default();
+        let key = |i: usize| format!("sk-proj-{i:08}abcdEFGHijkl");
+        for shift in 0..70 {
+            let blob: String = (0..2_000)
+                .map(|i| format!("{} {} ", "x".repeat(20), key(i)))
+                .collect();
+            let payload = format!("{{\"blob\":\"{}{blob}\"}}", "y".repeat(shift));
+            let bytes = payload.as_bytes();
+            let buf = &bytes[..bytes.len().min(READ)];
+            let (len, _) = chunk_len(buf, Indent::default(), &r);
+            assert_eq!(
+                len,
+                whole_chunk_cut(buf, Indent::default(), &r),
+                "shift {shift}"
+            );
+            let text = std::str::from_utf8(&buf[..buf.len().min(len + redact::MARGIN)]).unwrap();
+            assert!(
+                r.straddling(text, len).is_none(),
+                "shift {shift}: cut in a key"
+            );
+            let list: String = (0..4_000).map(|i| format!("\"{}\",", key(i))).collect();
+            let payload = format!("{{\"keys\":[{}{list}\"end\"]}}", "1,".repeat(shift));
+            let buf = &payload.as_bytes()[..READ];
+            let (len, _) = chunk_len(buf, Indent::default(), &r);
+            assert_eq!(
+                len,
+                whole_chunk_cut(buf, Indent::default(), &r),
+                "list, shift {shift}"
+            );
+        }
     }
 
     const MASK_TEXT: &str = crate::redact::MASK;
