@@ -117,8 +117,10 @@ pub fn run(g: &Global, args: &ReportArgs) -> Result<()> {
             let f = filter(&args.filter)?;
             // Findings are read in one pass (two for a table) and sorted by
             // SQLite, which spills to a temporary file beyond its cache: a
-            // small cache keeps the peak flat however many there are.
-            conn.execute_batch("PRAGMA cache_size = -8192")?;
+            // small cache keeps the peak flat however many there are. A
+            // second thread sorts the spilled parts (1,000,000 decisions:
+            // 1.7 -> 1.4 s, 77 -> 94 MB).
+            conn.execute_batch("PRAGMA cache_size = -8192; PRAGMA threads = 2")?;
             let list = args.all || (args.format == Format::Json && !args.summary);
             if list {
                 let n = findings_list(conn, &f, args.format, m)?;
