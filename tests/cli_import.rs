@@ -392,6 +392,51 @@ fn records_stored_with_a_whole_sha256_are_still_known_unchanged() {
 }
 
 #[test]
+fn schemas_and_definitions_that_are_not_objects_are_read_back() {
+    // A boolean JSON Schema (`true`: anything goes) and a run's
+    // `tool_definitions` that is not a list are stored as given; reading
+    // them back to classify a later import used to fail with "Invalid
+    // column type Integer" (SQLite gives true as 1), naming no file.
+    let (dir, db) = setup();
+    let cat = write(
+        dir.path(),
+        "cat.jsonl",
+        r#"{"type":"catalogue","version":"ops-1","tools":[{"name":"restart","family":"ops","effect":"mutating","description":"Restart a service.","input_schema":true},{"name":"status","family":"ops","effect":"read_only","description":"Show a service.","input_schema":{"type":"object","required":["service"]}}]}"#,
+    );
+    let r = rung(&db, &["import", cat.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let runs = write(
+        dir.path(),
+        "runs.jsonl",
+        &[
+            r#"{"type":"run","run_id":"r-1","task_id":"t","catalogue":"ops-1","extra_note":1,"tool_definitions":true}"#,
+            r#"{"type":"decision","run_id":"r-1","step":1,"selected":"restart","arguments":{"anything":[1,2]},"outcome":{"status":"ok"},"expected":{"acceptable":["restart"]}}"#,
+            r#"{"type":"decision","run_id":"r-1","step":2,"selected":"status","arguments":{},"outcome":{"status":"ok"},"expected":{"acceptable":["status"]}}"#,
+        ]
+        .join("\n"),
+    );
+    let r = rung(&db, &["import", runs.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let l = json(&rung(&db, &["report", "ladder", "--format", "json"]));
+    assert_eq!(l["rungs"]["passed"], 2, "{l}");
+    // `true` accepts any arguments; the object schema wants `service`.
+    let f = json(&rung(&db, &["report", "findings", "--format", "json"]));
+    let found: Vec<(&str, i64, &str)> = f["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["kind"].as_str().unwrap(),
+                x["step"].as_i64().unwrap(),
+                x["tool"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found, [("schema_violation", 2, "status")], "{f}");
+}
+
+#[test]
 fn keep_going_skips_and_lists_bad_records() {
     let (dir, db) = setup();
     let a = write(

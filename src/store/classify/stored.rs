@@ -255,7 +255,7 @@ pub(crate) fn load_run(conn: &Connection, run_id: &str) -> Result<Option<StoredR
     let mut stmt = conn.prepare_cached(
         "SELECT task_id, started_us, catalogue, policy, trusted_controls, retrieval, visible,
                 success,
-                CASE WHEN json_valid(extra) THEN json_extract(extra, '$.tool_definitions') END
+                CASE WHEN json_valid(extra) THEN extra -> '$.tool_definitions' END
          FROM runs WHERE run_id = ?1",
     )?;
     let mut rows = stmt.query([run_id])?;
@@ -264,7 +264,7 @@ pub(crate) fn load_run(conn: &Connection, run_id: &str) -> Result<Option<StoredR
     };
     let row = || format!("row run_id {}", echo(run_id));
     let at = Stored::new(conn, Table::Runs, &row);
-    // json_extract gives a list or object as JSON text.
+    // `->` gives the value as JSON text, whatever its type.
     let defs: Option<Value> = r
         .get::<_, Option<String>>(8)?
         .and_then(|d| serde_json::from_str(&d).ok());
@@ -483,7 +483,7 @@ pub(super) fn load_cases(conn: &Connection, task_id: &str) -> Result<Vec<StoredC
 /// The argument schemas of a catalogue's tools (`expectations.md` §8).
 pub(super) fn load_catalogue_schemas(conn: &Connection, version: &str) -> Result<ToolSchemas> {
     let mut stmt = conn.prepare_cached(
-        "SELECT name, CASE WHEN json_valid(record) THEN json_extract(record, '$.input_schema') END
+        "SELECT name, CASE WHEN json_valid(record) THEN record -> '$.input_schema' END
          FROM tools WHERE catalogue = ?1",
     )?;
     let rows: Vec<(String, Option<Value>)> = stmt
