@@ -3,7 +3,6 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use super::identity;
 use super::prepared::PreparedDecision;
 use super::touched::Touch;
 use super::{Batch, Pending, differs};
@@ -41,7 +40,7 @@ impl Batch<'_> {
             })?;
         match row {
             None => Ok(None),
-            Some((_, stored, _)) if identity::same(&stored, hash) => {
+            Some((_, stored, _)) if stored == hash => {
                 self.summary.decisions.unchanged += 1;
                 Ok(Some(UNCHANGED))
             }

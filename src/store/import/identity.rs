@@ -1,29 +1,11 @@
 //! A record's identity: SHA-256 over every stored column, so that a record
 //! imported twice is recognised and a changed one is not (docs/schema.md).
 //! Changing what is hashed makes every stored record look changed.
-//!
-//! Stored are the first [`IDENTITY_LEN`] bytes of the digest: 128 bits tell
-//! a changed record from an unchanged one as surely as 256 (finding two
-//! records that share them takes some 2^64 tries), at half the bytes a
-//! decision keeps. Databases written before kept all 32; [`same`] compares
-//! their first 16, so they need no rewrite.
 
 use sha2::{Digest, Sha256};
 
 use super::prepared::PreparedDecision;
 use crate::model::Run;
-
-/// How many bytes of the SHA-256 a record's `record_hash` keeps.
-pub(super) const IDENTITY_LEN: usize = 16;
-
-/// A record's identity as stored.
-pub(super) type Identity = [u8; IDENTITY_LEN];
-
-/// Whether a stored `record_hash` is `hash`: equal, or (a row written when
-/// all 32 bytes were kept) beginning with it.
-pub(super) fn same(stored: &[u8], hash: &[u8]) -> bool {
-    stored.len() >= hash.len() && stored[..hash.len()] == *hash
-}
 
 /// Feeds stored columns to a hash, each framed so that no two different
 /// rows can share a byte stream.
@@ -55,16 +37,13 @@ impl ColumnHash {
         }
     }
 
-    pub(super) fn finish(self) -> Identity {
-        let full: [u8; 32] = self.0.finalize().into();
-        let mut id = [0u8; IDENTITY_LEN];
-        id.copy_from_slice(&full[..IDENTITY_LEN]);
-        id
+    pub(super) fn finish(self) -> [u8; 32] {
+        self.0.finalize().into()
     }
 }
 
 /// A decision's identity, from its prepared columns.
-pub(super) fn decision(p: &PreparedDecision) -> Identity {
+pub(super) fn decision(p: &PreparedDecision) -> [u8; 32] {
     let mut h = ColumnHash::new();
     h.text(Some(&p.run_id));
     h.int(Some(p.step));
@@ -105,7 +84,7 @@ pub(super) struct RunColumns {
 }
 
 /// A run record's identity.
-pub(super) fn run(r: &Run, c: &RunColumns) -> Identity {
+pub(super) fn run(r: &Run, c: &RunColumns) -> [u8; 32] {
     let mut h = ColumnHash::new();
     for t in [
         &Some(r.run_id.clone()),
@@ -146,7 +125,7 @@ pub(super) fn case(
     forbidden: &str,
     note: Option<&str>,
     extra: Option<&str>,
-) -> Identity {
+) -> [u8; 32] {
     let mut h = ColumnHash::new();
     for t in [Some(key), Some(acceptable), Some(forbidden), note, extra] {
         h.text(t);

@@ -91,7 +91,7 @@ pub struct PreparedDecision {
     /// exposed, visible (hashed here, off the writing thread).
     pub(super) menu_keys: [Option<MenuKey>; 5],
     /// The record's identity: SHA-256 over every stored column.
-    pub(super) hash: identity::Identity,
+    pub(super) hash: [u8; 32],
 }
 
 impl PreparedDecision {
@@ -180,7 +180,7 @@ impl PreparedDecision {
             at_stored: false,
             outcome_stored: false,
             menu_keys: [None; 5],
-            hash: [0; identity::IDENTITY_LEN],
+            hash: [0; 32],
         };
         p.stored.kept = kept;
         // What of `at` and `outcome` the views cannot rebuild (schema 5).

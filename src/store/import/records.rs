@@ -208,7 +208,7 @@ impl Batch<'_> {
             |row| Ok((row.get(0)?, row.get(1)?)),
         )?;
         match stored {
-            Some(h) if identity::same(&h, hash) => {
+            Some(h) if h == hash => {
                 self.summary.runs.unchanged += 1;
                 return Ok(());
             }
@@ -287,7 +287,7 @@ impl Batch<'_> {
             [&key],
             |row| Ok((row.get(0)?, row.get(1)?)),
         )?;
-        if identity::same(&stored, hash) {
+        if stored == hash {
             self.summary.cases.unchanged += 1;
             return Ok(());
         }
