@@ -471,11 +471,16 @@ impl Redactor {
     /// Where to cut `text` at or near `cut` so that no secret straddles the
     /// cut: at the start of a secret that `cut` falls inside, or past its end
     /// when the secret starts `text`. `text` should run [`MARGIN`] bytes past
-    /// `cut` (or to the end of the payload), so that a secret is seen whole.
+    /// `cut` (or to the end of the payload), so that a secret is seen whole;
+    /// secrets are looked for from `MARGIN` bytes before `cut` on, so a long
+    /// text is not searched whole for the one secret near the cut (a secret
+    /// longer than `MARGIN` may be split, as past the cut).
     pub fn safe_cut(&self, text: &str, cut: usize) -> usize {
         let cut = floor_boundary(text, cut.min(text.len()));
-        match self.straddling(text, cut) {
-            Some(r) if r.start > 0 => r.start,
+        let from = floor_boundary(text, cut.saturating_sub(MARGIN));
+        match self.straddling(&text[from..], cut - from) {
+            Some(r) if from + r.start > 0 => from + r.start,
+            // `from` is 0: the secret starts `text`.
             Some(r) => r.end,
             None => cut,
         }

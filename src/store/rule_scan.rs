@@ -191,6 +191,17 @@ const RUNS: usize = 2;
 /// The policies by `menus` id a [`RuleScan`] keeps decoded.
 const POLICIES_HELD: usize = 65_536;
 
+/// Charges `words` to a cache that holds `held`: true when the cache must
+/// be emptied first (it would pass [`HELD`]).
+fn over(held: &mut usize, words: usize) -> bool {
+    let full = *held + words > HELD;
+    if full {
+        *held = 0;
+    }
+    *held += words;
+    full
+}
+
 /// What a cache entry keyed by `src` holding `words` more costs, in words.
 fn cost(src: &Source, words: usize) -> usize {
     let key = match src {
@@ -434,11 +445,9 @@ impl RuleScan {
                 + menu.as_ref().map_or(0, |m| {
                     text(&m.policy) + text(&m.controls) + text(&m.retrieval)
                 });
-            if self.held[RUNS] + words > HELD {
+            if over(&mut self.held[RUNS], words) {
                 self.runs.clear();
-                self.held[RUNS] = 0;
             }
-            self.held[RUNS] += words;
             self.runs.insert(run_id.to_string(), menu);
         }
         Ok(self.runs[run_id].as_ref())
@@ -563,12 +572,10 @@ impl RuleScan {
             }
         }
         let words = cost(&src, ids.as_ref().map_or(0, |v| v.len()));
-        if self.held[LISTS] + words > HELD {
+        if over(&mut self.held[LISTS], words) {
             self.controls.clear();
             self.exposed.clear();
-            self.held[LISTS] = 0;
         }
-        self.held[LISTS] += words;
         which(self).insert(src, ids.clone());
         Ok(ids)
     }
@@ -596,11 +603,9 @@ impl RuleScan {
                 .as_ref()
                 .map_or(0, |r| r.as_ref().map_or(0, |c| c.ids.len()));
             let words = cost(&src, ids);
-            if self.held[RETRIEVALS] + words > HELD {
+            if over(&mut self.held[RETRIEVALS], words) {
                 self.run_retrievals.clear();
-                self.held[RETRIEVALS] = 0;
             }
-            self.held[RETRIEVALS] += words;
             self.run_retrievals.insert(src.clone(), got);
         }
         let got = self.run_retrievals[&src].as_ref()?;

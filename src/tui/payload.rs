@@ -166,11 +166,9 @@ impl Indent {
 /// just after the first comma outside a string past `CHUNK`, else at most
 /// `CHUNK + EXTRA` bytes on a UTF-8 boundary; then moved out of any secret
 /// the cut would split (before it, or past it when it starts the chunk).
-/// Secrets are looked for from [`redact::MARGIN`] bytes before the cut (or
-/// the chunk's start) to as far past it: a secret that straddles the cut
-/// and is no longer than that is seen whole, and a 100 MB payload is not
-/// searched for secrets over the whole of every chunk (the walk to its end
-/// reads each chunk once).
+/// Secrets are looked for [`redact::MARGIN`] bytes either side of the cut
+/// ([`Redactor::safe_cut`]), not over the whole chunk: the walk to the end
+/// of a 100 MB payload reads every chunk.
 /// Returns (length, state at the end).
 pub fn chunk_len(buf: &[u8], state: Indent, redactor: &Redactor) -> (usize, Indent) {
     let (len, st) = structural_len(buf, state);
@@ -178,29 +176,11 @@ pub fn chunk_len(buf: &[u8], state: Indent, redactor: &Redactor) -> (usize, Inde
         return (len, st);
     }
     let look = &buf[..buf.len().min(len + redact::MARGIN)];
-    let valid = match std::str::from_utf8(look) {
-        Ok(_) => look.len(),
-        Err(e) => e.valid_up_to(),
+    let text = match std::str::from_utf8(look) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&look[..e.valid_up_to()]).unwrap_or(""),
     };
-    let cut = if len > valid {
-        // The text stops being UTF-8 before the cut: cut where it stops.
-        let text = std::str::from_utf8(&look[..valid]).unwrap_or("");
-        redactor.safe_cut(text, len)
-    } else {
-        // From a character boundary MARGIN bytes back (`look` is UTF-8 up
-        // to `valid`, so a byte that is not a continuation byte starts one).
-        let mut from = len.saturating_sub(redact::MARGIN);
-        while from > 0 && (look[from] & 0xC0) == 0x80 {
-            from -= 1;
-        }
-        let text = std::str::from_utf8(&look[from..valid]).unwrap_or("");
-        match redactor.straddling(text, len - from) {
-            // Before the secret, or past it when it starts the chunk.
-            Some(r) if from + r.start > 0 => from + r.start,
-            Some(r) => r.end,
-            None => len,
-        }
-    };
+    let cut = redactor.safe_cut(text, len);
     if cut == len || cut == 0 {
         return (len, st);
     }
@@ -446,7 +426,11 @@ mod tests {
             return len;
         }
         let look = &buf[..buf.len().min(len + redact::MARGIN)];
-        r.safe_cut(std::str::from_utf8(look).unwrap(), len)
+        match r.straddling(std::str::from_utf8(look).unwrap(), len) {
+            Some(s) if s.start > 0 => s.start,
+            Some(s) => s.end,
+            None => len,
+        }
     }
 
     #[test]
