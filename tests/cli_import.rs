@@ -206,6 +206,28 @@ fn corrupt_gzip() {
     }
 }
 
+/// A file read whole (a JSON document, not lines) whose gzip stream breaks
+/// names the line it broke in, like a JSON Lines file does: here the first,
+/// the file being gzip's two magic bytes and nothing more. Detection
+/// reports it too, instead of importing nothing.
+#[test]
+fn a_broken_gzip_document_names_its_line() {
+    let (dir, db) = setup();
+    let path = dir.path().join("tau.json");
+    std::fs::write(&path, [0x1f, 0x8b]).unwrap();
+    // Named, and detected (which once took it for an empty file).
+    for format in ["tau-bench", "auto"] {
+        let r = rung(&db, &["import", "--format", format, path.to_str().unwrap()]);
+        assert_eq!(r.code, 2, "{format}: {}", r.stderr);
+        let want = format!(
+            "{}:1: the gzip stream is corrupt or truncated",
+            path.display()
+        );
+        assert!(r.stderr.starts_with(&want), "{format}: {}", r.stderr);
+        assert!(!db.exists());
+    }
+}
+
 #[test]
 fn gzip_folders_and_stdin() {
     let (dir, db) = setup();

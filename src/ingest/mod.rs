@@ -413,13 +413,17 @@ pub fn read_source(
         dropped,
     };
     let limits = &opts.limits;
-    // A zipped Inspect log (`.eval`).
-    if matches!(opts.format, None | Some(Format::Inspect))
-        && reader
+    // A zipped Inspect log (`.eval`). A stream that breaks at once (a
+    // corrupt gzip) says so here: asked again, a decoder may answer that
+    // it has ended.
+    if matches!(opts.format, None | Some(Format::Inspect)) {
+        let zipped = reader
             .fill_buf()
-            .is_ok_and(|b| b.starts_with(b"PK\x03\x04"))
-    {
-        return ctx.eval_archive(reader.as_mut());
+            .map_err(|e| InputError::at(&source.display, Some(1), None, read_error(&e)))?
+            .starts_with(b"PK\x03\x04");
+        if zipped {
+            return ctx.eval_archive(reader.as_mut());
+        }
     }
     if opts.format == Some(Format::Rung) {
         return read_native_from(
@@ -540,15 +544,19 @@ pub(crate) fn feed<S: RecordSink>(
 }
 
 /// Reads the rest of a source that is read whole onto `bytes`: `false`
-/// when it is larger than `--max-line` (see [`too_large`]).
+/// when it is larger than `--max-line` (see [`too_large`]). A stream that
+/// breaks (a corrupt gzip) is an error naming the line it broke in.
 pub(crate) fn read_whole(
     reader: &mut dyn BufRead,
     bytes: &mut Vec<u8>,
     display: &str,
     limits: &Limits,
 ) -> Result<bool> {
-    read::read_document(reader, bytes, limits.max_line)
-        .map_err(|e| Error::Input(InputError::at(display, None, None, read_error(&e))))
+    read::read_document(reader, bytes, limits.max_line).map_err(|e| {
+        // The line the stream broke in: the lines read whole before it, plus one.
+        let line = bytes.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        Error::Input(InputError::at(display, Some(line), None, read_error(&e)))
+    })
 }
 
 /// The error for a source read whole that is larger than `--max-line`.
