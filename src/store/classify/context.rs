@@ -53,7 +53,18 @@ pub(crate) struct Context<'c> {
     pub(super) pipe: super::pipe::FindingPipe,
     /// The statements run for every decision, kept prepared.
     pub(crate) held: Held<'c>,
+    /// The `CREATE INDEX` statements of the indexes dropped while an empty
+    /// database fills ([`Context::defer_indexes`]), built again by
+    /// [`Context::build_deferred`].
+    deferred: Vec<String>,
 }
+
+/// The indexes of verdicts and findings that an import into an empty
+/// database builds once at its end instead of row by row: their rows
+/// arrive out of key order (a rung, a time, findings a few runs late), so
+/// built as they come their pages are left a sixth empty; built from the
+/// finished table they are packed.
+const DEFERRABLE: &str = "'ladder_rung', 'ladder_time', 'finding_rows_run'";
 
 impl<'c> Context<'c> {
     /// A configuration is validated before it is stored or used, so its
@@ -79,7 +90,46 @@ impl<'c> Context<'c> {
             finding_ids: FindingIds::default(),
             pipe: super::pipe::FindingPipe::new(config),
             held: Held::new(conn),
+            deferred: Vec::new(),
         })
+    }
+
+    /// When no verdict and no finding is stored yet, drops the
+    /// [`DEFERRABLE`] indexes within the caller's transaction (a rollback
+    /// brings them back), to be built by [`Context::build_deferred`] before
+    /// anything reads through them: classifying a run again, the
+    /// catalogue findings and the counts at the end of the batch.
+    pub(crate) fn defer_indexes(&mut self) -> Result<()> {
+        let empty: bool = self.conn.query_row(
+            "SELECT NOT EXISTS (SELECT 1 FROM ladder_rows)
+                AND NOT EXISTS (SELECT 1 FROM finding_rows)",
+            [],
+            |r| r.get(0),
+        )?;
+        if !empty {
+            return Ok(());
+        }
+        let mut s = self.conn.prepare(&format!(
+            "SELECT name, sql FROM sqlite_schema
+             WHERE type = 'index' AND name IN ({DEFERRABLE}) ORDER BY name"
+        ))?;
+        let found: Vec<(String, String)> = s
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        for (name, sql) in found {
+            self.conn.execute_batch(&format!("DROP INDEX \"{name}\""))?;
+            self.deferred.push(sql);
+        }
+        Ok(())
+    }
+
+    /// Builds the indexes [`Context::defer_indexes`] dropped (none when it
+    /// dropped none, or they were built already).
+    pub(crate) fn build_deferred(&mut self) -> Result<()> {
+        for sql in std::mem::take(&mut self.deferred) {
+            self.conn.execute_batch(&sql)?;
+        }
+        Ok(())
     }
 
     /// The interner of tool names and menus for this batch.

@@ -41,6 +41,7 @@ macro_rules! once_sql {
 /// (`temp.classified_runs`), then the catalogue-level findings. Returns the
 /// number of runs classified here.
 pub(crate) fn reclassify_touched(ctx: &mut Context<'_>) -> Result<u64> {
+    ctx.build_deferred()?;
     let conn = ctx.conn;
     conn.execute_batch(
         "INSERT OR IGNORE INTO touched_runs
@@ -133,6 +134,8 @@ pub(crate) fn classify_loaded(
 ) -> Result<()> {
     let conn = ctx.conn;
     if !fresh {
+        // Its old verdicts and findings are found through their indexes.
+        ctx.build_deferred()?;
         // Its old findings are cleared below: every waiting one is stored
         // first.
         ctx.pipe.drain(conn, &mut ctx.finding_ids)?;

@@ -186,7 +186,9 @@ impl<'a> Batch<'a> {
                 params![now_text(), sources],
             )?;
             let import_id = conn.last_insert_rowid();
-            Ok((changed, import_id, Context::new(conn, &config)?))
+            let mut ctx = Context::new(conn, &config)?;
+            ctx.defer_indexes()?;
+            Ok((changed, import_id, ctx))
         })();
         let (changed, import_id, ctx) = match started {
             Ok(v) => v,
