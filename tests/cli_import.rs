@@ -849,3 +849,75 @@ fn identity_ignores_nulls_and_label_order() {
         r.stderr
     );
 }
+
+/// An import into a database with no verdicts yet builds the indexes of
+/// verdicts by rung and time and of findings by run at its end, not row by
+/// row: they are there afterwards as the schema made them, a failed import
+/// leaves them as they were, and a run classified twice in the batch (its
+/// decisions in two places) finds its first verdicts through them.
+#[test]
+fn indexes_built_at_the_end_of_a_first_import_are_the_schemas() {
+    let (dir, db) = setup();
+    let catalogue = write(dir.path(), "cat.jsonl", &format!("{CATALOGUE}\n"));
+    assert_eq!(rung(&db, &["import", catalogue.to_str().unwrap()]).code, 0);
+    let indexes = || -> Vec<(String, String)> {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let mut s = conn
+            .prepare(
+                "SELECT name, sql FROM sqlite_schema WHERE type = 'index'
+                 AND name IN ('ladder_rung', 'ladder_time', 'finding_rows_run') ORDER BY name",
+            )
+            .unwrap();
+        s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    };
+    let schema = vec![
+        (
+            "finding_rows_run".to_string(),
+            "CREATE INDEX finding_rows_run ON finding_rows (run_id)".to_string(),
+        ),
+        (
+            "ladder_rung".to_string(),
+            "CREATE INDEX ladder_rung ON ladder_rows (rung)".to_string(),
+        ),
+        (
+            "ladder_time".to_string(),
+            "CREATE INDEX ladder_time ON ladder_rows (time_us)".to_string(),
+        ),
+    ];
+    assert_eq!(indexes(), schema);
+
+    let bad = write(dir.path(), "bad.jsonl", &format!("{D1}\n{{\"type\":\n"));
+    assert_eq!(rung(&db, &["import", bad.to_str().unwrap()]).code, 2);
+    assert_eq!(indexes(), schema, "the failed import's drop is rolled back");
+
+    let d = |run: &str, step: u32, at: &str| {
+        format!(
+            r#"{{"type":"decision","run_id":"{run}","step":{step},"at":"2026-06-0{at}T10:00:00Z","catalogue":"billing-C","selected":"find_customer","expected":{{"acceptable":["find_customer"]}}}}"#
+        )
+    };
+    let split = write(
+        dir.path(),
+        "split.jsonl",
+        &[d("r-1", 1, "1"), d("r-2", 1, "2"), d("r-1", 2, "3")].join("\n"),
+    );
+    let r = rung(&db, &["import", split.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(indexes(), schema);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let q = |sql: &str| -> String { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    assert_eq!(q("PRAGMA integrity_check"), "ok");
+    // Read through each index: every verdict, in time order.
+    assert_eq!(
+        q("SELECT group_concat(d.run_id || '/' || d.step, ' ') FROM ladder_rows l
+           INDEXED BY ladder_time JOIN decision_rows d ON d.id = l.decision_id
+           WHERE l.time_us > 0"),
+        "r-1/1 r-2/1 r-1/2"
+    );
+    assert_eq!(
+        q("SELECT count(*) || '' FROM ladder_rows INDEXED BY ladder_rung WHERE rung > ''"),
+        "3"
+    );
+}
