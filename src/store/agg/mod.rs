@@ -196,6 +196,60 @@ pub fn refresh_touched(conn: &Connection) -> Result<()> {
     refresh_days(conn, &listed, DELTA_HELD)
 }
 
+/// Rewrites the counts kept in `WITHOUT ROWID` tables (`agg_runs`,
+/// `agg_tools`, ...) packed: written as an import counts them, their pages
+/// are left an eighth empty, as any b-tree of keys grown by inserts is;
+/// copied whole into an empty table of the same shape, SQLite fills them
+/// (its transfer of one table into another, as `VACUUM` does). Each is
+/// copied to a temporary table of the same definition and indexes and
+/// back; the pages it held go to the free list, for whatever the
+/// transaction writes next. The rows are the same whether or not SQLite
+/// transfers them (a definition it cannot copy is copied row by row).
+pub(crate) fn pack(conn: &Connection) -> Result<()> {
+    let tables: Vec<(String, String)> = conn
+        .prepare(
+            "SELECT name, sql FROM sqlite_schema WHERE type = 'table'
+             AND substr(name, 1, 4) = 'agg_' AND sql LIKE '%WITHOUT ROWID%' ORDER BY name",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    const COPY: &str = "rung_pack";
+    for (name, sql) in tables {
+        let held: bool = conn.query_row(
+            &format!("SELECT EXISTS (SELECT 1 FROM main.\"{name}\")"),
+            [],
+            |r| r.get(0),
+        )?;
+        let Some(rest) = sql.strip_prefix(&format!("CREATE TABLE {name} ")) else {
+            continue;
+        };
+        if !held {
+            continue;
+        }
+        let mut ddl = format!("CREATE TEMP TABLE {COPY} {rest};");
+        let indexes: Vec<(String, String)> = conn
+            .prepare(
+                "SELECT name, sql FROM sqlite_schema
+                 WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL ORDER BY name",
+            )?
+            .query_map([&name], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        for (i, (index, sql)) in indexes.iter().enumerate() {
+            if let Some(rest) = sql.strip_prefix(&format!("CREATE INDEX {index} ON {name} ")) {
+                ddl.push_str(&format!("CREATE INDEX temp.{COPY}_{i} ON {COPY} {rest};"));
+            }
+        }
+        conn.execute_batch(&format!(
+            "{ddl}
+             INSERT INTO temp.{COPY} SELECT * FROM main.\"{name}\";
+             DELETE FROM main.\"{name}\";
+             INSERT INTO main.\"{name}\" SELECT * FROM temp.{COPY};
+             DROP TABLE temp.{COPY};"
+        ))?;
+    }
+    Ok(())
+}
+
 /// Lists every day with a verdict and counts them all again (the upgrade
 /// to schema 10, whose tool audit counts start empty), the findings
 /// left as they are.
@@ -603,4 +657,70 @@ pub(crate) fn pack_tokens_v8(conn: &Connection) -> Result<()> {
     }
     conn.execute_batch("DROP TABLE agg_tokens_v8")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 20,000 runs counted in key order into `agg_runs` (its two partial
+    /// indexes too), then packed: the same rows, the indexes sound, and
+    /// the pages they no longer need on the free list.
+    #[test]
+    fn packing_keeps_the_rows_and_frees_pages() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "PRAGMA page_size = 16384;
+             CREATE TABLE agg_runs (
+                 run_id TEXT PRIMARY KEY, day INTEGER, model INTEGER, counts BLOB NOT NULL
+             ) WITHOUT ROWID;
+             CREATE INDEX agg_runs_long ON agg_runs (run_id) WHERE day IS NULL;
+             CREATE INDEX agg_runs_day ON agg_runs (day) WHERE day IS NOT NULL;
+             CREATE TABLE agg_names (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+             INSERT INTO agg_names (name) VALUES ('b'), ('a');
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+             INSERT INTO agg_runs
+             SELECT printf('syn-%07d', i), CASE WHEN i % 7 = 0 THEN NULL ELSE i / 700 END,
+                    i % 3, zeroblob(30) FROM n;",
+        )
+        .unwrap();
+        let all = |sql: &str| -> Vec<String> {
+            let mut s = conn.prepare(sql).unwrap();
+            s.query_map([], |r| r.get::<_, String>(0))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        let rows = "SELECT run_id || ' ' || ifnull(day, '-') || ' ' || model || ' ' || hex(counts)
+                    FROM agg_runs ORDER BY run_id";
+        let before = all(rows);
+        let names = all("SELECT id || name FROM agg_names ORDER BY id");
+        let pages = |p: &str| -> i64 { conn.query_row(p, [], |r| r.get(0)).unwrap() };
+        assert_eq!(pages("PRAGMA freelist_count"), 0);
+        let used = pages("PRAGMA page_count");
+
+        conn.execute_batch("BEGIN").unwrap();
+        pack(&conn).unwrap();
+        conn.execute_batch("COMMIT").unwrap();
+
+        assert_eq!(all(rows), before);
+        assert_eq!(before.len(), 20000);
+        // A rowid table is left alone (its ids are what other rows hold).
+        assert_eq!(all("SELECT id || name FROM agg_names ORDER BY id"), names);
+        assert_eq!(all("PRAGMA integrity_check"), ["ok"]);
+        assert_eq!(
+            all("SELECT count(*) || '' FROM agg_runs INDEXED BY agg_runs_day WHERE day >= 0"),
+            ["17143"]
+        );
+        assert_eq!(
+            all("SELECT count(*) || '' FROM agg_runs INDEXED BY agg_runs_long WHERE day IS NULL"),
+            ["2857"]
+        );
+        assert_eq!(pages("PRAGMA page_count"), used);
+        let freed = pages("PRAGMA freelist_count");
+        // (An eighth of the pages was left empty: 10 of 100 here.)
+        assert!(freed * 100 >= used * 8, "{freed} of {used} pages freed");
+        // Nothing of the copy is left behind.
+        assert_eq!(all("SELECT count(*) || '' FROM temp.sqlite_schema"), ["0"]);
+    }
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use super::stored::{StoredCase, StoredMenu, load_cases, load_catalogue, load_catalogue_schemas};
 use crate::config::Config;
@@ -53,18 +53,26 @@ pub(crate) struct Context<'c> {
     pub(super) pipe: super::pipe::FindingPipe,
     /// The statements run for every decision, kept prepared.
     pub(crate) held: Held<'c>,
-    /// The `CREATE INDEX` statements of the indexes dropped while an empty
-    /// database fills ([`Context::defer_indexes`]), built again by
-    /// [`Context::build_deferred`].
-    deferred: Vec<String>,
+    /// The indexes dropped while an empty database fills
+    /// ([`Context::defer_indexes`]): each one's `CREATE INDEX` statement and
+    /// whether the import itself reads through it.
+    deferred: Vec<(String, bool)>,
+    /// The database was empty: the counts are written whole at the end of
+    /// the batch, then packed ([`crate::store::agg::pack`]).
+    pack_counts: bool,
 }
 
 /// The indexes of verdicts and findings that an import into an empty
-/// database builds once at its end instead of row by row: their rows
-/// arrive out of key order (a rung, a time, findings a few runs late), so
-/// built as they come their pages are left a sixth empty; built from the
-/// finished table they are packed.
-const DEFERRABLE: &str = "'ladder_rung', 'ladder_time', 'finding_rows_run'";
+/// database builds once instead of row by row: their rows arrive out of
+/// key order (a rung, a time, findings a few runs late), so built as they
+/// come their pages are left an eighth empty; built from the finished table
+/// they are packed. With each, whether the import reads through it
+/// (classifying a run again, the counts at the end), or only the reports.
+const DEFERRABLE: [(&str, bool); 3] = [
+    ("finding_rows_run", true),
+    ("ladder_rung", false),
+    ("ladder_time", true),
+];
 
 impl<'c> Context<'c> {
     /// A configuration is validated before it is stored or used, so its
@@ -91,14 +99,15 @@ impl<'c> Context<'c> {
             pipe: super::pipe::FindingPipe::new(config),
             held: Held::new(conn),
             deferred: Vec::new(),
+            pack_counts: false,
         })
     }
 
     /// When no verdict and no finding is stored yet, drops the
     /// [`DEFERRABLE`] indexes within the caller's transaction (a rollback
-    /// brings them back), to be built by [`Context::build_deferred`] before
-    /// anything reads through them: classifying a run again, the
-    /// catalogue findings and the counts at the end of the batch.
+    /// brings them back): [`Context::build_deferred`] builds those the
+    /// import reads through before it does, [`Context::finish_deferred`]
+    /// the rest at the end.
     pub(crate) fn defer_indexes(&mut self) -> Result<()> {
         let empty: bool = self.conn.query_row(
             "SELECT NOT EXISTS (SELECT 1 FROM ladder_rows)
@@ -109,24 +118,46 @@ impl<'c> Context<'c> {
         if !empty {
             return Ok(());
         }
-        let mut s = self.conn.prepare(&format!(
-            "SELECT name, sql FROM sqlite_schema
-             WHERE type = 'index' AND name IN ({DEFERRABLE}) ORDER BY name"
-        ))?;
-        let found: Vec<(String, String)> = s
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        for (name, sql) in found {
-            self.conn.execute_batch(&format!("DROP INDEX \"{name}\""))?;
-            self.deferred.push(sql);
+        self.pack_counts = true;
+        for (name, needed) in DEFERRABLE {
+            let sql: Option<String> = self
+                .conn
+                .query_row(
+                    "SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?1",
+                    [name],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if let Some(sql) = sql {
+                self.conn.execute_batch(&format!("DROP INDEX \"{name}\""))?;
+                self.deferred.push((sql, needed));
+            }
         }
         Ok(())
     }
 
-    /// Builds the indexes [`Context::defer_indexes`] dropped (none when it
-    /// dropped none, or they were built already).
+    /// Builds the dropped indexes the import reads through (none when
+    /// [`Context::defer_indexes`] dropped none, or they were built).
     pub(crate) fn build_deferred(&mut self) -> Result<()> {
-        for sql in std::mem::take(&mut self.deferred) {
+        self.build(|needed| needed)
+    }
+
+    /// At the end of the batch, after the counts: packs them when the
+    /// database was empty, then builds every index still dropped (on the
+    /// pages packing freed).
+    pub(crate) fn finish_deferred(&mut self) -> Result<()> {
+        if std::mem::take(&mut self.pack_counts) {
+            crate::store::agg::pack(self.conn)?;
+        }
+        self.build(|_| true)
+    }
+
+    fn build(&mut self, which: impl Fn(bool) -> bool) -> Result<()> {
+        let (now, later) = std::mem::take(&mut self.deferred)
+            .into_iter()
+            .partition(|(_, needed)| which(*needed));
+        self.deferred = later;
+        for (sql, _) in now {
             self.conn.execute_batch(&sql)?;
         }
         Ok(())

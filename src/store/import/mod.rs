@@ -298,6 +298,7 @@ impl<'a> Batch<'a> {
         self.summary.reclassified_runs =
             eager as u64 + classify::reclassify_touched(&mut self.ctx)?;
         crate::store::agg::refresh_touched(self.conn)?;
+        self.ctx.finish_deferred()?;
         self.conn.execute(
             "UPDATE imports SET finished_at = ?1, summary = ?2 WHERE id = ?3",
             params![
