@@ -911,9 +911,11 @@ fn indexes_built_at_the_end_of_a_first_import_are_the_schemas() {
     assert_eq!(q("PRAGMA integrity_check"), "ok");
     // Read through each index: every verdict, in time order.
     assert_eq!(
-        q("SELECT group_concat(d.run_id || '/' || d.step, ' ') FROM ladder_rows l
+        q(
+            "SELECT group_concat(d.run_id || '/' || d.step, ' ') FROM ladder_rows l
            INDEXED BY ladder_time JOIN decision_rows d ON d.id = l.decision_id
-           WHERE l.time_us > 0"),
+           WHERE l.time_us > 0"
+        ),
         "r-1/1 r-2/1 r-1/2"
     );
     assert_eq!(
