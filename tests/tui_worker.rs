@@ -284,6 +284,72 @@ fn a_scan_cancelled_part_way_stops_and_sends_nothing() {
     }
 }
 
+/// The walk to a payload's end (cut a batch at a time, the cuts checked
+/// for secrets on two threads) stops where reading it chunk by chunk does,
+/// also where a cut would split a secret and moves: here a 1.3 MB string of
+/// API keys, which no line end breaks, and then a list of them.
+#[test]
+fn the_walk_to_the_end_stops_where_chunk_by_chunk_reading_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: String = (0..30_000).map(|i| format!("sk-live{i:0>30} ")).collect();
+    let items: Vec<String> = (0..10_000)
+        .map(|i| format!(r#"{{"key":"sk-{i:0>40}"}}"#))
+        .collect();
+    let line = format!(
+        r#"{{"type":"decision","run_id":"keys","step":1,"selected":"export","outcome":{{"status":"ok"}},"result":{{"text":"{keys}","rows":[{}]}}}}"#,
+        items.join(",")
+    );
+    let path = dir.path().join("keys.jsonl");
+    std::fs::write(&path, line + "\n").unwrap();
+    let db = import(dir.path(), &[path]);
+    let store = Store::open_ro(&db).unwrap();
+    let shared = shared(&db);
+    let seek = Request::PayloadSeek {
+        decision_id: 1,
+        column: PayloadColumn::Result,
+        from: (0, Indent::default()),
+    };
+    // Each chunk read is one check for a newer request.
+    let reads = AtomicUsize::new(0);
+    let count = || {
+        reads.fetch_add(1, Ordering::SeqCst);
+        false
+    };
+    let Ok(Some(Response::PayloadSeek(stops))) = answer(&store, &shared, seek, &count) else {
+        panic!("the walk finishes");
+    };
+    // Chunk by chunk, as the viewer reads forward.
+    let payload =
+        rung::store::browse::payload_read(&store.conn, 1, PayloadColumn::Result, 0, usize::MAX)
+            .unwrap();
+    let (mut at, mut state, mut want, mut moved) = (0usize, Indent::default(), Vec::new(), 0);
+    loop {
+        want.push((at as u64, state));
+        let buf = &payload[at..payload.len().min(at + rung::tui::payload::READ)];
+        let (len, end) = rung::tui::payload::chunk_len(buf, state, &shared.redactor);
+        if len != rung::tui::payload::structural_len(buf, state).0 {
+            moved += 1;
+        }
+        if len == 0 || at + len >= payload.len() {
+            break;
+        }
+        at += len;
+        state = end;
+    }
+    assert!(moved >= 10, "{moved} cuts moved out of a key");
+    assert_eq!(stops, want);
+    // A batch whose cut moved read chunks it did not use; the batches
+    // shrink after one, so that past the first batch (32 chunks) each stop
+    // costs about two reads, not a batch (58 reads here; 128 with batches
+    // that stay large).
+    let reads = reads.load(Ordering::SeqCst);
+    assert!(
+        reads <= 32 + 2 * stops.len(),
+        "{reads} reads for {} stops",
+        stops.len()
+    );
+}
+
 /// Answers like `rung`, except that the ladder counts and decision 1's
 /// detail panic.
 fn panicky() -> Answerer {

@@ -171,7 +171,18 @@ impl Indent {
 /// of a 100 MB payload reads every chunk.
 /// Returns (length, state at the end).
 pub fn chunk_len(buf: &[u8], state: Indent, redactor: &Redactor) -> (usize, Indent) {
-    let (len, st) = structural_len(buf, state);
+    out_of_secrets(buf, state, structural_len(buf, state), redactor)
+}
+
+/// [`chunk_len`]'s second step: the structural end `cut` of the chunk that
+/// starts in `state` moved out of any secret it would split.
+pub fn out_of_secrets(
+    buf: &[u8],
+    state: Indent,
+    cut: (usize, Indent),
+    redactor: &Redactor,
+) -> (usize, Indent) {
+    let (len, st) = cut;
     if len >= buf.len() || redactor.disabled {
         return (len, st);
     }
@@ -189,7 +200,8 @@ pub fn chunk_len(buf: &[u8], state: Indent, redactor: &Redactor) -> (usize, Inde
     (cut, st)
 }
 
-fn structural_len(buf: &[u8], state: Indent) -> (usize, Indent) {
+/// [`chunk_len`]'s first step: the end where the structure allows.
+pub fn structural_len(buf: &[u8], state: Indent) -> (usize, Indent) {
     let mut st = state;
     if buf.len() <= CHUNK {
         st.feed(buf, None);

@@ -15,6 +15,27 @@ use crate::store::browse::{self, PayloadColumn};
 use crate::store::query::RunRow;
 use crate::tui::payload::{self, Indent};
 
+/// At most this many chunks are read and cut where the structure allows
+/// before their cuts are checked for secrets, on two threads (a chunk's
+/// check needs only its own bytes): 32 of 96 KB. A batch whose cut moves
+/// wasted the chunks read past it, so the next is half as large (at least
+/// 2), and one that did not twice as large.
+const SEEK_BATCH: usize = 32;
+
+/// A chunk of the walk, cut where the structure allows.
+struct Speculated {
+    start: u64,
+    state: Indent,
+    bytes: Vec<u8>,
+    cut: (usize, Indent),
+}
+
+/// The stops of the walk from `from` to the payload's last chunk: the
+/// chunks [`payload::chunk_len`] cuts one after another. The cuts are made
+/// a batch at a time where the structure allows, then each checked for a
+/// secret it would split, half of the batch on another thread (the checks
+/// are most of the walk's work); a cut that moves ends the batch there,
+/// and the next batch starts from it ([`SEEK_BATCH`]).
 pub(super) fn seek(
     conn: &rusqlite::Connection,
     redactor: &Redactor,
@@ -27,18 +48,60 @@ pub(super) fn seek(
     let total = reader.len();
     let (mut start, mut state) = from;
     let mut out = vec![from];
+    let mut batch: Vec<Speculated> = Vec::with_capacity(SEEK_BATCH);
+    let mut size = SEEK_BATCH;
     loop {
-        if cancelled() {
-            return Ok(None);
+        batch.clear();
+        let (mut at, mut st) = (start, state);
+        while batch.len() < size {
+            if cancelled() {
+                return Ok(None);
+            }
+            let buf = reader.read(at, payload::READ)?;
+            let cut = payload::structural_len(&buf, st);
+            let last = cut.0 == 0 || at + cut.0 as u64 >= total;
+            let next = (at + cut.0 as u64, cut.1);
+            batch.push(Speculated {
+                start: at,
+                state: st,
+                bytes: buf,
+                cut,
+            });
+            if last {
+                break;
+            }
+            (at, st) = next;
         }
-        let buf = reader.read(start, payload::READ)?;
-        let (len, end) = payload::chunk_len(&buf, state, redactor);
-        if len == 0 || start + len as u64 >= total {
-            return Ok(Some(out));
+        let check = |part: &[Speculated]| -> Vec<(usize, Indent)> {
+            part.iter()
+                .map(|c| payload::out_of_secrets(&c.bytes, c.state, c.cut, redactor))
+                .collect()
+        };
+        let (first, second) = batch.split_at(batch.len() / 2);
+        let cuts: Vec<(usize, Indent)> = std::thread::scope(|s| {
+            let other = s.spawn(|| check(second));
+            let mut cuts = check(first);
+            cuts.extend(
+                other
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            );
+            cuts
+        });
+        size = (size * 2).min(SEEK_BATCH);
+        for (c, (len, end)) in batch.iter().zip(cuts) {
+            if len == 0 || c.start + len as u64 >= total {
+                return Ok(Some(out));
+            }
+            start = c.start + len as u64;
+            state = end;
+            out.push((start, state));
+            if len != c.cut.0 {
+                // The cut moved: the rest of the batch started elsewhere.
+                size = (size / 4).max(2);
+                break;
+            }
         }
-        start += len as u64;
-        state = end;
-        out.push((start, state));
     }
 }
 
