@@ -215,14 +215,14 @@ pub(crate) fn pack(conn: &Connection) -> Result<()> {
         .collect::<rusqlite::Result<_>>()?;
     const COPY: &str = "rung_pack";
     for (name, sql) in tables {
+        let Some(rest) = sql.strip_prefix(&format!("CREATE TABLE {name} ")) else {
+            continue;
+        };
         let held: bool = conn.query_row(
             &format!("SELECT EXISTS (SELECT 1 FROM main.\"{name}\")"),
             [],
             |r| r.get(0),
         )?;
-        let Some(rest) = sql.strip_prefix(&format!("CREATE TABLE {name} ")) else {
-            continue;
-        };
         if !held {
             continue;
         }
