@@ -332,9 +332,11 @@ pub(crate) fn classify_loaded(
     ])?;
     drop(judged);
     let task_id = run.task_id;
+    let decisions = stored.len();
     let audit = audit::gather(ctx, run_id, run.menu, stored, fresh)?;
     let job = Job {
         run_id: run_id.to_string(),
+        decisions,
         task_id,
         entries,
         audit,

@@ -7,8 +7,10 @@
 //! catalogue-level findings, the end of a classification pass) first waits
 //! for every run sent ([`FindingPipe::drain`]), so the rows, their ids and
 //! their order are those of storing each run's findings as it was
-//! classified. At most [`WAITING`] runs wait, so memory stays flat.
+//! classified. At most [`WAITING`] runs and [`WAITING_DECISIONS`] decisions
+//! wait (and never fewer than [`WAITING_MIN`] runs), so memory stays flat.
 
+use std::collections::VecDeque;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use rusqlite::Connection;
@@ -22,8 +24,20 @@ use crate::redact::Redactor;
 use crate::store::finding_ids::FindingIds;
 use crate::store::findings::pack_detail;
 
-/// Runs sent and not yet stored, at most.
-const WAITING: usize = 3;
+/// Runs sent and not yet stored, at most. The writer stops to store the
+/// oldest only when this many wait, so that a classifying thread that fell
+/// behind (both cores are busy during an import) catches up while the
+/// writer goes on; with three, the writer waited on it for a fifth of a
+/// 200,000-decision import.
+const WAITING: usize = 32;
+
+/// The decisions of the runs waiting, at most (their audit inputs are held
+/// until stored), beyond the first [`WAITING_MIN`] runs: a few long runs
+/// wait no deeper than before.
+const WAITING_DECISIONS: usize = 512;
+
+/// Runs that may always wait, however many decisions they hold.
+const WAITING_MIN: usize = 3;
 
 /// One finding, worded.
 pub(super) struct Row {
@@ -45,6 +59,9 @@ pub(super) enum Entry {
 /// audit's.
 pub(super) struct Job {
     pub(super) run_id: String,
+    /// Its decisions (what its audit input holds), for the bound on what
+    /// waits.
+    pub(super) decisions: usize,
     pub(super) task_id: Option<String>,
     pub(super) entries: Vec<Entry>,
     pub(super) audit: Option<AuditInput>,
@@ -66,7 +83,10 @@ pub(crate) struct FindingPipe {
     /// The configuration the thread masks and audits with.
     config: Config,
     worker: Option<Worker>,
-    waiting: usize,
+    /// The decisions of each run waiting, oldest first.
+    waiting: VecDeque<usize>,
+    /// Their sum.
+    waiting_decisions: usize,
 }
 
 fn stopped() -> Error {
@@ -78,7 +98,8 @@ impl FindingPipe {
         FindingPipe {
             config: config.clone(),
             worker: None,
-            waiting: 0,
+            waiting: VecDeque::new(),
+            waiting_decisions: 0,
         }
     }
 
@@ -89,17 +110,24 @@ impl FindingPipe {
             Some(w) => w,
             none => none.insert(spawn(&self.config)?),
         };
+        let decisions = job.decisions;
         worker.to.send(job).map_err(|_| stopped())?;
-        self.waiting += 1;
-        while self.waiting > WAITING {
+        self.waiting.push_back(decisions);
+        self.waiting_decisions += decisions;
+        while self.too_many_waiting() {
             self.store_one(conn, ids)?;
         }
         Ok(())
     }
 
+    fn too_many_waiting(&self) -> bool {
+        let runs = self.waiting.len();
+        runs > WAITING || (runs > WAITING_MIN && self.waiting_decisions > WAITING_DECISIONS)
+    }
+
     /// Stores the findings of every run sent.
     pub(super) fn drain(&mut self, conn: &Connection, ids: &mut FindingIds) -> Result<()> {
-        while self.waiting > 0 {
+        while !self.waiting.is_empty() {
             self.store_one(conn, ids)?;
         }
         Ok(())
@@ -108,7 +136,8 @@ impl FindingPipe {
     fn store_one(&mut self, conn: &Connection, ids: &mut FindingIds) -> Result<()> {
         let worker = self.worker.as_ref().ok_or_else(stopped)?;
         let done = worker.from.recv().map_err(|_| stopped())?;
-        self.waiting -= 1;
+        let decisions = self.waiting.pop_front().unwrap_or(0);
+        self.waiting_decisions -= decisions;
         for (r, packed) in &done.rows {
             ids.insert_packed(
                 conn,
@@ -190,9 +219,10 @@ mod tests {
         })
     }
 
-    fn job(run: &str, entries: Vec<Entry>) -> Job {
+    fn job(run: &str, decisions: usize, entries: Vec<Entry>) -> Job {
         Job {
             run_id: run.into(),
+            decisions,
             task_id: Some("t1".into()),
             entries,
             audit: None,
@@ -215,11 +245,11 @@ mod tests {
         .unwrap()
     }
 
-    /// Runs wait at most three deep, are stored in the order sent, each
-    /// one's findings in its own order; a schema violation is worded and
-    /// masked on the thread as the writer would have.
+    /// Long runs wait at most three deep, are stored in the order sent,
+    /// each one's findings in its own order; a schema violation is worded
+    /// and masked on the thread as the writer would have.
     #[test]
-    fn findings_are_stored_in_run_order_at_most_three_runs_late() {
+    fn findings_are_stored_in_run_order_at_most_three_long_runs_late() {
         let store = Store::open_rw(std::path::Path::new(":memory:")).unwrap();
         let conn = &store.conn;
         conn.execute_batch("BEGIN").unwrap();
@@ -249,9 +279,11 @@ mod tests {
             if *run == "r2" {
                 entries.push(Entry::Schema(Some("c1".into()), violation.clone()));
             }
-            pipe.send(conn, &mut ids, job(run, entries)).unwrap();
+            // 200 decisions each: more than three runs would hold more
+            // than `WAITING_DECISIONS`.
+            pipe.send(conn, &mut ids, job(run, 200, entries)).unwrap();
             // Up to three runs wait: the fourth sent stores the first.
-            let runs_stored = (n + 1).saturating_sub(WAITING);
+            let runs_stored = (n + 1).saturating_sub(3);
             let rows = stored(conn);
             let mut runs: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
             runs.dedup();
@@ -302,6 +334,43 @@ mod tests {
                 .unwrap();
         }
         assert_eq!(stored(conn), rows);
-        assert_eq!(pipe.waiting, 0);
+        assert!(pipe.waiting.is_empty());
+        assert_eq!(pipe.waiting_decisions, 0);
+    }
+
+    /// How many runs are stored after each send of runs of these sizes.
+    fn stored_after_each(decisions: &[usize]) -> Vec<usize> {
+        let store = Store::open_rw(std::path::Path::new(":memory:")).unwrap();
+        let conn = &store.conn;
+        conn.execute_batch("BEGIN").unwrap();
+        let mut pipe = FindingPipe::new(&Config::default());
+        let mut ids = FindingIds::default();
+        let mut out = Vec::new();
+        for (n, &d) in decisions.iter().enumerate() {
+            let run = format!("r{n}");
+            let entries = vec![ready(1, &run)];
+            pipe.send(conn, &mut ids, job(&run, d, entries)).unwrap();
+            out.push(stored(conn).len());
+        }
+        pipe.drain(conn, &mut ids).unwrap();
+        assert_eq!(stored(conn).len(), decisions.len());
+        out
+    }
+
+    /// Short runs wait up to 32 deep; runs of 50 decisions up to ten deep
+    /// (500 decisions; the eleventh would make 550, over 512); a long run
+    /// among short ones is stored once three runs wait and more than 512
+    /// decisions do.
+    #[test]
+    fn short_runs_wait_deeper_than_long_ones() {
+        let ramp = |from: usize, n: usize| -> Vec<usize> {
+            (1..=n).map(|i| i.saturating_sub(from)).collect()
+        };
+        assert_eq!(stored_after_each(&[1; 40]), ramp(32, 40));
+        assert_eq!(stored_after_each(&[50; 15]), ramp(10, 15));
+        // 600 first, then ones: the third run sent (602 decisions) is
+        // within the three that always wait; the fourth makes 603 over
+        // four runs and stores the long one, leaving three runs of 1.
+        assert_eq!(stored_after_each(&[600, 1, 1, 1, 1]), [0, 0, 0, 1, 1]);
     }
 }
