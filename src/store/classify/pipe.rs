@@ -27,8 +27,8 @@ use crate::store::findings::pack_detail;
 /// Runs sent and not yet stored, at most. The writer stops to store the
 /// oldest only when this many wait, so that a classifying thread that fell
 /// behind (both cores are busy during an import) catches up while the
-/// writer goes on; with three, the writer waited on it for a fifth of a
-/// 200,000-decision import.
+/// writer goes on; with three, the writer blocked on it about 2,200 times
+/// in a 200,000-decision import, and the import took 1.13 times as long.
 const WAITING: usize = 32;
 
 /// The decisions of the runs waiting, at most (their audit inputs are held
