@@ -85,8 +85,6 @@ pub(crate) struct FindingPipe {
     worker: Option<Worker>,
     /// The decisions of each run waiting, oldest first.
     waiting: VecDeque<usize>,
-    /// Their sum.
-    waiting_decisions: usize,
 }
 
 fn stopped() -> Error {
@@ -99,7 +97,6 @@ impl FindingPipe {
             config: config.clone(),
             worker: None,
             waiting: VecDeque::new(),
-            waiting_decisions: 0,
         }
     }
 
@@ -113,7 +110,6 @@ impl FindingPipe {
         let decisions = job.decisions;
         worker.to.send(job).map_err(|_| stopped())?;
         self.waiting.push_back(decisions);
-        self.waiting_decisions += decisions;
         while self.too_many_waiting() {
             self.store_one(conn, ids)?;
         }
@@ -122,7 +118,8 @@ impl FindingPipe {
 
     fn too_many_waiting(&self) -> bool {
         let runs = self.waiting.len();
-        runs > WAITING || (runs > WAITING_MIN && self.waiting_decisions > WAITING_DECISIONS)
+        runs > WAITING
+            || (runs > WAITING_MIN && self.waiting.iter().sum::<usize>() > WAITING_DECISIONS)
     }
 
     /// Stores the findings of every run sent.
@@ -136,8 +133,7 @@ impl FindingPipe {
     fn store_one(&mut self, conn: &Connection, ids: &mut FindingIds) -> Result<()> {
         let worker = self.worker.as_ref().ok_or_else(stopped)?;
         let done = worker.from.recv().map_err(|_| stopped())?;
-        let decisions = self.waiting.pop_front().unwrap_or(0);
-        self.waiting_decisions -= decisions;
+        self.waiting.pop_front();
         for (r, packed) in &done.rows {
             ids.insert_packed(
                 conn,
@@ -335,7 +331,6 @@ mod tests {
         }
         assert_eq!(stored(conn), rows);
         assert!(pipe.waiting.is_empty());
-        assert_eq!(pipe.waiting_decisions, 0);
     }
 
     /// How many runs are stored after each send of runs of these sizes.
