@@ -443,3 +443,121 @@ fn all_days_counts_moved_in_parts_add_up_to_moving_them_once() {
     drop(conn);
     assert_kept_counts_are_exact(&db);
 }
+
+/// Every `agg_*` table's rows, sorted, by table; a count's key (an
+/// `agg_keys` id, which a recount draws anew) as the key's columns.
+fn kept_tables(conn: &Connection) -> Vec<(String, Vec<String>)> {
+    let names = rows(
+        conn,
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'agg\\_%' ESCAPE '\\'
+         ORDER BY name",
+    );
+    names
+        .into_iter()
+        .map(|n| {
+            let Sql::Text(name) = &n[0] else {
+                panic!("{n:?}")
+            };
+            let columns: Vec<String> = rows(
+                conn,
+                &format!("SELECT name FROM pragma_table_info('{name}')"),
+            )
+            .into_iter()
+            .map(|c| format!("{:?}", c[0]))
+            .collect();
+            let sql = if name == "agg_keys" {
+                "SELECT whole, day, catalogue, phase, model FROM agg_keys".to_string()
+            } else if columns.first().map(String::as_str) == Some("Text(\"key\")") {
+                format!(
+                    "SELECT k.whole, k.day, k.catalogue, k.phase, k.model, t.* FROM \"{name}\" t
+                     JOIN agg_keys k ON k.id = t.key"
+                )
+            } else {
+                format!("SELECT * FROM \"{name}\"")
+            };
+            let keyed = sql.contains("JOIN agg_keys");
+            let mut all: Vec<String> = rows(conn, &sql)
+                .into_iter()
+                .map(|mut r| {
+                    if keyed {
+                        // The id itself, after the key's columns.
+                        r.remove(5);
+                    }
+                    format!("{r:?}")
+                })
+                .collect();
+            all.sort();
+            (name.clone(), all)
+        })
+        .collect()
+}
+
+/// Lists every day with a verdict and every run (as an import that wrote
+/// them all would), in `conn`'s open transaction or on its own; returns
+/// the days.
+fn list_everything(conn: &Connection) -> Vec<i64> {
+    conn.execute_batch(
+        "INSERT OR IGNORE INTO agg_dirty
+         SELECT DISTINCT CASE WHEN time_us IS NULL THEN -2147483648
+             WHEN time_us >= 0 THEN time_us / 86400000000
+             ELSE (time_us + 1) / 86400000000 - 1 END FROM ladder_rows;
+         INSERT OR IGNORE INTO agg_finding_runs SELECT run_id FROM runs;",
+    )
+    .unwrap();
+    rows(conn, "SELECT day FROM agg_dirty ORDER BY day")
+        .into_iter()
+        .map(|r| match r[0] {
+            Sql::Integer(d) => d,
+            ref other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn counts_refreshed_on_several_threads_are_the_counts_refreshed_on_one() {
+    let (dir, db) = setup();
+    import(&db, &["-q", &path(DESK)]);
+    let conn = Connection::open(&db).unwrap();
+    let imported = kept_tables(&conn);
+    let copy = dir.path().join("copy.db");
+    conn.execute("VACUUM INTO ?1", [copy.to_str().unwrap()])
+        .unwrap();
+
+    // On one thread, in the caller's transaction.
+    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let days = list_everything(&conn);
+    // desk.jsonl's four days: Nov 10, 17, 18 and 19.
+    assert_eq!(
+        days,
+        [10, 17, 18, 19].map(|dd| day(dd) / 86_400_000_000).to_vec()
+    );
+    rung::store::agg::refresh(&conn).unwrap();
+    conn.execute_batch("COMMIT").unwrap();
+    let serial = kept_tables(&conn);
+
+    // With three threads counting days besides the writer, after a commit.
+    let other = Connection::open(&copy).unwrap();
+    other
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+        .unwrap();
+    assert_eq!(list_everything(&other), days);
+    rung::store::agg::parallel::refresh_committed_with(&other, &days, 3).unwrap();
+    assert!(other.is_autocommit());
+    let parallel = kept_tables(&other);
+
+    assert_eq!(parallel, serial);
+    // And the import's own counts (counted the same way) are those.
+    assert_eq!(imported, serial);
+    assert_eq!(
+        one(&other, "SELECT count(*) FROM agg_dirty"),
+        Sql::Integer(0)
+    );
+    assert_eq!(
+        one(
+            &other,
+            "SELECT sum(decisions) FROM agg_rungs r JOIN agg_keys k ON k.id = r.key WHERE k.whole = 1"
+        ),
+        Sql::Integer(12)
+    );
+    assert_kept_counts_are_exact(&copy);
+}

@@ -19,6 +19,7 @@ use crate::error::Result;
 
 pub mod audit;
 pub mod findings;
+pub mod parallel;
 pub mod read;
 pub mod run_read;
 pub(crate) mod runs;
@@ -179,6 +180,16 @@ pub(super) fn add(rows: &mut Rows, dims: Vec<Dim>, counts: &[i64]) {
 /// see `import::begin_touched`), and those runs for their findings, then
 /// counts the listed days again.
 pub fn refresh_touched(conn: &Connection) -> Result<()> {
+    let listed = list_touched(conn)?;
+    refresh_days(conn, &listed, DELTA_HELD)
+}
+
+/// Lists the days of the verdicts of every run an import or a
+/// classification wrote, and those runs for their findings, as
+/// [`refresh_touched`] does, without counting them; returns the days that
+/// were listed before (by triggers), whose runs [`parallel::refresh_committed`]
+/// looks up for their findings.
+pub fn list_touched(conn: &Connection) -> Result<Vec<i64>> {
     // The findings of the runs listed here are counted again by run; only
     // the days listed before (by triggers) need their runs looked up.
     let listed = dirty_days(conn)?;
@@ -193,7 +204,7 @@ pub fn refresh_touched(conn: &Connection) -> Result<()> {
          INSERT OR IGNORE INTO agg_finding_runs
          SELECT run_id FROM temp.touched_runs UNION SELECT run_id FROM temp.classified_runs;"
     ))?;
-    refresh_days(conn, &listed, DELTA_HELD)
+    Ok(listed)
 }
 
 /// Rewrites the counts kept in `WITHOUT ROWID` tables (`agg_runs`,
@@ -290,26 +301,74 @@ pub fn refresh_holding(conn: &Connection, held: usize) -> Result<()> {
 /// listed days) for their findings.
 fn refresh_days(conn: &Connection, finding_days: &[i64], held: usize) -> Result<()> {
     let dirty = dirty_days(conn)?;
+    let mut scanner = None;
+    let mut scan = |conn: &Connection, day: i64| -> Result<Vec<(Group, scan::Counts)>> {
+        let scanner = match &mut scanner {
+            Some(s) => s,
+            None => scanner.insert(scan::Scanner::new(conn)?),
+        };
+        scanner.day(conn, (day != NO_DAY).then_some(day))
+    };
+    refresh_days_with(conn, &dirty, finding_days, held, &mut scan)
+}
+
+/// A day's counts by group, from wherever they are counted.
+pub(super) type DaySource<'a> =
+    dyn FnMut(&Connection, i64) -> Result<Vec<(Group, scan::Counts)>> + 'a;
+
+/// [`refresh_days`] with the days `dirty` (as listed) counted by `scan`.
+fn refresh_days_with(
+    conn: &Connection,
+    dirty: &[i64],
+    finding_days: &[i64],
+    held: usize,
+    scan: &mut DaySource<'_>,
+) -> Result<()> {
     conn.execute_batch("SAVEPOINT agg")?;
-    match rebuild(conn, &dirty, finding_days, held) {
+    match rebuild(conn, dirty, finding_days, held, scan) {
         Ok(()) => conn.execute_batch("RELEASE agg")?,
-        Err(_) => conn.execute_batch("ROLLBACK TO agg; RELEASE agg")?,
+        Err(e) => {
+            tracing::debug!(error = %e, "the counts were not refreshed; the days stay listed");
+            conn.execute_batch("ROLLBACK TO agg; RELEASE agg")?
+        }
     }
     Ok(())
 }
 
-fn rebuild(conn: &Connection, dirty: &[i64], finding_days: &[i64], held: usize) -> Result<()> {
-    findings::recount(conn, finding_days)?;
-    if dirty.is_empty() {
-        return Ok(());
+fn rebuild(
+    conn: &Connection,
+    dirty: &[i64],
+    finding_days: &[i64],
+    held: usize,
+    scan: &mut DaySource<'_>,
+) -> Result<()> {
+    if !dirty.is_empty() {
+        rebuild_days(conn, dirty, held, scan)?;
     }
+    // After the days: while the days are counted by other threads too
+    // ([`parallel`]), this connection counts with them.
+    let start = std::time::Instant::now();
+    findings::recount(conn, finding_days)?;
+    tracing::debug!(
+        ms = start.elapsed().as_millis() as u64,
+        "findings counted by run"
+    );
+    Ok(())
+}
+
+fn rebuild_days(
+    conn: &Connection,
+    dirty: &[i64],
+    held: usize,
+    scan: &mut DaySource<'_>,
+) -> Result<()> {
     let mut names = AggNames::load(conn)?;
     let mut wholes = whole_keys(conn)?;
     // The all-days rows move by (new - old) of the days counted again.
     let mut delta: Vec<HashMap<Group, Rows>> =
         (0..KINDS.len()).map(|_| HashMap::default()).collect();
-    let mut scanner = scan::Scanner::new(conn)?;
     for &day in dirty {
+        let counted = scan(conn, day)?;
         let day = (day != NO_DAY).then_some(day);
         for (id, group) in day_keys(conn, day)? {
             for (k, kind) in KINDS.iter().enumerate() {
@@ -325,7 +384,7 @@ fn rebuild(conn: &Connection, dirty: &[i64], finding_days: &[i64], held: usize) 
             conn.prepare_cached("DELETE FROM agg_keys WHERE id = ?1")?
                 .execute([id])?;
         }
-        for (group, counts) in scanner.day(conn, day)? {
+        for (group, counts) in counted {
             let id = new_key(conn, false, day, &group)?;
             for (k, rows) in counts.into_iter().enumerate() {
                 write_rows(conn, &mut names, &KINDS[k], id, &rows)?;

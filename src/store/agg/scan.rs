@@ -121,7 +121,7 @@ impl Acc {
 }
 
 /// A group's rows of every kind.
-type Counts = [Rows; KINDS.len()];
+pub(super) type Counts = [Rows; KINDS.len()];
 
 pub(super) struct Scanner {
     names: Names,

@@ -142,9 +142,10 @@ impl<'c> Context<'c> {
         self.build(|needed| needed)
     }
 
-    /// At the end of the batch, after the counts: packs them when the
-    /// database was empty, then builds every index still dropped (on the
-    /// pages packing freed).
+    /// At the end of the batch, before it commits (the days' counts are
+    /// counted after, `agg::parallel`): packs the counts written so far
+    /// when the database was empty, then builds every index still dropped
+    /// (on the pages packing freed).
     pub(crate) fn finish_deferred(&mut self) -> Result<()> {
         if std::mem::take(&mut self.pack_counts) {
             crate::store::agg::pack(self.conn)?;

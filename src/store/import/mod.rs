@@ -290,6 +290,7 @@ impl<'a> Batch<'a> {
     /// reported through `skip` and left out; otherwise the first one fails
     /// the whole batch.
     pub fn finish(mut self, skip: &mut dyn FnMut(&InputError)) -> Result<ImportSummary> {
+        let start = std::time::Instant::now();
         self.flush_pending()?;
         self.check_references(skip)?;
         let eager: i64 = self
@@ -297,8 +298,10 @@ impl<'a> Batch<'a> {
             .query_row("SELECT count(*) FROM classified_runs", [], |r| r.get(0))?;
         self.summary.reclassified_runs =
             eager as u64 + classify::reclassify_touched(&mut self.ctx)?;
-        crate::store::agg::refresh_touched(self.conn)?;
+        let classified = start.elapsed();
+        let listed = crate::store::agg::list_touched(self.conn)?;
         self.ctx.finish_deferred()?;
+        let indexed = start.elapsed();
         self.conn.execute(
             "UPDATE imports SET finished_at = ?1, summary = ?2 WHERE id = ?3",
             params![
@@ -309,6 +312,16 @@ impl<'a> Batch<'a> {
         )?;
         self.conn.execute_batch("COMMIT")?;
         self.done = true;
+        // The counts for the screens, in a transaction of their own (the
+        // days they wait for stay listed meanwhile, so readers count from
+        // the verdicts), on both cores.
+        crate::store::agg::parallel::refresh_committed(self.conn, &listed);
+        tracing::debug!(
+            classified_ms = classified.as_millis() as u64,
+            indexed_ms = (indexed - classified).as_millis() as u64,
+            counted_ms = (start.elapsed() - indexed).as_millis() as u64,
+            "import finish"
+        );
         Ok(std::mem::take(&mut self.summary))
     }
 
