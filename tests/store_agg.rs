@@ -513,29 +513,25 @@ fn list_everything(conn: &Connection) -> Vec<i64> {
         .collect()
 }
 
-#[test]
-fn counts_refreshed_on_several_threads_are_the_counts_refreshed_on_one() {
-    let (dir, db) = setup();
-    import(&db, &["-q", &path(DESK)]);
-    let conn = Connection::open(&db).unwrap();
+/// Counts `db`'s listed days and runs again on one thread (in a
+/// transaction, as a reclassification does) and, on a copy, after a commit
+/// with three workers besides the writer; asserts both give the kept
+/// counts the import wrote, and returns the days listed.
+fn refresh_both_ways(dir: &Path, db: &Path) -> Vec<i64> {
+    let conn = Connection::open(db).unwrap();
     let imported = kept_tables(&conn);
-    let copy = dir.path().join("copy.db");
+    let copy = dir.join("copy.db");
     conn.execute("VACUUM INTO ?1", [copy.to_str().unwrap()])
         .unwrap();
 
     // On one thread, in the caller's transaction.
     conn.execute_batch("BEGIN IMMEDIATE").unwrap();
     let days = list_everything(&conn);
-    // desk.jsonl's four days: Nov 10, 17, 18 and 19.
-    assert_eq!(
-        days,
-        [10, 17, 18, 19].map(|dd| day(dd) / 86_400_000_000).to_vec()
-    );
     rung::store::agg::refresh(&conn).unwrap();
     conn.execute_batch("COMMIT").unwrap();
     let serial = kept_tables(&conn);
 
-    // With three threads counting days besides the writer, after a commit.
+    // With three threads reading besides the writer, after a commit.
     let other = Connection::open(&copy).unwrap();
     other
         .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
@@ -543,21 +539,94 @@ fn counts_refreshed_on_several_threads_are_the_counts_refreshed_on_one() {
     assert_eq!(list_everything(&other), days);
     rung::store::agg::parallel::refresh_committed_with(&other, &days, 3).unwrap();
     assert!(other.is_autocommit());
-    let parallel = kept_tables(&other);
-
-    assert_eq!(parallel, serial);
-    // And the import's own counts (counted the same way) are those.
-    assert_eq!(imported, serial);
     assert_eq!(
         one(&other, "SELECT count(*) FROM agg_dirty"),
         Sql::Integer(0)
     );
     assert_eq!(
-        one(
-            &other,
-            "SELECT sum(decisions) FROM agg_rungs r JOIN agg_keys k ON k.id = r.key WHERE k.whole = 1"
-        ),
+        one(&other, "SELECT count(*) FROM agg_finding_runs"),
+        Sql::Integer(0)
+    );
+    let parallel = kept_tables(&other);
+    assert_eq!(parallel, serial);
+    // And the import's own counts (counted the same way) are those.
+    assert_eq!(imported, serial);
+    days
+}
+
+fn whole_decisions(db: &Path) -> Sql {
+    one(
+        &Connection::open(db).unwrap(),
+        "SELECT sum(decisions) FROM agg_rungs r JOIN agg_keys k ON k.id = r.key WHERE k.whole = 1",
+    )
+}
+
+#[test]
+fn counts_refreshed_on_several_threads_are_the_counts_refreshed_on_one() {
+    let (dir, db) = setup();
+    import(&db, &["-q", &path(DESK)]);
+    let days = refresh_both_ways(dir.path(), &db);
+    // desk.jsonl's four days: Nov 10, 17, 18 and 19.
+    assert_eq!(
+        days,
+        [10, 17, 18, 19].map(|dd| day(dd) / 86_400_000_000).to_vec()
+    );
+    assert_eq!(
+        whole_decisions(&dir.path().join("copy.db")),
         Sql::Integer(12)
     );
-    assert_kept_counts_are_exact(&copy);
+    assert_kept_counts_are_exact(&dir.path().join("copy.db"));
+}
+
+/// desk.jsonl's runs copied `copies` times (`r-101-007`, ...), the k-th copy
+/// `k % 30` days later.
+fn many_desks(dir: &Path, copies: usize) -> String {
+    let shift = |v: &mut serde_json::Value, key: &str, days: i64| {
+        if let Some(t) = v.get(key).and_then(|t| t.as_str()) {
+            let t = chrono::DateTime::parse_from_rfc3339(t).unwrap() + chrono::Duration::days(days);
+            v[key] = t.format("%Y-%m-%dT%H:%M:%SZ").to_string().into();
+        }
+    };
+    let mut out = String::new();
+    let text = std::fs::read_to_string(path(DESK)).unwrap();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v.get("run_id").is_none() {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        for k in 0..copies {
+            let mut c = v.clone();
+            c["run_id"] = format!("{}-{k:03}", v["run_id"].as_str().unwrap()).into();
+            for key in ["at", "started_at", "ended_at"] {
+                shift(&mut c, key, (k % 30) as i64);
+            }
+            out.push_str(&c.to_string());
+            out.push('\n');
+        }
+    }
+    let file = dir.join("many.jsonl");
+    std::fs::write(&file, out).unwrap();
+    file.display().to_string()
+}
+
+/// 600 runs (more than two blocks of runs read for their findings) on 39
+/// days (many more than a worker takes ahead).
+#[test]
+fn counts_refreshed_on_several_threads_over_many_runs_and_days() {
+    let (dir, db) = setup();
+    import(&db, &["-q", &many_desks(dir.path(), 150)]);
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(one(&conn, "SELECT count(*) FROM runs"), Sql::Integer(600));
+    let days = refresh_both_ways(dir.path(), &db);
+    assert_eq!(days.len(), 39);
+    assert_eq!(
+        whole_decisions(&dir.path().join("copy.db")),
+        Sql::Integer(12 * 150)
+    );
+    assert_eq!(
+        one(&conn, "SELECT count(*) FROM agg_runs"),
+        Sql::Integer(600)
+    );
 }

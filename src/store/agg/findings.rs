@@ -5,12 +5,12 @@
 //! count. [`counts`] answers the screen from them: whole hours from the
 //! rows, the hours a window's edge cuts from the runs' findings themselves.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use rusqlite::{Connection, OptionalExtension};
 
 use super::runs::{RunRead, Writer};
-use super::{DAY, NO_DAY};
+use super::{DAY, NO_DAY, RunName, Source};
 use crate::error::Result;
 use crate::store::findings::{FindingCounts, KindCount};
 
@@ -20,6 +20,11 @@ const HOUR: i64 = 3_600_000_000;
 const NO_HOUR: i64 = i64::MIN;
 /// The run of catalogue findings (no run).
 const NO_RUN: i64 = -1;
+
+/// Runs read at a time for their findings, and blocks of them announced
+/// before they are taken.
+const BLOCK: usize = 256;
+const BLOCKS_AHEAD: usize = 4;
 
 /// A run's findings: (kind id, time) each.
 fn run_findings(conn: &Connection, run: i64, name: &str) -> Result<Vec<(i64, Option<i64>)>> {
@@ -57,7 +62,7 @@ fn hour_of(t: Option<i64>) -> i64 {
 /// and the catalogue findings (inside the caller's savepoint). The runs to
 /// count are gathered in a temporary table, not in memory: an import of
 /// 500,000 runs lists every one of them.
-pub(super) fn recount(conn: &Connection, days: &[i64]) -> Result<()> {
+pub(super) fn recount(conn: &Connection, days: &[i64], source: &mut dyn Source) -> Result<()> {
     let mut kept = Writer::new(conn)?;
     conn.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS recount_runs (name TEXT PRIMARY KEY, id INTEGER) WITHOUT ROWID;
@@ -142,15 +147,41 @@ pub(super) fn recount(conn: &Connection, days: &[i64]) -> Result<()> {
     };
     // By name (so that `agg_runs` grows at its end, its pages full), each
     // run read once for its findings and its kept counts (`agg_runs`).
+    // The runs are read in blocks, a few blocks announced ahead (other
+    // threads may read them meanwhile: `parallel`).
     let mut todo = conn.prepare_cached("SELECT name, id FROM temp.recount_runs ORDER BY name")?;
     let mut rows = todo.query([])?;
-    while let Some(r) = rows.next()? {
-        let (name, id): (String, Option<i64>) = (r.get(0)?, r.get(1)?);
-        let run = RunRead::read(conn, &name, id)?;
-        if let Some(id) = id {
-            write(id, finding_times(&run))?;
+    let mut blocks: VecDeque<(u64, Vec<RunName>)> = VecDeque::new();
+    let (mut seq, mut more) = (0u64, true);
+    loop {
+        while more && blocks.len() < BLOCKS_AHEAD {
+            let mut block = Vec::with_capacity(BLOCK);
+            while block.len() < BLOCK {
+                match rows.next()? {
+                    Some(r) => block.push((r.get(0)?, r.get(1)?)),
+                    None => {
+                        more = false;
+                        break;
+                    }
+                }
+            }
+            if block.is_empty() {
+                break;
+            }
+            source.submit_runs(seq, &block);
+            blocks.push_back((seq, block));
+            seq += 1;
         }
-        kept.write(conn, &name, &run)?;
+        let Some((at, block)) = blocks.pop_front() else {
+            break;
+        };
+        let read = source.runs(conn, at, &block)?;
+        for ((name, id), run) in block.iter().zip(&read) {
+            if let Some(id) = id {
+                write(*id, finding_times(run))?;
+            }
+            kept.write(conn, name, run)?;
+        }
     }
     drop(rows);
     drop(todo);

@@ -301,31 +301,81 @@ pub fn refresh_holding(conn: &Connection, held: usize) -> Result<()> {
 /// listed days) for their findings.
 fn refresh_days(conn: &Connection, finding_days: &[i64], held: usize) -> Result<()> {
     let dirty = dirty_days(conn)?;
-    let mut scanner = None;
-    let mut scan = |conn: &Connection, day: i64| -> Result<Vec<(Group, scan::Counts)>> {
-        let scanner = match &mut scanner {
-            Some(s) => s,
-            None => scanner.insert(scan::Scanner::new(conn)?),
-        };
-        scanner.day(conn, (day != NO_DAY).then_some(day))
-    };
-    refresh_days_with(conn, &dirty, finding_days, held, &mut scan)
+    refresh_days_with(conn, &dirty, finding_days, held, &mut Here::default())
 }
 
-/// A day's counts by group, from wherever they are counted.
-pub(super) type DaySource<'a> =
-    dyn FnMut(&Connection, i64) -> Result<Vec<(Group, scan::Counts)>> + 'a;
+/// A run to count again by name, with its `finding_names` id.
+type RunName = (String, Option<i64>);
 
-/// [`refresh_days`] with the days `dirty` (as listed) counted by `scan`.
+/// Where a recount's reads are made: the days' verdicts counted, the runs
+/// read for their findings. Runs are asked for in blocks, each announced
+/// ([`Source::submit_runs`]) a few blocks before it is taken.
+trait Source {
+    /// A day's counts by group.
+    fn day(&mut self, conn: &Connection, day: i64) -> Result<Vec<(Group, scan::Counts)>>;
+    /// Block `seq` (numbered from 0) will be asked for.
+    fn submit_runs(&mut self, seq: u64, names: &[RunName]);
+    /// Block `seq`'s runs read, in its order.
+    fn runs(
+        &mut self,
+        conn: &Connection,
+        seq: u64,
+        names: &[RunName],
+    ) -> Result<Vec<runs::RunRead>>;
+}
+
+/// Every read on the connection counting, when asked.
+#[derive(Default)]
+struct Here {
+    scanner: Option<scan::Scanner>,
+}
+
+impl Here {
+    fn day(&mut self, conn: &Connection, day: i64) -> Result<Vec<(Group, scan::Counts)>> {
+        let scanner = match &mut self.scanner {
+            Some(s) => s,
+            None => self.scanner.insert(scan::Scanner::new(conn)?),
+        };
+        scanner.day(conn, (day != NO_DAY).then_some(day))
+    }
+}
+
+/// Reads runs for their findings and counts.
+fn read_runs(conn: &Connection, names: &[RunName]) -> Result<Vec<runs::RunRead>> {
+    names
+        .iter()
+        .map(|(name, id)| runs::RunRead::read(conn, name, *id))
+        .collect()
+}
+
+impl Source for Here {
+    fn day(&mut self, conn: &Connection, day: i64) -> Result<Vec<(Group, scan::Counts)>> {
+        Here::day(self, conn, day)
+    }
+
+    fn submit_runs(&mut self, _seq: u64, _names: &[RunName]) {}
+
+    fn runs(
+        &mut self,
+        conn: &Connection,
+        _seq: u64,
+        names: &[RunName],
+    ) -> Result<Vec<runs::RunRead>> {
+        read_runs(conn, names)
+    }
+}
+
+/// [`refresh_days`] with the days `dirty` (as listed) and the runs read
+/// through `source`.
 fn refresh_days_with(
     conn: &Connection,
     dirty: &[i64],
     finding_days: &[i64],
     held: usize,
-    scan: &mut DaySource<'_>,
+    source: &mut dyn Source,
 ) -> Result<()> {
     conn.execute_batch("SAVEPOINT agg")?;
-    match rebuild(conn, dirty, finding_days, held, scan) {
+    match rebuild(conn, dirty, finding_days, held, source) {
         Ok(()) => conn.execute_batch("RELEASE agg")?,
         Err(e) => {
             tracing::debug!(error = %e, "the counts were not refreshed; the days stay listed");
@@ -340,15 +390,15 @@ fn rebuild(
     dirty: &[i64],
     finding_days: &[i64],
     held: usize,
-    scan: &mut DaySource<'_>,
+    source: &mut dyn Source,
 ) -> Result<()> {
     if !dirty.is_empty() {
-        rebuild_days(conn, dirty, held, scan)?;
+        rebuild_days(conn, dirty, held, source)?;
     }
     // After the days: while the days are counted by other threads too
     // ([`parallel`]), this connection counts with them.
     let start = std::time::Instant::now();
-    findings::recount(conn, finding_days)?;
+    findings::recount(conn, finding_days, source)?;
     tracing::debug!(
         ms = start.elapsed().as_millis() as u64,
         "findings counted by run"
@@ -360,7 +410,7 @@ fn rebuild_days(
     conn: &Connection,
     dirty: &[i64],
     held: usize,
-    scan: &mut DaySource<'_>,
+    source: &mut dyn Source,
 ) -> Result<()> {
     let mut names = AggNames::load(conn)?;
     let mut wholes = whole_keys(conn)?;
@@ -368,7 +418,7 @@ fn rebuild_days(
     let mut delta: Vec<HashMap<Group, Rows>> =
         (0..KINDS.len()).map(|_| HashMap::default()).collect();
     for &day in dirty {
-        let counted = scan(conn, day)?;
+        let counted = source.day(conn, day)?;
         let day = (day != NO_DAY).then_some(day);
         for (id, group) in day_keys(conn, day)? {
             for (k, kind) in KINDS.iter().enumerate() {

@@ -1,50 +1,84 @@
 //! The counts of an import's days, counted after its commit on more than
-//! one core. Counting a day reads its verdicts and writes nothing; an
-//! import's days are counted again at its end, when the other threads of
-//! the import are done and one core would sit idle. Once the import's rows
-//! are committed, other connections can read them: each worker opens one,
-//! read-only, and counts the days it takes, while the importing connection
-//! counts the findings by run, counts days of its own, and writes every
-//! day's rows in the listed order (the same rows, in the same order, as
+//! one core. Counting a day, or reading a run for its findings, only reads
+//! what the import stored; an import's days and runs are counted again at
+//! its end, when the other threads of the import are done and one core
+//! would sit idle. Once the import's rows are committed, other connections
+//! can read them: each worker opens one, read-only, and takes jobs (a day
+//! to count, a block of runs to read) from a queue, while the importing
+//! connection takes jobs too and writes every day's rows and every run's
+//! counts in order (the same rows, in the same order, as
 //! [`super::refresh_touched`] writes in the import's transaction).
 
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 use rustc_hash::FxHashMap as HashMap;
 
-use super::scan::{Counts, Scanner};
-use super::{DELTA_HELD, Group, NO_DAY, dirty_days, refresh_days_with};
+use super::runs::RunRead;
+use super::scan::Counts;
+use super::{DELTA_HELD, Group, Here, RunName, Source, dirty_days, read_runs, refresh_days_with};
 use crate::error::{Error, Result};
 
-/// How many days a worker may count ahead of the day being written, so
-/// that the counts waiting stay few whatever the number of days.
+/// How many days are handed out ahead of the day being written, so that
+/// the counts waiting stay few whatever the number of days.
 const LEAD: usize = 4;
 
 type Counted = Result<Vec<(Group, Counts)>>;
 
-/// The days to count, and how far counting and writing have got.
-struct Shared<'a> {
-    days: &'a [i64],
-    /// The next day to take (an index into `days`; past the end: none).
-    next: AtomicUsize,
-    /// Days written so far.
-    written: AtomicUsize,
-    stop: AtomicBool,
+enum Job {
+    Day(i64),
+    Runs(u64, Vec<RunName>),
 }
 
-impl Shared<'_> {
-    fn take(&self) -> Option<usize> {
-        let i = self.next.fetch_add(1, Ordering::Relaxed);
-        (i < self.days.len()).then_some(i)
+enum Done {
+    Day(i64, Counted),
+    Runs(u64, Result<Vec<RunRead>>),
+}
+
+/// The jobs not taken yet, first in first out; closed when the writer is
+/// done.
+#[derive(Default)]
+struct Queue {
+    jobs: Mutex<(VecDeque<Job>, bool)>,
+    ready: Condvar,
+}
+
+impl Queue {
+    fn push(&self, job: Job) {
+        if let Ok(mut q) = self.jobs.lock() {
+            q.0.push_back(job);
+            self.ready.notify_one();
+        }
     }
-}
 
-fn day_of(day: i64) -> Option<i64> {
-    (day != NO_DAY).then_some(day)
+    fn take_now(&self) -> Option<Job> {
+        self.jobs.lock().ok()?.0.pop_front()
+    }
+
+    /// The next job, waiting for one; `None` once closed and empty.
+    fn take_waiting(&self) -> Option<Job> {
+        let mut q = self.jobs.lock().ok()?;
+        loop {
+            if let Some(job) = q.0.pop_front() {
+                return Some(job);
+            }
+            if q.1 {
+                return None;
+            }
+            q = self.ready.wait(q).ok()?;
+        }
+    }
+
+    fn close(&self) {
+        if let Ok(mut q) = self.jobs.lock() {
+            q.1 = true;
+            self.ready.notify_all();
+        }
+    }
 }
 
 /// Counts the days listed in `agg_dirty` again, and the findings of the
@@ -66,9 +100,9 @@ pub fn refresh_committed(conn: &Connection, finding_days: &[i64]) {
     }
 }
 
-/// [`refresh_committed`] with `workers` more threads counting days (none
-/// for a database in memory, or when one day is listed), its error
-/// returned (the transaction rolled back by the caller).
+/// [`refresh_committed`] with `workers` more threads reading (none for a
+/// database in memory), its error returned (the transaction rolled back by
+/// the caller).
 pub fn refresh_committed_with(
     conn: &Connection,
     finding_days: &[i64],
@@ -81,77 +115,130 @@ pub fn refresh_committed_with(
         .filter(|_| wal(conn));
     conn.execute_batch("BEGIN IMMEDIATE")?;
     let days = dirty_days(conn)?;
-    let workers = match &path {
-        Some(_) if days.len() > 1 => workers,
-        _ => 0,
+    let Some(path) = path.filter(|_| workers > 0) else {
+        refresh_days_with(conn, &days, finding_days, DELTA_HELD, &mut Here::default())?;
+        return conn.execute_batch("COMMIT").map_err(Into::into);
     };
-    let shared = Shared {
-        days: &days,
-        next: AtomicUsize::new(0),
-        written: AtomicUsize::new(0),
-        stop: AtomicBool::new(false),
-    };
+    let queue = Queue::default();
     std::thread::scope(|s| -> Result<()> {
-        let (tx, rx) = mpsc::channel::<(i64, Counted)>();
+        let (tx, rx) = mpsc::channel::<Done>();
         for _ in 0..workers {
             let tx = tx.clone();
-            let (shared, path) = (&shared, path.as_deref());
-            s.spawn(move || {
-                if let Some(path) = path {
-                    work(path, shared, &tx);
-                }
-            });
+            let (queue, path) = (&queue, path.as_path());
+            s.spawn(move || work(path, queue, &tx));
         }
         drop(tx);
-        let mut ready: HashMap<i64, Counted> = HashMap::default();
-        let mut scanner: Option<Scanner> = None;
-        let mut scan = |conn: &Connection, day: i64| -> Counted {
-            loop {
-                if let Some(counted) = ready.remove(&day) {
-                    shared.written.fetch_add(1, Ordering::Relaxed);
-                    return counted;
-                }
-                while let Ok((d, counted)) = rx.try_recv() {
-                    ready.insert(d, counted);
-                }
-                if ready.contains_key(&day) {
-                    continue;
-                }
-                let next = shared.next.load(Ordering::Relaxed);
-                let written = shared.written.load(Ordering::Relaxed);
-                if next < shared.days.len()
-                    && next < written + LEAD
-                    && let Some(i) = shared.take()
-                {
-                    // Count the next day here rather than wait.
-                    let scanner = match &mut scanner {
-                        Some(s) => s,
-                        None => scanner.insert(Scanner::new(conn)?),
-                    };
-                    let d = shared.days[i];
-                    ready.insert(d, scanner.day(conn, day_of(d)));
-                    continue;
-                }
-                // This day is taken (it is the first not written): a worker
-                // is counting it.
-                match rx.recv() {
-                    Ok((d, counted)) => {
-                        ready.insert(d, counted);
-                    }
-                    Err(_) => {
-                        return Err(Error::usage(format!(
-                            "the day {day} was not counted: its worker stopped"
-                        )));
-                    }
-                }
-            }
+        let mut helped = Helped {
+            queue: &queue,
+            rx,
+            days: &days,
+            handed: 0,
+            asked: 0,
+            counted: HashMap::default(),
+            read: HashMap::default(),
+            here: Here::default(),
         };
-        let result = refresh_days_with(conn, &days, finding_days, DELTA_HELD, &mut scan);
-        shared.stop.store(true, Ordering::Relaxed);
+        let result = refresh_days_with(conn, &days, finding_days, DELTA_HELD, &mut helped);
+        queue.close();
         result
     })?;
     conn.execute_batch("COMMIT")?;
     Ok(())
+}
+
+/// The writer's side: hands jobs out and takes their results in order,
+/// doing a job itself rather than wait while one is not taken.
+struct Helped<'a> {
+    queue: &'a Queue,
+    rx: mpsc::Receiver<Done>,
+    days: &'a [i64],
+    /// Days handed out so far (`days[..handed]`), and asked for.
+    handed: usize,
+    asked: usize,
+    counted: HashMap<i64, Counted>,
+    read: HashMap<u64, Result<Vec<RunRead>>>,
+    here: Here,
+}
+
+impl Helped<'_> {
+    fn hand_days(&mut self, up_to: usize) {
+        while self.handed < up_to.min(self.days.len()) {
+            self.queue.push(Job::Day(self.days[self.handed]));
+            self.handed += 1;
+        }
+    }
+
+    fn keep(&mut self, done: Done) {
+        match done {
+            Done::Day(d, c) => {
+                self.counted.insert(d, c);
+            }
+            Done::Runs(seq, r) => {
+                self.read.insert(seq, r);
+            }
+        }
+    }
+
+    /// Works or waits until `have` holds.
+    fn until(&mut self, conn: &Connection, have: impl Fn(&Self) -> bool) -> Result<()> {
+        loop {
+            while let Ok(done) = self.rx.try_recv() {
+                self.keep(done);
+            }
+            if have(self) {
+                return Ok(());
+            }
+            if let Some(job) = self.queue.take_now() {
+                let done = run(conn, &mut self.here, job);
+                self.keep(done);
+                continue;
+            }
+            // What is wanted was taken by a worker: it sends it.
+            match self.rx.recv() {
+                Ok(done) => self.keep(done),
+                Err(_) => {
+                    return Err(Error::usage(
+                        "the counts' workers stopped before they were done",
+                    ));
+                }
+            }
+        }
+    }
+}
+
+impl Source for Helped<'_> {
+    fn day(&mut self, conn: &Connection, day: i64) -> Result<Vec<(Group, Counts)>> {
+        // The days are asked for in the listed order.
+        let at = self.asked;
+        self.asked += 1;
+        if self.days.get(at) != Some(&day) {
+            return self.here.day(conn, day);
+        }
+        self.hand_days(at + 1 + LEAD);
+        self.until(conn, |h| h.counted.contains_key(&day))?;
+        self.counted
+            .remove(&day)
+            .unwrap_or_else(|| self.here.day(conn, day))
+    }
+
+    fn submit_runs(&mut self, seq: u64, names: &[RunName]) {
+        self.queue.push(Job::Runs(seq, names.to_vec()));
+    }
+
+    fn runs(&mut self, conn: &Connection, seq: u64, names: &[RunName]) -> Result<Vec<RunRead>> {
+        self.until(conn, |h| h.read.contains_key(&seq))?;
+        self.read
+            .remove(&seq)
+            .unwrap_or_else(|| read_runs(conn, names))
+    }
+}
+
+/// Does one job on `conn`.
+fn run(conn: &Connection, here: &mut Here, job: Job) -> Done {
+    match job {
+        Job::Day(d) => Done::Day(d, here.day(conn, d)),
+        Job::Runs(seq, names) => Done::Runs(seq, read_runs(conn, &names)),
+    }
 }
 
 /// Whether the database is in WAL mode, switching it when it is not (an
@@ -166,39 +253,24 @@ fn wal(conn: &Connection) -> bool {
     mode("PRAGMA journal_mode") || mode("PRAGMA journal_mode = WAL")
 }
 
-/// A worker: takes days and counts them on a connection of its own until
-/// none is left (or the writer stopped), keeping at most [`LEAD`] days
-/// ahead of the day being written.
-fn work(path: &Path, shared: &Shared<'_>, tx: &mpsc::Sender<(i64, Counted)>) {
+/// A worker: takes jobs and does them on a connection of its own until the
+/// queue closes. A job that panics is sent back as an error, so the writer
+/// never waits for it.
+fn work(path: &Path, queue: &Queue, tx: &mpsc::Sender<Done>) {
     let Ok(conn) = open(path) else {
-        // The writer counts the days itself.
+        // The writer does the jobs itself.
         return;
     };
-    let mut scanner: Option<Scanner> = None;
-    loop {
-        if shared.stop.load(Ordering::Relaxed) {
-            return;
-        }
-        let next = shared.next.load(Ordering::Relaxed);
-        if next >= shared.days.len() {
-            return;
-        }
-        if next >= shared.written.load(Ordering::Relaxed) + LEAD {
-            std::thread::sleep(Duration::from_millis(1));
-            continue;
-        }
-        let Some(i) = shared.take() else {
-            return;
+    let mut here = Here::default();
+    while let Some(job) = queue.take_waiting() {
+        let failed = match &job {
+            Job::Day(d) => Done::Day(*d, Err(Error::usage("counting a day failed"))),
+            Job::Runs(seq, _) => Done::Runs(*seq, Err(Error::usage("reading runs failed"))),
         };
-        let day = shared.days[i];
-        let counted = match &mut scanner {
-            Some(s) => s.day(&conn, day_of(day)),
-            None => match Scanner::new(&conn) {
-                Ok(s) => scanner.insert(s).day(&conn, day_of(day)),
-                Err(e) => Err(e),
-            },
-        };
-        if tx.send((day, counted)).is_err() {
+        let done =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&conn, &mut here, job)))
+                .unwrap_or(failed);
+        if tx.send(done).is_err() {
             return;
         }
     }

@@ -293,6 +293,7 @@ impl<'a> Batch<'a> {
         let start = std::time::Instant::now();
         self.flush_pending()?;
         self.check_references(skip)?;
+        let checked = start.elapsed();
         let eager: i64 = self
             .conn
             .query_row("SELECT count(*) FROM classified_runs", [], |r| r.get(0))?;
@@ -317,7 +318,8 @@ impl<'a> Batch<'a> {
         // the verdicts), on both cores.
         crate::store::agg::parallel::refresh_committed(self.conn, &listed);
         tracing::debug!(
-            classified_ms = classified.as_millis() as u64,
+            checked_ms = checked.as_millis() as u64,
+            classified_ms = (classified - checked).as_millis() as u64,
             indexed_ms = (indexed - classified).as_millis() as u64,
             counted_ms = (start.elapsed() - indexed).as_millis() as u64,
             "import finish"
