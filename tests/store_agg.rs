@@ -537,7 +537,7 @@ fn refresh_both_ways(dir: &Path, db: &Path) -> Vec<i64> {
         .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
         .unwrap();
     assert_eq!(list_everything(&other), days);
-    rung::store::agg::parallel::refresh_committed_with(&other, &days, 3).unwrap();
+    rung::store::agg::parallel::refresh_committed_with(&other, &days, 3, &|_| Ok(())).unwrap();
     assert!(other.is_autocommit());
     assert_eq!(
         one(&other, "SELECT count(*) FROM agg_dirty"),
@@ -629,4 +629,26 @@ fn counts_refreshed_on_several_threads_over_many_runs_and_days() {
         one(&conn, "SELECT count(*) FROM agg_runs"),
         Sql::Integer(600)
     );
+}
+
+/// A first import builds its index of verdicts by rung after its commit,
+/// with the counts; stopped in between, the next writer builds it.
+#[test]
+fn an_index_left_unbuilt_between_the_two_commits_is_built_by_the_next_writer() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK)]);
+    let indexes = |conn: &Connection| {
+        rows(
+            conn,
+            "SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'ladder\\_%' ESCAPE '\\'
+             ORDER BY name",
+        )
+    };
+    let conn = Connection::open(&db).unwrap();
+    let built = vec![vec![text("ladder_rung")], vec![text("ladder_time")]];
+    assert_eq!(indexes(&conn), built);
+    conn.execute_batch("DROP INDEX ladder_rung").unwrap();
+    drop(conn);
+    let store = rung::store::Store::open_rw(&db).unwrap();
+    assert_eq!(indexes(&store.conn), built);
 }

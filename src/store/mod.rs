@@ -157,6 +157,9 @@ impl Store {
         )?;
         migrate(&conn)?;
         conn.execute_batch(completion::INDEXES)?;
+        // A first import builds its index of verdicts by rung after its
+        // commit (`agg::parallel`): if it stopped in between, here.
+        conn.execute_batch("CREATE INDEX IF NOT EXISTS ladder_rung ON ladder_rows (rung);")?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),

@@ -395,8 +395,8 @@ fn rebuild(
     if !dirty.is_empty() {
         rebuild_days(conn, dirty, held, source)?;
     }
-    // After the days: while the days are counted by other threads too
-    // ([`parallel`]), this connection counts with them.
+    // The runs' findings after the days (the tables apart, either order
+    // writes the same rows): `source` hands out one kind of job at a time.
     let start = std::time::Instant::now();
     findings::recount(conn, finding_days, source)?;
     tracing::debug!(

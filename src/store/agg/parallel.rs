@@ -88,25 +88,45 @@ impl Queue {
 /// undo the import: whatever could not be counted stays listed, so readers
 /// count the long way and the next import, classification or
 /// `rung reclassify` counts it again.
-pub fn refresh_committed(conn: &Connection, finding_days: &[i64]) {
+/// `then` runs in the same transaction after the counts (a first import
+/// packs them and builds its last indexes); if that transaction fails, it
+/// runs again in one of its own.
+pub fn refresh_committed(
+    conn: &Connection,
+    finding_days: &[i64],
+    then: &dyn Fn(&Connection) -> Result<()>,
+) {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get().saturating_sub(1))
         .clamp(1, 3);
-    if let Err(e) = refresh_committed_with(conn, finding_days, workers) {
-        tracing::warn!(error = %e, "the counts kept for the screens were not refreshed; readers count from the verdicts until the next import");
+    let rollback = || {
         if !conn.is_autocommit() {
             let _ = conn.execute_batch("ROLLBACK");
+        }
+    };
+    if let Err(e) = refresh_committed_with(conn, finding_days, workers, then) {
+        tracing::warn!(error = %e, "the counts kept for the screens were not refreshed; readers count from the verdicts until the next import");
+        rollback();
+        let again = conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(Error::from)
+            .and_then(|()| then(conn))
+            .and_then(|()| conn.execute_batch("COMMIT").map_err(Error::from));
+        if let Err(e) = again {
+            tracing::warn!(error = %e, "the import's last indexes were not built; the next import builds them");
+            rollback();
         }
     }
 }
 
 /// [`refresh_committed`] with `workers` more threads reading (none for a
-/// database in memory), its error returned (the transaction rolled back by
-/// the caller).
+/// database in memory) and `then` after the counts, its error returned
+/// (the transaction rolled back by the caller).
 pub fn refresh_committed_with(
     conn: &Connection,
     finding_days: &[i64],
     workers: usize,
+    then: &dyn Fn(&Connection) -> Result<()>,
 ) -> Result<()> {
     let path = conn
         .path()
@@ -117,6 +137,7 @@ pub fn refresh_committed_with(
     let days = dirty_days(conn)?;
     let Some(path) = path.filter(|_| workers > 0) else {
         refresh_days_with(conn, &days, finding_days, DELTA_HELD, &mut Here::default())?;
+        then(conn)?;
         return conn.execute_batch("COMMIT").map_err(Into::into);
     };
     let queue = Queue::default();
@@ -142,6 +163,7 @@ pub fn refresh_committed_with(
         queue.close();
         result
     })?;
+    then(conn)?;
     conn.execute_batch("COMMIT")?;
     Ok(())
 }

@@ -74,6 +74,33 @@ const DEFERRABLE: [(&str, bool); 3] = [
     ("ladder_time", true),
 ];
 
+/// The end of a first import: the counts packed, the indexes not read
+/// through built ([`Context::take_finishing`]).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Finishing {
+    pack: bool,
+    indexes: Vec<String>,
+}
+
+impl Finishing {
+    /// Does it, inside the caller's transaction (again after a rollback:
+    /// it changes nothing it has not done).
+    pub(crate) fn run(&self, conn: &Connection) -> Result<()> {
+        if self.pack {
+            crate::store::agg::pack(conn)?;
+        }
+        for sql in &self.indexes {
+            // Another rung may have built it meanwhile (`Store::open_rw`).
+            let sql = match sql.strip_prefix("CREATE INDEX ") {
+                Some(rest) => format!("CREATE INDEX IF NOT EXISTS {rest}"),
+                None => sql.clone(),
+            };
+            conn.execute_batch(&sql)?;
+        }
+        Ok(())
+    }
+}
+
 impl<'c> Context<'c> {
     /// A configuration is validated before it is stored or used, so its
     /// patterns compile; one that does not is an error here all the same,
@@ -106,7 +133,7 @@ impl<'c> Context<'c> {
     /// When no verdict and no finding is stored yet, drops the
     /// [`DEFERRABLE`] indexes within the caller's transaction (a rollback
     /// brings them back): [`Context::build_deferred`] builds those the
-    /// import reads through before it does, [`Context::finish_deferred`]
+    /// import reads through before it does, [`Context::take_finishing`]
     /// the rest at the end.
     pub(crate) fn defer_indexes(&mut self) -> Result<()> {
         let empty: bool = self.conn.query_row(
@@ -142,15 +169,18 @@ impl<'c> Context<'c> {
         self.build(|needed| needed)
     }
 
-    /// At the end of the batch, before it commits (the days' counts are
-    /// counted after, `agg::parallel`): packs the counts written so far
-    /// when the database was empty, then builds every index still dropped
-    /// (on the pages packing freed).
-    pub(crate) fn finish_deferred(&mut self) -> Result<()> {
-        if std::mem::take(&mut self.pack_counts) {
-            crate::store::agg::pack(self.conn)?;
+    /// What is left for the end of the batch, after the counts (which an
+    /// import counts after its commit, `agg::parallel`): packing the counts
+    /// when the database was empty, then building every index still
+    /// dropped (on the pages packing freed).
+    pub(crate) fn take_finishing(&mut self) -> Finishing {
+        Finishing {
+            pack: std::mem::take(&mut self.pack_counts),
+            indexes: std::mem::take(&mut self.deferred)
+                .into_iter()
+                .map(|(sql, _)| sql)
+                .collect(),
         }
-        self.build(|_| true)
     }
 
     fn build(&mut self, which: impl Fn(bool) -> bool) -> Result<()> {

@@ -301,7 +301,7 @@ impl<'a> Batch<'a> {
             eager as u64 + classify::reclassify_touched(&mut self.ctx)?;
         let classified = start.elapsed();
         let listed = crate::store::agg::list_touched(self.conn)?;
-        self.ctx.finish_deferred()?;
+        let finishing = self.ctx.take_finishing();
         let indexed = start.elapsed();
         self.conn.execute(
             "UPDATE imports SET finished_at = ?1, summary = ?2 WHERE id = ?3",
@@ -315,13 +315,16 @@ impl<'a> Batch<'a> {
         self.done = true;
         // The counts for the screens, in a transaction of their own (the
         // days they wait for stay listed meanwhile, so readers count from
-        // the verdicts), on both cores.
-        crate::store::agg::parallel::refresh_committed(self.conn, &listed);
+        // the verdicts), on both cores; then the counts packed and the
+        // indexes built that a first import left to its end.
+        crate::store::agg::parallel::refresh_committed(self.conn, &listed, &|conn| {
+            finishing.run(conn)
+        });
         tracing::debug!(
             checked_ms = checked.as_millis() as u64,
             classified_ms = (classified - checked).as_millis() as u64,
-            indexed_ms = (indexed - classified).as_millis() as u64,
-            counted_ms = (start.elapsed() - indexed).as_millis() as u64,
+            listed_ms = (indexed - classified).as_millis() as u64,
+            counted_and_indexed_ms = (start.elapsed() - indexed).as_millis() as u64,
             "import finish"
         );
         Ok(std::mem::take(&mut self.summary))
