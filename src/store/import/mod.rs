@@ -285,7 +285,10 @@ impl<'a> Batch<'a> {
         Ok(())
     }
 
-    /// Checks references, reclassifies what the batch touched and commits.
+    /// Checks references, reclassifies what the batch touched and commits;
+    /// then counts the touched days for the screens in a second transaction
+    /// (`agg::parallel`), whose failure leaves them listed and is logged,
+    /// never returned: the import stands.
     /// With `keep_going`, records whose references resolve nowhere are
     /// reported through `skip` and left out; otherwise the first one fails
     /// the whole batch.
@@ -302,7 +305,7 @@ impl<'a> Batch<'a> {
         let classified = start.elapsed();
         let listed = crate::store::agg::list_touched(self.conn)?;
         let finishing = self.ctx.take_finishing();
-        let indexed = start.elapsed();
+        let listed_at = start.elapsed();
         self.conn.execute(
             "UPDATE imports SET finished_at = ?1, summary = ?2 WHERE id = ?3",
             params![
@@ -323,8 +326,8 @@ impl<'a> Batch<'a> {
         tracing::debug!(
             checked_ms = checked.as_millis() as u64,
             classified_ms = (classified - checked).as_millis() as u64,
-            listed_ms = (indexed - classified).as_millis() as u64,
-            counted_and_indexed_ms = (start.elapsed() - indexed).as_millis() as u64,
+            listed_ms = (listed_at - classified).as_millis() as u64,
+            counted_and_indexed_ms = (start.elapsed() - listed_at).as_millis() as u64,
             "import finish"
         );
         Ok(std::mem::take(&mut self.summary))
