@@ -333,7 +333,7 @@ pub fn reclassify_all(store: &Store) -> Result<u64> {
 /// Switches to WAL mode. Two rungs creating the same new file both ask at
 /// once, and SQLite answers one of them "busy" at once (not waiting, to
 /// break the deadlock): that one asks again until the busy timeout.
-fn wal_mode(conn: &Connection) -> Result<String> {
+pub(crate) fn wal_mode(conn: &Connection) -> Result<String> {
     let start = std::time::Instant::now();
     loop {
         match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {

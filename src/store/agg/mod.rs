@@ -330,16 +330,6 @@ struct Here {
     scanner: Option<scan::Scanner>,
 }
 
-impl Here {
-    fn day(&mut self, conn: &Connection, day: i64) -> Result<Vec<(Group, scan::Counts)>> {
-        let scanner = match &mut self.scanner {
-            Some(s) => s,
-            None => self.scanner.insert(scan::Scanner::new(conn)?),
-        };
-        scanner.day(conn, (day != NO_DAY).then_some(day))
-    }
-}
-
 /// Reads runs for their findings and counts.
 fn read_runs(conn: &Connection, names: &[RunName]) -> Result<Vec<runs::RunRead>> {
     names
@@ -350,7 +340,11 @@ fn read_runs(conn: &Connection, names: &[RunName]) -> Result<Vec<runs::RunRead>>
 
 impl Source for Here {
     fn day(&mut self, conn: &Connection, day: i64) -> Result<Vec<(Group, scan::Counts)>> {
-        Here::day(self, conn, day)
+        let scanner = match &mut self.scanner {
+            Some(s) => s,
+            None => self.scanner.insert(scan::Scanner::new(conn)?),
+        };
+        scanner.day(conn, (day != NO_DAY).then_some(day))
     }
 
     fn submit_runs(&mut self, _seq: u64, _names: &[RunName]) {}

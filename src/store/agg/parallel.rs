@@ -267,12 +267,7 @@ fn run(conn: &Connection, here: &mut Here, job: Job) -> Done {
 /// import into a new database writes it with a rollback journal): readers
 /// then read what the import committed while this connection writes.
 fn wal(conn: &Connection) -> bool {
-    let mode = |sql: &str| {
-        conn.query_row(sql, [], |r| r.get::<_, String>(0))
-            .unwrap_or_default()
-            .eq_ignore_ascii_case("wal")
-    };
-    mode("PRAGMA journal_mode") || mode("PRAGMA journal_mode = WAL")
+    crate::store::wal_mode(conn).is_ok_and(|m| m.eq_ignore_ascii_case("wal"))
 }
 
 /// A worker: takes jobs and does them on a connection of its own until the
