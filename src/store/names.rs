@@ -106,13 +106,22 @@ pub(crate) fn retrieval_head(r: &Retrieval) -> Option<String> {
     if !plain(&r.extra) || !r.candidates.iter().all(|c| plain(&c.extra)) {
         return None;
     }
-    let mut head = format!("{{\"k\":{}", r.k);
+    // Written into one buffer (this runs for every decision of an import).
+    let mut head: Vec<u8> = Vec::with_capacity(
+        16 + r.selector.as_ref().map_or(0, |s| s.len() + 16)
+            + r.query.as_ref().map_or(0, |q| q.len() + 16),
+    );
+    head.extend_from_slice(b"{\"k\":");
+    head.extend_from_slice(r.k.to_string().as_bytes());
     for (key, v) in [("selector", &r.selector), ("query", &r.query)] {
         if let Some(v) = v {
-            head.push_str(&format!(",\"{key}\":{}", serde_json::to_string(v).ok()?));
+            head.extend_from_slice(b",\"");
+            head.extend_from_slice(key.as_bytes());
+            head.extend_from_slice(b"\":");
+            serde_json::to_writer(&mut head, v).ok()?;
         }
     }
-    Some(head)
+    String::from_utf8(head).ok()
 }
 
 /// A stored retrieval's JSON as a retrieval, when it is one rung wrote

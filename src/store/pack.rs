@@ -278,6 +278,20 @@ pub(crate) fn stored_at(at: Option<&str>, at_us: Option<i64>) -> Option<&str> {
     }
 }
 
+/// Whether [`stored_at`] keeps `at` when `at` is the RFC 3339 text rung
+/// writes for `at_us` itself (`Timestamp::to_rfc3339`, as an import does):
+/// that text is the whole-second rendering exactly when `at_us` is a whole
+/// second from 1970 on with a four-digit year, so nothing is formatted
+/// again to compare.
+pub(crate) fn stored_own_at(at: Option<&str>, at_us: Option<i64>) -> bool {
+    let kept = match (at, at_us) {
+        (Some(text), Some(us)) => !(us >= 0 && us % 1_000_000 == 0 && text.len() == 20),
+        (at, _) => at.is_some(),
+    };
+    debug_assert_eq!(kept, stored_at(at, at_us).is_some(), "{at:?} {at_us:?}");
+    kept
+}
+
 /// A decision's `outcome` as stored: none when it says only its status,
 /// stage and reason (the views rebuild it from those columns, in that
 /// order, with `json_object`), else the text.

@@ -65,13 +65,33 @@ pub struct Menu<'a> {
     pub visible: Option<&'a [String]>,
 }
 
-impl Menu<'_> {
+impl<'a> Menu<'a> {
     /// Whether anything at all is known about the menu.
     pub fn has_evidence(&self) -> bool {
         self.catalogue.is_some()
             || self.exposed.is_some()
             || self.visible.is_some()
             || self.retrieval.is_some()
+    }
+
+    /// [`Sets::retrieved_refs`] of this menu with no label and no call.
+    /// A recorded `visible` list is the menu as it stands, so the
+    /// retrieval is not ranked for it (the audit asks this of every
+    /// decision of a run).
+    pub fn retrieved_refs(&self) -> Vec<&'a str> {
+        match self.visible {
+            Some(visible) => {
+                let mut names: Vec<&'a str> = visible
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|n| *n != NO_CALL)
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                names
+            }
+            None => Sets::new(*self, None, None).retrieved_refs(),
+        }
     }
 }
 

@@ -184,7 +184,7 @@ impl PreparedDecision {
         };
         p.stored.kept = kept;
         // What of `at` and `outcome` the views cannot rebuild (schema 5).
-        p.at_stored = crate::store::pack::stored_at(p.at.as_deref(), p.at_us).is_some();
+        p.at_stored = crate::store::pack::stored_own_at(p.at.as_deref(), p.at_us);
         p.outcome_stored = crate::store::pack::stored_outcome(
             p.outcome.as_deref(),
             p.status,

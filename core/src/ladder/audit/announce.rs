@@ -229,7 +229,7 @@ pub(super) fn announced(run: &AuditRun<'_>, steps: &[AuditStep<'_>]) -> Vec<Audi
         // The tools this decision knew of: its catalogue, the run's
         // definitions, its menu. With none known, any name will do.
         let menu_names: Vec<&str> = if s.menu.has_evidence() {
-            super::super::Sets::new(s.menu, None, None).retrieved_refs()
+            s.menu.retrieved_refs()
         } else {
             Vec::new()
         };

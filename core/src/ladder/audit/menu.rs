@@ -5,7 +5,6 @@
 //! decisions whose menu is known count; the order of a menu does not.
 
 use super::{AuditFinding, AuditStep, What, cut, names};
-use crate::ladder::Sets;
 use crate::model::FindingKind;
 
 /// Names listed per side in a detail.
@@ -67,7 +66,7 @@ pub(super) fn changed(steps: &[AuditStep<'_>]) -> Vec<AuditFinding> {
         if !s.menu.has_evidence() {
             continue;
         }
-        let menu = Sets::new(s.menu, None, None).retrieved_refs();
+        let menu = s.menu.retrieved_refs();
         if let Some((from, before)) = &prev
             && *before != menu
         {

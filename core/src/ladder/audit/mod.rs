@@ -266,10 +266,51 @@ pub fn contains_token(hay: &str, needle: &str) -> bool {
 pub(crate) fn any_text(v: &Value, f: &mut dyn FnMut(&str) -> bool) -> bool {
     match v {
         Value::String(s) => f(s),
-        Value::Number(n) => f(&n.to_string()),
+        Value::Number(n) => {
+            // Written on the stack: schemas and results hold many numbers,
+            // and every search walks them again.
+            let mut buf = NumberText::default();
+            match std::fmt::Write::write_fmt(&mut buf, format_args!("{n}")) {
+                Ok(()) => f(buf.as_str()),
+                Err(_) => f(&n.to_string()),
+            }
+        }
         Value::Array(a) => a.iter().any(|x| any_text(x, f)),
         Value::Object(m) => m.iter().any(|(k, x)| f(k) || any_text(x, f)),
         Value::Bool(_) | Value::Null => false,
+    }
+}
+
+/// A JSON number's text, as `Display` writes it, in a buffer on the stack
+/// (any number serde_json holds fits: at most 24 bytes).
+struct NumberText {
+    buf: [u8; 40],
+    len: usize,
+}
+
+impl Default for NumberText {
+    fn default() -> NumberText {
+        NumberText {
+            buf: [0; 40],
+            len: 0,
+        }
+    }
+}
+
+impl NumberText {
+    fn as_str(&self) -> &str {
+        // Only whole `&str`s are written in.
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for NumberText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let slot = self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        slot.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
