@@ -8,6 +8,7 @@
 //! a value written by hand with names (or by an older rung) still reads.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -111,13 +112,10 @@ pub(crate) fn retrieval_head(r: &Retrieval) -> Option<String> {
         16 + r.selector.as_ref().map_or(0, |s| s.len() + 16)
             + r.query.as_ref().map_or(0, |q| q.len() + 16),
     );
-    head.extend_from_slice(b"{\"k\":");
-    head.extend_from_slice(r.k.to_string().as_bytes());
+    write!(head, "{{\"k\":{}", r.k).ok()?;
     for (key, v) in [("selector", &r.selector), ("query", &r.query)] {
         if let Some(v) = v {
-            head.extend_from_slice(b",\"");
-            head.extend_from_slice(key.as_bytes());
-            head.extend_from_slice(b"\":");
+            write!(head, ",\"{key}\":").ok()?;
             serde_json::to_writer(&mut head, v).ok()?;
         }
     }

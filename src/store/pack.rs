@@ -269,13 +269,19 @@ pub(crate) fn stored_at(at: Option<&str>, at_us: Option<i64>) -> Option<&str> {
     let (Some(text), Some(us)) = (at, at_us) else {
         return at;
     };
-    if us < 0 || us % 1_000_000 != 0 || text.len() != 20 {
+    if !whole_second_text(text, us) {
         return at;
     }
     match chrono::DateTime::from_timestamp_micros(us) {
         Some(t) if t.format("%Y-%m-%dT%H:%M:%SZ").to_string() == text => None,
         _ => at,
     }
+}
+
+/// Whether `text` can be the whole-second UTC rendering of `us`: a whole
+/// second from 1970 on, in 20 characters (a four-digit year).
+fn whole_second_text(text: &str, us: i64) -> bool {
+    us >= 0 && us % 1_000_000 == 0 && text.len() == 20
 }
 
 /// Whether [`stored_at`] keeps `at` when `at` is the RFC 3339 text rung
@@ -285,7 +291,7 @@ pub(crate) fn stored_at(at: Option<&str>, at_us: Option<i64>) -> Option<&str> {
 /// again to compare.
 pub(crate) fn stored_own_at(at: Option<&str>, at_us: Option<i64>) -> bool {
     let kept = match (at, at_us) {
-        (Some(text), Some(us)) => !(us >= 0 && us % 1_000_000 == 0 && text.len() == 20),
+        (Some(text), Some(us)) => !whole_second_text(text, us),
         (at, _) => at.is_some(),
     };
     debug_assert_eq!(kept, stored_at(at, at_us).is_some(), "{at:?} {at_us:?}");

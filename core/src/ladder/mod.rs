@@ -80,16 +80,7 @@ impl<'a> Menu<'a> {
     /// decision of a run).
     pub fn retrieved_refs(&self) -> Vec<&'a str> {
         match self.visible {
-            Some(visible) => {
-                let mut names: Vec<&'a str> = visible
-                    .iter()
-                    .map(String::as_str)
-                    .filter(|n| *n != NO_CALL)
-                    .collect();
-                names.sort_unstable();
-                names.dedup();
-                names
-            }
+            Some(visible) => sorted_refs(visible.iter().map(String::as_str).collect()),
             None => Sets::new(*self, None, None).retrieved_refs(),
         }
     }
@@ -310,7 +301,7 @@ impl<'a> Sets<'a> {
     /// [`Sets::retrieved_names`], borrowed from the menu.
     pub fn retrieved_refs(&self) -> Vec<&'a str> {
         let strs = |l: &'a [String]| l.iter().map(String::as_str);
-        let mut names: Vec<&'a str> = if let Some(visible) = self.menu.visible {
+        let names: Vec<&'a str> = if let Some(visible) = self.menu.visible {
             strs(visible).collect()
         } else if let Some(r) = self.menu.retrieval {
             let mut v: Vec<&'a str> = strs(self.menu.controls).collect();
@@ -338,11 +329,16 @@ impl<'a> Sets<'a> {
             }
             v
         };
-        names.retain(|n| *n != NO_CALL);
-        names.sort_unstable();
-        names.dedup();
-        names
+        sorted_refs(names)
     }
+}
+
+/// `names` without `@no_call`, sorted, each once.
+fn sorted_refs(mut names: Vec<&str>) -> Vec<&str> {
+    names.retain(|n| *n != NO_CALL);
+    names.sort_unstable();
+    names.dedup();
+    names
 }
 
 /// One decision, as the ladder needs it (inheritance already applied).
