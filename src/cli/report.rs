@@ -182,43 +182,29 @@ fn findings_list(
     Ok(total)
 }
 
-/// Prints every run the filter selects, a run at a time: counted first
-/// for the summary (and a table's columns measured in a pass of their
-/// own), then written. Returns how many.
+/// Prints every run the filter selects, a batch at a time: counted first
+/// for the summary, then written ([`report::runs::write`]). Returns how
+/// many.
 fn runs_list(
     conn: &rusqlite::Connection,
     f: &query::Filter,
     format: Format,
     m: &Redactor,
 ) -> Result<u64> {
-    use report::runs::{Labels, cells, template};
-    use report::stream::Stream;
     let tally = query::run_tally(conn, f)?;
-    let template = template(&tally);
-    let mut natural = Stream::natural(&template);
-    if tally.runs == 0 {
-        return print(&report::render(&template, format)).map(|()| 0);
-    }
-    if format == Format::Table {
-        query::for_each_run(conn, f, |run| {
-            Stream::measure(&template, &mut natural, &cells(&run, m));
-            Ok(())
-        })?;
-    }
-    let mut stream = Stream::new(&template, format, &natural);
     let mut out = Out::new();
-    out.write(&stream.head())?;
-    let mut labels = Labels::default();
-    query::for_each_run(conn, f, |run| {
-        let label = labels.next(&run, m);
-        out.add(|text| stream.row(label.as_deref(), &cells(&run, m), text))
-    })?;
-    out.write(&stream.tail())?;
+    report::runs::write(
+        &tally,
+        &|each| query::for_each_run(conn, f, each),
+        format,
+        m,
+        &mut |text| out.write(text),
+    )?;
     out.flush()?;
     Ok(tally.runs)
 }
 
-/// Prints the tasks whose first choice varies, a task at a time (their
+/// Prints the tasks whose first choice varies, a batch at a time (their
 /// text and JSON are never whole in memory); returns how many.
 fn consistency_list(
     c: &crate::metrics::consistency::Consistency,
@@ -226,7 +212,7 @@ fn consistency_list(
     m: &Redactor,
 ) -> Result<u64> {
     let mut out = Out::new();
-    report::consistency::write(c, format, m, CHUNK, &mut |text| out.write(text))?;
+    report::consistency::write(c, format, m, &mut |text| out.write(text))?;
     out.flush()?;
     Ok(c.varying.len() as u64)
 }

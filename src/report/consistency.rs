@@ -106,14 +106,14 @@ fn json_task(t: &TaskChoices) -> serde_json::Value {
     })
 }
 
-/// The report in `format`, a task at a time: `write` is given the text in
-/// pieces of about `chunk` bytes (never the whole listing at once).
+/// The report in `format`, a batch of tasks at a time: `write` is given
+/// the text in pieces (never the whole listing at once), the tasks'
+/// rendered on two threads ([`super::parallel::ordered`]).
 pub fn write(
     c: &Consistency,
     format: Format,
     red: &Redactor,
-    chunk: usize,
-    write: &mut dyn FnMut(&str) -> Result<()>,
+    write: &mut (dyn FnMut(&str) -> Result<()> + Send),
 ) -> Result<()> {
     if c.varying.is_empty() {
         return write(&super::render(&build(c, red), format));
@@ -121,30 +121,55 @@ pub fn write(
     let template = template(c);
     let mut natural = Stream::natural(&template);
     if format == Format::Table {
-        for t in &c.varying {
-            Stream::measure(&template, &mut natural, &cells(t, red));
-        }
+        super::parallel::ordered(
+            |sink| batches(c, sink),
+            |(_, batch)| {
+                let mut n = Stream::natural(&template);
+                for t in batch {
+                    Stream::measure(&template, &mut n, &cells(t, red));
+                }
+                n
+            },
+            |n| {
+                natural.merge(&n);
+                Ok(())
+            },
+        )?;
     }
-    let mut stream = Stream::new(&template, format, &natural);
+    let stream = Stream::new(&template, format, &natural);
     if format == Format::Json {
         write(&Stream::json_head(json_empty(c, red).get()))?;
     } else {
         write(&stream.head())?;
     }
-    let mut text = String::with_capacity(2 * chunk);
-    for t in &c.varying {
-        if format == Format::Json {
-            stream.json_row(json_row(t, red).get(), &mut text);
-        } else {
-            stream.row(None, &cells(t, red), &mut text);
-        }
-        if text.len() >= chunk {
-            write(&text)?;
-            text.clear();
-        }
-    }
-    write(&text)?;
+    super::parallel::ordered(
+        |sink| batches(c, sink),
+        |(first, batch)| {
+            let mut s = stream.after(first);
+            let mut text = String::new();
+            for t in batch {
+                if format == Format::Json {
+                    s.json_row(json_row(t, red).get(), &mut text);
+                } else {
+                    s.row(None, &cells(t, red), &mut text);
+                }
+            }
+            text
+        },
+        |text| write(&text),
+    )?;
     write(&stream.tail())
+}
+
+/// The varying tasks in batches, each after how many tasks it comes.
+fn batches<'c>(
+    c: &'c Consistency,
+    sink: &mut dyn FnMut((u64, &'c [TaskChoices])) -> Result<()>,
+) -> Result<()> {
+    for (i, batch) in c.varying.chunks(super::parallel::BATCH).enumerate() {
+        sink(((i * super::parallel::BATCH) as u64, batch))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -177,19 +202,30 @@ mod tests {
         ]);
         let same = consistency(vec![first(Some("c"), "t", Some("a"), 2)]);
         assert_eq!(varied.varying.len(), 3);
-        for c in [&varied, &same] {
+        // 1,100 varying tasks: three batches rendered apart, the widest
+        // task id in the last.
+        let many = consistency((0..1100).flat_map(|i| {
+            let task = if i == 1099 {
+                format!("t{i:04}-{}", "w".repeat(30))
+            } else {
+                format!("t{i:04}")
+            };
+            [
+                first(Some("c"), &task, Some("a"), 1 + i % 3),
+                first(Some("c"), &task, Some("b"), 1),
+            ]
+        }));
+        assert_eq!(many.varying.len(), 1100);
+        for c in [&varied, &same, &many] {
             for format in [Format::Table, Format::Markdown, Format::Csv, Format::Json] {
                 let whole = super::super::render(&build(c, &red), format);
-                // a piece per row, and all in one piece
-                for chunk in [1, 1 << 20] {
-                    let mut text = String::new();
-                    write(c, format, &red, chunk, &mut |s| {
-                        text.push_str(s);
-                        Ok(())
-                    })
-                    .unwrap();
-                    assert_eq!(text, whole, "{format:?}");
-                }
+                let mut text = String::new();
+                write(c, format, &red, &mut |s| {
+                    text.push_str(s);
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(text, whole, "{format:?}");
             }
         }
     }

@@ -20,6 +20,7 @@ pub mod diff;
 pub mod findings;
 pub mod ladder;
 pub mod metrics;
+pub mod parallel;
 pub mod refusals;
 pub mod runs;
 pub mod stream;

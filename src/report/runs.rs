@@ -1,10 +1,13 @@
 //! `rung report runs`: each run with its decisions, first failed rung and
 //! outcome. Tables say model and catalogue once above each stretch of runs
 //! that share them, to fit; markdown has every column. Built whole
-//! ([`build`]) or a run at a time ([`template`], [`Labels`], [`cells`])
-//! for a listing that need not fit in memory.
+//! ([`build`]) or a batch at a time ([`write`]) for a listing that need
+//! not fit in memory.
 
+use super::Format;
 use super::model::{Cell, Column, Empty, Groups, Place, Prose, Report, Shape, count, opt_or};
+use super::stream::Stream;
+use crate::error::Result;
 use crate::model::Rung;
 use crate::redact::Redactor;
 use crate::store::query::{RunRow, RunTally};
@@ -76,6 +79,88 @@ pub fn template(t: &RunTally) -> Report {
         )));
     }
     r
+}
+
+/// Each run that `read` hands over (in the order listed; a table reads
+/// them twice, its columns measured first), written a batch at a time:
+/// `write` is given the text in pieces. The runs are read on this thread
+/// and their rows rendered on two others ([`super::parallel::ordered`]);
+/// the text is [`build`]'s rendered whole.
+pub fn write(
+    tally: &RunTally,
+    read: &ReadRuns,
+    format: Format,
+    m: &Redactor,
+    write: &mut (dyn FnMut(&str) -> Result<()> + Send),
+) -> Result<()> {
+    use super::parallel::ordered;
+    let template = template(tally);
+    if tally.runs == 0 {
+        return write(&super::render(&template, format));
+    }
+    let mut natural = Stream::natural(&template);
+    if format == Format::Table {
+        ordered(
+            |sink| batches(read, m, sink),
+            |(_, batch): Batch| {
+                let mut n = Stream::natural(&template);
+                for (_, run) in &batch {
+                    Stream::measure(&template, &mut n, &cells(run, m));
+                }
+                n
+            },
+            |n| {
+                natural.merge(&n);
+                Ok(())
+            },
+        )?;
+    }
+    let stream = Stream::new(&template, format, &natural);
+    write(&stream.head())?;
+    ordered(
+        |sink| batches(read, m, sink),
+        |(first, batch): Batch| {
+            let mut s = stream.after(first);
+            let mut text = String::new();
+            for (label, run) in &batch {
+                s.row(label.as_deref(), &cells(run, m), &mut text);
+            }
+            text
+        },
+        |text| write(&text),
+    )?;
+    write(&stream.tail())
+}
+
+/// Reads the runs to list, handing each to the function given, in order.
+pub type ReadRuns<'r> = dyn Fn(&mut dyn FnMut(RunRow) -> Result<()>) -> Result<()> + 'r;
+
+/// Runs in the order listed, each with the label above it if it starts a
+/// stretch; after how many runs they come.
+type Batch = (u64, Vec<(Option<String>, RunRow)>);
+
+/// The runs `read` hands over, in batches.
+fn batches(read: &ReadRuns, m: &Redactor, sink: &mut dyn FnMut(Batch) -> Result<()>) -> Result<()> {
+    use super::parallel::BATCH;
+    let mut labels = Labels::default();
+    let (mut first, mut read_so_far) = (0u64, 0u64);
+    let mut batch = Vec::with_capacity(BATCH);
+    read(&mut |run| {
+        batch.push((labels.next(&run, m), run));
+        read_so_far += 1;
+        if batch.len() == BATCH {
+            sink((
+                first,
+                std::mem::replace(&mut batch, Vec::with_capacity(BATCH)),
+            ))?;
+            first = read_so_far;
+        }
+        Ok(())
+    })?;
+    if !batch.is_empty() {
+        sink((first, batch))?;
+    }
+    Ok(())
 }
 
 /// The label a table shows above each stretch of runs with the same model

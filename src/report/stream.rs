@@ -14,6 +14,7 @@ use super::table::{Natural, WIDTH, line, rule, wrap};
 use crate::text::{escape, escape_multiline, safe_json, truncate};
 
 /// The writer of one report's rows in one format.
+#[derive(Clone)]
 pub struct Stream<'a> {
     r: &'a Report,
     format: Format,
@@ -86,6 +87,15 @@ impl<'a> Stream<'a> {
             widths,
             right,
             rows: 0,
+        }
+    }
+
+    /// This writer as it stands after `rows` rows (for a batch of rows
+    /// written apart from those before it).
+    pub fn after(&self, rows: u64) -> Stream<'a> {
+        Stream {
+            rows,
+            ..self.clone()
         }
     }
 
@@ -269,25 +279,20 @@ mod tests {
         }
     }
 
-    /// The streamed text of `list`, measured in a first pass as the CLI
-    /// does.
+    /// The text `runs::write` gives for `list`, as the CLI prints it.
     fn streamed(list: &[RunRow], format: Format) -> String {
         let m = Redactor::default();
         let mut tally = crate::store::query::RunTally::default();
         list.iter().for_each(|r| tally.add(r));
-        let template = runs::template(&tally);
-        let mut natural = Stream::natural(&template);
-        for r in list {
-            Stream::measure(&template, &mut natural, &runs::cells(r, &m));
-        }
-        let mut s = Stream::new(&template, format, &natural);
-        let mut out = s.head();
-        let mut labels = runs::Labels::default();
-        for r in list {
-            let label = labels.next(r, &m);
-            s.row(label.as_deref(), &runs::cells(r, &m), &mut out);
-        }
-        out.push_str(&s.tail());
+        let mut out = String::new();
+        let read = |each: &mut dyn FnMut(RunRow) -> crate::error::Result<()>| {
+            list.iter().try_for_each(|r| each(r.clone()))
+        };
+        runs::write(&tally, &read, format, &m, &mut |text| {
+            out.push_str(text);
+            Ok(())
+        })
+        .unwrap();
         out
     }
 
@@ -307,6 +312,20 @@ mod tests {
                 run("r3", Some("m-a"), None, None),
             ],
             vec![run("only", Some("m"), Some(1), None)],
+            vec![],
+            // Batches of runs rendered apart: a new stretch inside the
+            // second batch, the widest run id in the last.
+            (0..1300)
+                .map(|i| {
+                    let id = if i == 1299 {
+                        format!("r{i:04}-{}", "w".repeat(30))
+                    } else {
+                        format!("r{i:04}")
+                    };
+                    let model = if i < 700 { "m-a" } else { "m-b" };
+                    run(&id, Some(model), Some(i % 3), Some(i % 5 == 0))
+                })
+                .collect(),
         ];
         let m = Redactor::default();
         for list in &lists {
@@ -325,5 +344,19 @@ mod tests {
         );
         assert!(table.contains("model - · catalogue cat-1\nr3"), "{table}");
         assert!(table.contains("  task|r1\\x…      1"), "{table}");
+        // The 1,300 runs: two stretches, every run once, in order.
+        let table = streamed(&lists[4], Format::Table);
+        assert_eq!(table.matches("model m-").count(), 2, "{table}");
+        let json: serde_json::Value =
+            serde_json::from_str(&streamed(&lists[4], Format::Json)).unwrap();
+        let ids: Vec<&str> = json["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["run_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids.len(), 1300);
+        assert_eq!((ids[0], ids[700]), ("r0000", "r0700"));
+        assert!(ids[1299].starts_with("r1299-www"));
     }
 }

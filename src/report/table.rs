@@ -123,6 +123,13 @@ impl Natural {
         }
     }
 
+    /// Takes in what `other` measured (of the same columns).
+    pub fn merge(&mut self, other: &Natural) {
+        for (w, o) in self.widths.iter_mut().zip(&other.widths) {
+            *w = (*w).max(*o);
+        }
+    }
+
     /// Measures one cell of column `col` whose width is `w` already (as
     /// [`Natural::add`] of a row with that cell).
     pub fn add_width(&mut self, col: usize, w: usize) {

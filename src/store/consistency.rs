@@ -23,7 +23,7 @@ pub fn rate(conn: &Connection, f: &Filter) -> Result<Rate> {
 /// catalogue and task. Runs without a task have no trials to compare.
 pub fn consistency(conn: &Connection, f: &Filter) -> Result<Consistency> {
     if let Some(s) = super::agg::read::scope(conn, f)? {
-        return Ok(group(super::agg::read::firsts(conn, &s)?));
+        return super::agg::read::consistency(conn, &s);
     }
     let (clause, args) = f.decision_clause();
     let mut stmt = conn.prepare(&format!(

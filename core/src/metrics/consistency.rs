@@ -4,7 +4,7 @@
 //! one way on one trial and another way on the next is unreliable even when
 //! each start is acceptable.
 
-use std::collections::BTreeMap;
+use rustc_hash::FxHashMap;
 
 use serde::Serialize;
 
@@ -66,10 +66,11 @@ pub struct Consistency {
 }
 
 /// Groups first choices, each with its number of runs, by (catalogue,
-/// task).
+/// task). Hashed, not ordered, as they come: the varying tasks are sorted
+/// whole at the end, and each one's choices by count, then tool.
 pub fn consistency(firsts: impl IntoIterator<Item = (FirstChoice, u64)>) -> Consistency {
     type Key = (Option<String>, String);
-    let mut groups: BTreeMap<Key, BTreeMap<Option<String>, u64>> = BTreeMap::new();
+    let mut groups: FxHashMap<Key, FxHashMap<Option<String>, u64>> = FxHashMap::default();
     for (f, n) in firsts {
         *groups
             .entry((f.catalogue, f.task_id))
@@ -92,9 +93,9 @@ pub fn consistency(firsts: impl IntoIterator<Item = (FirstChoice, u64)>) -> Cons
             .into_iter()
             .map(|(tool, count)| Choice { tool, count })
             .collect();
-        // BTreeMap order is already tool order (None first): a stable sort
-        // by count keeps it among equal counts.
-        choices.sort_by_key(|c| std::cmp::Reverse(c.count));
+        // By count descending, then tool (no call first): tools are
+        // distinct, so the order is total.
+        choices.sort_unstable_by(|a, b| b.count.cmp(&a.count).then_with(|| a.tool.cmp(&b.tool)));
         varying.push(TaskChoices {
             catalogue,
             task_id,
@@ -102,7 +103,8 @@ pub fn consistency(firsts: impl IntoIterator<Item = (FirstChoice, u64)>) -> Cons
             choices,
         });
     }
-    varying.sort_by(|a, b| {
+    // (catalogue, task) is unique: the order is total.
+    varying.sort_unstable_by(|a, b| {
         b.distinct()
             .cmp(&a.distinct())
             .then_with(|| a.top_share().total_cmp(&b.top_share()))

@@ -5,11 +5,12 @@ use std::collections::HashMap;
 
 use rusqlite::types::{Value as Sql, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
+use rustc_hash::FxHashMap;
 
 use super::{DAY, FIRSTS, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, TALLIES, TOOLS};
-use crate::error::Result;
+use crate::error::{Result, StoredError};
 use crate::filter::Filter;
-use crate::metrics::consistency::FirstChoice;
+use crate::metrics::consistency::{Consistency, FirstChoice, consistency as group};
 use crate::metrics::{LadderCounts, MetricsAcc, Rate};
 use crate::store::filter_sql::push_in;
 
@@ -227,46 +228,71 @@ pub fn tools(conn: &Connection, s: &Scope) -> Result<(ToolSums, ReasonSums)> {
     Ok((out, reasons))
 }
 
-/// Each run's first decision by catalogue, task and selected tool, in the
-/// order `GROUP BY catalogue, task_id, selected` gives (as
-/// `consistency::consistency`).
-pub fn firsts(conn: &Connection, s: &Scope) -> Result<Vec<(FirstChoice, u64)>> {
-    let cat = "(SELECT version FROM catalogue_ids WHERE id = k.catalogue)";
-    let mut stmt = conn.prepare(&sum_sql(
-        s,
-        FIRSTS,
-        &format!(
-            "{cat}, n1.name, CASE WHEN a.selected = {NO_SELECTED} THEN {NO_SELECTED} ELSE n2.name END,
-             sum(a.decisions)"
-        ),
-        "",
-        "k.catalogue, n1.name, 3",
+/// Each run's first decision, grouped by catalogue and task
+/// (`consistency::consistency` of them). The counts are summed by ids as
+/// the rows come and each (catalogue, task, tool) named once after:
+/// grouping by names in SQL sorted half a million texts at 5,000,000
+/// decisions. Ids and names are one to one (both name tables are unique),
+/// so the groups are the same.
+pub fn consistency(conn: &Connection, s: &Scope) -> Result<Consistency> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT k.catalogue, a.task_id, a.selected, a.decisions
+         FROM {} a JOIN agg_keys k ON k.id = a.key WHERE {}",
+        KINDS[FIRSTS].table, s.clause
     ))?;
-    let mut out: Vec<(FirstChoice, u64)> = Vec::new();
+    let mut sums: FxHashMap<(Option<i64>, i64, i64), i64> = FxHashMap::default();
     let mut rows = stmt.query(params_from_iter(&s.args))?;
     while let Some(r) = rows.next()? {
-        let selected = match r.get_ref(2)? {
-            ValueRef::Integer(NO_SELECTED) => None,
-            _ => Some(r.get(2)?),
-        };
-        out.push((
-            FirstChoice {
-                catalogue: r.get(0)?,
-                task_id: r.get(1)?,
-                selected,
-            },
-            r.get::<_, i64>(3)?.max(0) as u64,
-        ));
+        let key = (r.get(0)?, r.get(1)?, r.get(2)?);
+        *sums.entry(key).or_default() += r.get::<_, i64>(3)?;
     }
-    // Catalogue ids need not follow their versions' order.
-    out.sort_by(|a, b| {
-        (&a.0.catalogue, &a.0.task_id, &a.0.selected).cmp(&(
-            &b.0.catalogue,
-            &b.0.task_id,
-            &b.0.selected,
-        ))
-    });
-    Ok(out)
+    let catalogues = id_names(conn, "SELECT id, version FROM catalogue_ids")?;
+    let names = id_names(conn, "SELECT id, name FROM agg_names")?;
+    let mut unnamed = None;
+    let firsts = sums
+        .into_iter()
+        .filter_map(|((catalogue, task, selected), n)| {
+            // (A task without its name is left out, as a join would.)
+            let task_id = names.get(&task)?.clone();
+            let selected = match selected {
+                NO_SELECTED => None,
+                id => match names.get(&id) {
+                    Some(name) => Some(name.clone()),
+                    None => {
+                        unnamed.get_or_insert(StoredError {
+                            db: conn.path().unwrap_or_default().to_string(),
+                            table: "agg_firsts",
+                            row: format!("task {task}"),
+                            column: "selected",
+                            message: format!("tool {id} is not in agg_names"),
+                        });
+                        return None;
+                    }
+                },
+            };
+            Some((
+                FirstChoice {
+                    // (A catalogue without its version reads as none, as the
+                    // subquery did.)
+                    catalogue: catalogue.and_then(|id| catalogues.get(&id).cloned()),
+                    task_id,
+                    selected,
+                },
+                n.max(0) as u64,
+            ))
+        });
+    let grouped = group(firsts);
+    match unnamed {
+        Some(e) => Err(e.into()),
+        None => Ok(grouped),
+    }
+}
+
+/// `(id, name)` rows as a map.
+fn id_names(conn: &Connection, sql: &str) -> Result<FxHashMap<i64, String>> {
+    let mut stmt = conn.prepare(sql)?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The `inconsistent_tasks` rate (as `consistency(firsts(..)).rate`): per
