@@ -119,23 +119,15 @@ pub fn write(
         return write(&super::render(&build(c, red), format));
     }
     let template = template(c);
-    let mut natural = Stream::natural(&template);
-    if format == Format::Table {
-        super::parallel::ordered(
+    let natural = if format == Format::Table {
+        Stream::measure_all(
+            &template,
             |sink| batches(c, sink),
-            |(_, batch)| {
-                let mut n = Stream::natural(&template);
-                for t in batch {
-                    Stream::measure(&template, &mut n, &cells(t, red));
-                }
-                n
-            },
-            |n| {
-                natural.merge(&n);
-                Ok(())
-            },
-        )?;
-    }
+            |(_, batch), add| batch.iter().for_each(|t| add(&cells(t, red))),
+        )?
+    } else {
+        Stream::natural(&template)
+    };
     let stream = Stream::new(&template, format, &natural);
     if format == Format::Json {
         write(&Stream::json_head(json_empty(c, red).get()))?;

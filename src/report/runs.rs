@@ -98,23 +98,15 @@ pub fn write(
     if tally.runs == 0 {
         return write(&super::render(&template, format));
     }
-    let mut natural = Stream::natural(&template);
-    if format == Format::Table {
-        ordered(
+    let natural = if format == Format::Table {
+        Stream::measure_all(
+            &template,
             |sink| batches(read, m, sink),
-            |(_, batch): Batch| {
-                let mut n = Stream::natural(&template);
-                for (_, run) in &batch {
-                    Stream::measure(&template, &mut n, &cells(run, m));
-                }
-                n
-            },
-            |n| {
-                natural.merge(&n);
-                Ok(())
-            },
-        )?;
-    }
+            |(_, batch): Batch, add| batch.iter().for_each(|(_, run)| add(&cells(run, m))),
+        )?
+    } else {
+        Stream::natural(&template)
+    };
     let stream = Stream::new(&template, format, &natural);
     write(&stream.head())?;
     ordered(

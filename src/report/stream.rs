@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::Format;
 use super::model::{Cell, Place, Report, Shape};
 use super::table::{Natural, WIDTH, line, rule, wrap};
+use crate::error::Result;
 use crate::text::{escape, escape_multiline, safe_json, truncate};
 
 /// The writer of one report's rows in one format.
@@ -57,6 +58,30 @@ impl<'a> Stream<'a> {
             .map(|&i| template.columns[i].read(&cells[i]))
             .collect();
         natural.add(&read);
+    }
+
+    /// A table's columns measured over every row of the batches `produce`
+    /// hands over: `rows` gives a batch's rows to measure, and the batches
+    /// are measured on two threads ([`super::parallel::ordered`]).
+    pub fn measure_all<B: Send>(
+        template: &Report,
+        produce: impl FnOnce(&mut dyn FnMut(B) -> Result<()>) -> Result<()>,
+        rows: impl Fn(B, &mut dyn FnMut(&[Cell])) + Sync,
+    ) -> Result<Natural> {
+        let mut natural = Self::natural(template);
+        super::parallel::ordered(
+            produce,
+            |batch| {
+                let mut n = Self::natural(template);
+                rows(batch, &mut |cells| Self::measure(template, &mut n, cells));
+                n
+            },
+            |n| {
+                natural.merge(&n);
+                Ok(())
+            },
+        )?;
+        Ok(natural)
     }
 
     /// A writer for the rows of `template` (which has none); `natural` is
