@@ -318,9 +318,12 @@ pub fn pass_hat_k(tasks: &[(u64, u64)]) -> BTreeMap<u32, PassK> {
     out
 }
 
-/// Groups run outcomes into (n, c) per task, in task order.
+/// Groups run outcomes into (n, c) per task, in task order (pass^k adds
+/// them up in that order). Hashed as they come and the tasks sorted once:
+/// half a million runs in an ordered map compared their names 8 million
+/// times.
 pub fn task_outcomes<'a>(runs: impl IntoIterator<Item = (&'a str, bool)>) -> Vec<(u64, u64)> {
-    let mut by_task: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    let mut by_task: rustc_hash::FxHashMap<&str, (u64, u64)> = Default::default();
     for (task, success) in runs {
         let e = by_task.entry(task).or_default();
         e.0 += 1;
@@ -328,7 +331,10 @@ pub fn task_outcomes<'a>(runs: impl IntoIterator<Item = (&'a str, bool)>) -> Vec
             e.1 += 1;
         }
     }
-    by_task.into_values().collect()
+    let mut tasks: Vec<(&str, (u64, u64))> = by_task.into_iter().collect();
+    // Task names are distinct: the order is total.
+    tasks.sort_unstable_by_key(|(task, _)| *task);
+    tasks.into_iter().map(|(_, outcome)| outcome).collect()
 }
 
 /// One confusion cell: the acceptable set and what was selected instead.
