@@ -134,21 +134,18 @@ pub fn write(
     } else {
         write(&stream.head())?;
     }
-    super::parallel::ordered(
+    stream.write_all(
         |sink| batches(c, sink),
-        |(first, batch)| {
-            let mut s = stream.after(first);
-            let mut text = String::new();
+        |batch, s, text| {
             for t in batch {
                 if format == Format::Json {
-                    s.json_row(json_row(t, red).get(), &mut text);
+                    s.json_row(json_row(t, red).get(), text);
                 } else {
-                    s.row(None, &cells(t, red), &mut text);
+                    s.row(None, &cells(t, red), text);
                 }
             }
-            text
         },
-        |text| write(&text),
+        &mut *write,
     )?;
     write(&stream.tail())
 }

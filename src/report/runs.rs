@@ -93,7 +93,6 @@ pub fn write(
     m: &Redactor,
     write: &mut (dyn FnMut(&str) -> Result<()> + Send),
 ) -> Result<()> {
-    use super::parallel::ordered;
     let template = template(tally);
     if tally.runs == 0 {
         return write(&super::render(&template, format));
@@ -109,17 +108,14 @@ pub fn write(
     };
     let stream = Stream::new(&template, format, &natural);
     write(&stream.head())?;
-    ordered(
+    stream.write_all(
         |sink| batches(read, m, sink),
-        |(first, batch): Batch| {
-            let mut s = stream.after(first);
-            let mut text = String::new();
+        |batch, s, text| {
             for (label, run) in &batch {
-                s.row(label.as_deref(), &cells(run, m), &mut text);
+                s.row(label.as_deref(), &cells(run, m), text);
             }
-            text
         },
-        |text| write(&text),
+        &mut *write,
     )?;
     write(&stream.tail())
 }

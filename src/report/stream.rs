@@ -84,6 +84,28 @@ impl<'a> Stream<'a> {
         Ok(natural)
     }
 
+    /// Writes every row of the batches `produce` hands over, each batch
+    /// with how many rows come before it: `rows` writes a batch's rows
+    /// with the writer it is given. The batches are written on two threads
+    /// ([`super::parallel::ordered`]) and `write` gets their text in order.
+    pub fn write_all<B: Send>(
+        &self,
+        produce: impl FnOnce(&mut dyn FnMut((u64, B)) -> Result<()>) -> Result<()>,
+        rows: impl Fn(B, &mut Stream<'a>, &mut String) + Sync,
+        mut write: impl FnMut(&str) -> Result<()> + Send,
+    ) -> Result<()> {
+        super::parallel::ordered(
+            produce,
+            |(first, batch)| {
+                let mut s = self.after(first);
+                let mut text = String::new();
+                rows(batch, &mut s, &mut text);
+                text
+            },
+            |text| write(&text),
+        )
+    }
+
     /// A writer for the rows of `template` (which has none); `natural` is
     /// the first pass's measure for a table.
     pub fn new(template: &'a Report, format: Format, natural: &Natural) -> Stream<'a> {

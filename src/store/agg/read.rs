@@ -289,13 +289,13 @@ pub fn consistency(conn: &Connection, s: &Scope) -> Result<Consistency> {
 }
 
 /// `(id, name)` rows as a map.
-fn id_names(conn: &Connection, sql: &str) -> Result<FxHashMap<i64, String>> {
+pub(super) fn id_names(conn: &Connection, sql: &str) -> Result<FxHashMap<i64, String>> {
     let mut stmt = conn.prepare(sql)?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The `inconsistent_tasks` rate (as `consistency(firsts(..)).rate`): per
+/// The `inconsistent_tasks` rate (as [`consistency`]'s `rate`): per
 /// (catalogue, task), how many runs and whether more than one tool was
 /// chosen first. Grouped in a hash as the rows come (no sort), without
 /// naming or ordering the choices.

@@ -78,10 +78,7 @@ pub(crate) fn budget(
     s: &Scope,
     mut each: impl FnMut(&str, &CatalogueTurns),
 ) -> Result<()> {
-    let versions: HashMap<i64, String> = conn
-        .prepare("SELECT id, version FROM catalogue_ids")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
+    let versions = super::read::id_names(conn, "SELECT id, version FROM catalogue_ids")?;
     each_kept(conn, s, false, |(cats, _)| {
         for c in &cats {
             // (A catalogue id that names nothing enters no budget: the
