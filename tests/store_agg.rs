@@ -12,7 +12,7 @@ use std::path::Path;
 use import_util::*;
 use rung::filter::Filter;
 use rung::metrics::consistency::Consistency;
-use rung::metrics::{LadderCounts, Metrics, ToolUsage};
+use rung::metrics::{Confusions, LadderCounts, Metrics, ToolUsage};
 use rung::model::Rung;
 use rung::store::completion::Completions;
 use rung::store::query;
@@ -32,6 +32,7 @@ type Counts = (
     Metrics,
     Vec<ToolUsage>,
     Consistency,
+    Confusions,
     Completions,
 );
 
@@ -42,6 +43,7 @@ fn counts(conn: &Connection, f: &Filter) -> Counts {
         query::metrics(conn, f).unwrap(),
         query::tools(conn, f).unwrap(),
         rung::store::consistency::consistency(conn, f).unwrap(),
+        query::confusions(conn, f).unwrap(),
         // The filter bar's values: the same whatever the filter.
         rung::store::completion::completions(conn).unwrap(),
     )
@@ -213,6 +215,47 @@ fn counts_after_an_import_are_the_verdicts_counts() {
     assert_eq!(tool(&tools, "find_customer").selected, 4);
     assert_eq!(tool(&tools, "send_email").selected, 1);
     assert_eq!(tool(&tools, "refund_invoice").refused, 1);
+    // The SELECTION failures: r-104 step 1 (gpt-4o, Nov 10) chose
+    // cancel_subscription for find_customer, r-102 steps 2 and 4 (gpt-4o,
+    // the 18th) refund_invoice for cancel_subscription and delete_customer
+    // for ask_user, r-103 step 2 (qwen3:8b, the 19th) send_email for
+    // ask_user.
+    let cells = |f: &Filter| -> Vec<(Vec<String>, String, u64)> {
+        let c = query::confusions(&conn, f).unwrap();
+        assert_eq!(
+            c.selection_failures,
+            c.cells.iter().map(|c| c.count).sum::<u64>()
+        );
+        c.cells
+            .into_iter()
+            .map(|c| (c.acceptable, c.selected.unwrap(), c.count))
+            .collect()
+    };
+    let cell = |a: &str, s: &str| (vec![a.to_string()], s.to_string(), 1);
+    assert_eq!(
+        cells(&Filter::default()),
+        [
+            cell("ask_user", "delete_customer"),
+            cell("ask_user", "send_email"),
+            cell("cancel_subscription", "refund_invoice"),
+            cell("find_customer", "cancel_subscription"),
+        ]
+    );
+    assert_eq!(
+        cells(&gpt),
+        [
+            cell("ask_user", "delete_customer"),
+            cell("cancel_subscription", "refund_invoice"),
+            cell("find_customer", "cancel_subscription"),
+        ]
+    );
+    assert_eq!(
+        cells(&the_18th),
+        [
+            cell("ask_user", "delete_customer"),
+            cell("cancel_subscription", "refund_invoice")
+        ]
+    );
     // The filter bar's catalogues and phases, counted from the kept counts
     // (the long way gives the same: `assert_kept_counts_are_exact`).
     let c = rung::store::completion::completions(&conn).unwrap();
@@ -341,10 +384,10 @@ fn a_schema_7_database_gets_its_counts_on_upgrade() {
             &conn,
             "SELECT type, name FROM sqlite_master WHERE name LIKE 'agg%' AND type IN ('table', 'trigger')",
         );
-        // Thirteen tables and twelve triggers (eight and seven of schema 8,
+        // Fourteen tables and twelve triggers (eight and seven of schema 8,
         // schema 10's `agg_audit`, schema 11's `agg_runs` and its trigger on
-        // a decision's turn).
-        assert_eq!(objects.len(), 25);
+        // a decision's turn, schema 12's `agg_confusions`).
+        assert_eq!(objects.len(), 26);
         for o in objects {
             let (Sql::Text(ty), Sql::Text(name)) = (&o[0], &o[1]) else {
                 unreachable!()
@@ -371,6 +414,52 @@ fn a_schema_7_database_gets_its_counts_on_upgrade() {
         vec![
             vec![Sql::Integer(0), Sql::Integer(9)],
             vec![Sql::Integer(1), Sql::Integer(6)]
+        ]
+    );
+    drop(store);
+    assert_kept_counts_are_exact(&db);
+    let conn = Connection::open(&db).unwrap();
+    let got: Vec<Counts> = filters().iter().map(|f| counts(&conn, f)).collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn a_schema_11_database_gets_its_confusion_cells_on_upgrade() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK), &path(MENUS)]);
+    let expected: Vec<Counts> = {
+        let conn = Connection::open(&db).unwrap();
+        filters().iter().map(|f| counts(&conn, f)).collect()
+    };
+    {
+        // Schema 11 is schema 12 without `agg_confusions`.
+        let conn = Connection::open(&db).unwrap();
+        assert_eq!(
+            one(
+                &conn,
+                "SELECT sum(decisions) FROM agg_confusions a JOIN agg_keys k ON k.id = a.key WHERE k.whole = 1"
+            ),
+            Sql::Integer(5)
+        );
+        conn.execute_batch("DROP TABLE agg_confusions; PRAGMA user_version = 11")
+            .unwrap();
+    }
+    let store = rung::store::Store::open_rw(&db).unwrap();
+    assert_eq!(
+        one(&store.conn, "PRAGMA user_version"),
+        Sql::Integer(rung::store::SCHEMA_VERSION)
+    );
+    // The five SELECTION failures (desk's four and menus.jsonl's one),
+    // each on one day and in all days.
+    assert_eq!(
+        rows(
+            &store.conn,
+            "SELECT k.whole, sum(a.decisions) FROM agg_confusions a JOIN agg_keys k ON k.id = a.key
+             GROUP BY 1 ORDER BY 1"
+        ),
+        vec![
+            vec![Sql::Integer(0), Sql::Integer(5)],
+            vec![Sql::Integer(1), Sql::Integer(5)]
         ]
     );
     drop(store);
@@ -435,7 +524,7 @@ fn all_days_counts_moved_in_parts_add_up_to_moving_them_once() {
              SELECT DISTINCT coalesce(day, -2147483648) FROM agg_keys WHERE whole = 0;
          DELETE FROM agg_rungs; DELETE FROM agg_tallies; DELETE FROM agg_tokens;
          DELETE FROM agg_tools; DELETE FROM agg_reasons; DELETE FROM agg_firsts;
-         DELETE FROM agg_keys;",
+         DELETE FROM agg_confusions; DELETE FROM agg_keys;",
     )
     .unwrap();
     rung::store::agg::refresh_holding(&conn, 1).unwrap();

@@ -113,6 +113,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema_v9.sql"),
     include_str!("schema_v10.sql"),
     include_str!("schema_v11.sql"),
+    include_str!("schema_v12.sql"),
 ];
 
 /// The schema version this rung writes.
@@ -496,9 +497,10 @@ fn migrate(conn: &Connection) -> Result<()> {
     }
     // The counts kept for the screens are counted by this rung's code, which
     // writes every count table: only once every schema's tables exist.
-    if version < 10 {
+    if version < 12 {
         // Schema 10 counts every stored day again for the tool audit (and
-        // the days and findings schemas 8 and 9 listed).
+        // the days and findings schemas 8 and 9 listed), schema 12 for the
+        // confusion cells.
         agg::recount_every_day(&tx)?;
     }
     if version < 11 {

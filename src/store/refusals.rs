@@ -124,17 +124,48 @@ pub fn refusal_items(
 }
 
 /// The time of the latest dated refusal in the filter.
+///
+/// Read backwards through the time index (`ladder_time`) until the first
+/// refusal the filter keeps, as [`refusals_per_day`] reads forwards:
+/// through the `ladder` view, SQLite reads every decision and sorts their
+/// times (seconds at millions of decisions). A task, run or tag filter
+/// keeps few runs, so those start from the runs.
 pub fn latest_refusal(conn: &Connection, f: &Filter) -> Result<Option<i64>> {
-    let (clause, args) = f.without_window().decision_clause();
-    let refused = refused();
+    let g = f.without_window();
+    let (sql, args) = if time_first(&g) {
+        let (clause, args) = g.rows_clause();
+        (
+            format!(
+                "SELECT l.time_us FROM ladder_rows l CROSS JOIN decision_rows d ON d.id = l.decision_id
+                 CROSS JOIN runs r ON r.run_id = d.run_id
+                 WHERE {clause} AND d.status = '{}' AND l.time_us IS NOT NULL
+                 ORDER BY l.time_us DESC LIMIT 1",
+                Status::Refused
+            ),
+            args,
+        )
+    } else {
+        let (clause, args) = g.decision_clause();
+        let refused = refused();
+        (
+            format!(
+                "SELECT l.time_us FROM ladder l JOIN runs r ON r.run_id = l.run_id
+                 WHERE {clause} AND {refused} AND l.time_us IS NOT NULL
+                 ORDER BY l.time_us DESC LIMIT 1"
+            ),
+            args,
+        )
+    };
     Ok(conn
-        .prepare_cached(&format!(
-            "SELECT l.time_us FROM ladder l JOIN runs r ON r.run_id = l.run_id
-             WHERE {clause} AND {refused} AND l.time_us IS NOT NULL
-             ORDER BY l.time_us DESC LIMIT 1"
-        ))?
+        .prepare_cached(&sql)?
         .query_row(params_from_iter(args), |r| r.get(0))
         .optional()?)
+}
+
+/// Whether a filter (without its window) is read in time order: no task,
+/// run or tag filter, which keep few runs and start from them.
+fn time_first(g: &Filter) -> bool {
+    g.tasks.is_empty() && g.runs.is_empty() && g.tags.is_empty()
 }
 
 /// Refusals per day over `days` days ending at `until` (oldest first).
@@ -148,8 +179,7 @@ pub fn latest_refusal(conn: &Connection, f: &Filter) -> Result<Option<i64>> {
 pub fn refusals_per_day(conn: &Connection, f: &Filter, until: i64, days: u32) -> Result<Vec<u64>> {
     let since = until - DAY * days as i64;
     let g = f.without_window();
-    let time_first = g.tasks.is_empty() && g.runs.is_empty() && g.tags.is_empty();
-    let (sql, mut args) = if time_first {
+    let (sql, mut args) = if time_first(&g) {
         let (clause, args) = g.rows_clause();
         (
             format!(

@@ -182,6 +182,9 @@ pub fn pass_hat_k(conn: &Connection, f: &Filter) -> Result<BTreeMap<u32, metrics
 /// Confusion cells over SELECTION failures (`rung report confusions`),
 /// from the stored verdicts: each distinct acceptable list decoded once.
 pub fn confusions(conn: &Connection, f: &Filter) -> Result<Confusions> {
+    if let Some(s) = agg::scope(conn, f)? {
+        return agg::confusions(conn, &s);
+    }
     let (clause, args) = f.rows_clause();
     let from = f.rows_from();
     let mut stmt = conn.prepare(&format!(

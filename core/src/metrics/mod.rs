@@ -360,13 +360,25 @@ fn cmp_opt(a: &Option<String>, b: &Option<String>) -> std::cmp::Ordering {
 
 /// Confusion cells over SELECTION failures: (sorted acceptable, selected).
 pub fn confusions(failures: impl IntoIterator<Item = (Vec<String>, Option<String>)>) -> Confusions {
+    confusions_counted(failures.into_iter().map(|f| (f, 1)))
+}
+
+/// [`confusions`] from failures already counted: each (acceptable,
+/// selected) pair with how many failures it stands for (a pair may come
+/// more than once, and lists in any order: they are summed).
+pub fn confusions_counted(
+    failures: impl IntoIterator<Item = ((Vec<String>, Option<String>), u64)>,
+) -> Confusions {
     let mut counts: HashMap<(Vec<String>, Option<String>), u64> = HashMap::new();
     let mut total = 0;
-    for (mut acceptable, selected) in failures {
+    for ((mut acceptable, selected), n) in failures {
+        if n == 0 {
+            continue;
+        }
         acceptable.sort();
         acceptable.dedup();
-        *counts.entry((acceptable, selected)).or_default() += 1;
-        total += 1;
+        *counts.entry((acceptable, selected)).or_default() += n;
+        total += n;
     }
     let mut cells: Vec<Cell> = counts
         .into_iter()
@@ -624,6 +636,36 @@ mod tests {
         );
         assert_eq!(c.cells[0].share, 2.0 / 6.0);
         assert_eq!(top_share(&c, 2), Some(3.0 / 6.0));
+    }
+
+    #[test]
+    fn counted_confusions_are_the_failures_one_by_one() {
+        // The kept counts hand over each (list, selected) once per group
+        // and day: the same pair twice, lists in either order, a zero.
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let c = confusions_counted(vec![
+            ((s(&["b"]), Some("x".into())), 1),
+            ((s(&["a", "b"]), None), 1),
+            ((s(&["a"]), Some("y".into())), 0),
+            ((s(&["a"]), Some("x".into())), 1),
+            ((s(&["b", "a", "b"]), None), 2),
+            ((s(&["b"]), Some("x".into())), 3),
+        ]);
+        assert_eq!(c.selection_failures, 8);
+        let order: Vec<(Vec<String>, Option<String>, u64)> = c
+            .cells
+            .iter()
+            .map(|c| (c.acceptable.clone(), c.selected.clone(), c.count))
+            .collect();
+        assert_eq!(
+            order,
+            vec![
+                (s(&["b"]), Some("x".into()), 4),
+                (s(&["a", "b"]), None, 3),
+                (s(&["a"]), Some("x".into()), 1),
+            ]
+        );
+        assert_eq!(c.cells[1].share, 3.0 / 8.0);
     }
 
     #[test]

@@ -81,8 +81,9 @@ pub(super) const TOOLS: usize = 3;
 pub(super) const REASONS: usize = 4;
 pub(super) const FIRSTS: usize = 5;
 pub(super) const AUDIT: usize = 6;
+pub(super) const CONFUSIONS: usize = 7;
 
-pub(super) const KINDS: [Kind; 7] = [
+pub(super) const KINDS: [Kind; 8] = [
     Kind {
         table: "agg_rungs",
         dims: &["rung", "boundary", "labelled"],
@@ -151,6 +152,14 @@ pub(super) const KINDS: [Kind; 7] = [
             "recorded",
         ],
         named: &[false, true, false, false, false, false],
+        counts: &["decisions"],
+    },
+    // SELECTION failures by acceptable list (its JSON text, names sorted
+    // and each once) and the tool selected instead (schema 12).
+    Kind {
+        table: "agg_confusions",
+        dims: &["acceptable", "selected"],
+        named: &[true, true],
         counts: &["decisions"],
     },
 ];

@@ -7,11 +7,13 @@ use rusqlite::types::{Value as Sql, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 use rustc_hash::FxHashMap;
 
-use super::{DAY, FIRSTS, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, TALLIES, TOOLS};
+use super::{
+    CONFUSIONS, DAY, FIRSTS, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, TALLIES, TOOLS,
+};
 use crate::error::{Result, StoredError};
 use crate::filter::Filter;
 use crate::metrics::consistency::{Consistency, FirstChoice, consistency as group};
-use crate::metrics::{LadderCounts, MetricsAcc, Rate};
+use crate::metrics::{Confusions, LadderCounts, MetricsAcc, Rate, confusions_counted};
 use crate::store::filter_sql::push_in;
 
 /// The `agg_keys k` a filter selects, when the counts answer it exactly:
@@ -285,6 +287,70 @@ pub fn consistency(conn: &Connection, s: &Scope) -> Result<Consistency> {
     match unnamed {
         Some(e) => Err(e.into()),
         None => Ok(grouped),
+    }
+}
+
+/// Confusion cells (as `verdicts::confusions`): the SELECTION failures
+/// kept by acceptable list and selected tool, summed by ids in a hash and
+/// each id named once.
+pub fn confusions(conn: &Connection, s: &Scope) -> Result<Confusions> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT a.acceptable, a.selected, a.decisions
+         FROM {} a JOIN agg_keys k ON k.id = a.key WHERE {}",
+        KINDS[CONFUSIONS].table, s.clause
+    ))?;
+    let mut sums: FxHashMap<(i64, i64), i64> = FxHashMap::default();
+    let mut rows = stmt.query(params_from_iter(&s.args))?;
+    while let Some(r) = rows.next()? {
+        *sums.entry((r.get(0)?, r.get(1)?)).or_default() += r.get::<_, i64>(2)?;
+    }
+    let mut lookup = conn.prepare_cached("SELECT name FROM agg_names WHERE id = ?1")?;
+    let mut names: FxHashMap<i64, String> = FxHashMap::default();
+    let mut name = |id: i64, column: &'static str| -> Result<String> {
+        if let Some(n) = names.get(&id) {
+            return Ok(n.clone());
+        }
+        let n: Option<String> = lookup.query_row([id], |r| r.get(0)).optional()?;
+        let n = n.ok_or_else(|| stored(conn, column, id, "is not in agg_names"))?;
+        names.insert(id, n.clone());
+        Ok(n)
+    };
+    let mut lists: FxHashMap<i64, Vec<String>> = FxHashMap::default();
+    let mut cells = Vec::with_capacity(sums.len());
+    for ((acceptable, selected), n) in sums {
+        let list = match lists.get(&acceptable) {
+            Some(l) => l.clone(),
+            None => {
+                let text = name(acceptable, "acceptable")?;
+                let l: Vec<String> = serde_json::from_str(&text).map_err(|e| {
+                    stored(
+                        conn,
+                        "acceptable",
+                        acceptable,
+                        &format!("is not a list ({e})"),
+                    )
+                })?;
+                lists.insert(acceptable, l.clone());
+                l
+            }
+        };
+        let selected = match selected {
+            NO_SELECTED => None,
+            id => Some(name(id, "selected")?),
+        };
+        cells.push(((list, selected), n.max(0) as u64));
+    }
+    Ok(confusions_counted(cells))
+}
+
+/// A kept confusion count that does not read back.
+fn stored(conn: &Connection, column: &'static str, id: i64, what: &str) -> StoredError {
+    StoredError {
+        db: conn.path().unwrap_or_default().to_string(),
+        table: "agg_confusions",
+        row: format!("{column} {id}"),
+        column,
+        message: format!("name {id} {what}"),
     }
 }
 

@@ -7,8 +7,8 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension};
 
 use super::{
-    AUDIT, DAY, Dim, FIRSTS, Group, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS, RUNGS, Rows,
-    TALLIES, TOKENS, TOOLS, add, audit,
+    AUDIT, CONFUSIONS, DAY, Dim, FIRSTS, Group, KINDS, NO_BOUNDARY, NO_K, NO_SELECTED, REASONS,
+    RUNGS, Rows, TALLIES, TOKENS, TOOLS, add, audit,
 };
 use crate::error::Result;
 use crate::metrics::{DecisionFacts, MetricsAcc};
@@ -34,7 +34,7 @@ fn select(time: &str) -> String {
                 CASE WHEN d.status = '{refused}' THEN
                      CASE WHEN l.reason IS NULL THEN d.reason WHEN l.reason = X'' THEN NULL
                           ELSE l.reason END END,
-                l.controls, l.decision_id, r.task_id, d.id IS NOT NULL, {audit}
+                l.controls, l.decision_id, r.task_id, d.id IS NOT NULL, l.acceptable, {audit}
          FROM ladder_rows l LEFT JOIN decision_rows d ON d.id = l.decision_id
          LEFT JOIN runs r ON r.run_id = d.run_id
          LEFT JOIN menus rm ON rm.id = d.retrieval
@@ -44,8 +44,16 @@ fn select(time: &str) -> String {
     )
 }
 
+/// An acceptable list as `agg_confusions` keeps it: its names sorted by
+/// code point, each once, as a JSON array.
+pub(super) fn kept_list(mut names: Vec<String>) -> String {
+    names.sort_unstable();
+    names.dedup();
+    serde_json::Value::from(names).to_string()
+}
+
 /// Where the tool audit's columns ([`scan_columns`]) start.
-const AUDIT_AT: usize = 27;
+const AUDIT_AT: usize = 28;
 
 /// Per tool: visible, selected, wrongly, refused, controlled.
 type ToolCounts = [i64; 5];
@@ -63,6 +71,9 @@ struct Acc {
     reasons: HashMap<(String, String), i64>,
     /// First decisions by (task, selected tool or none).
     firsts: HashMap<(String, Option<String>), i64>,
+    /// SELECTION failures by (acceptable list as kept, selected tool or
+    /// none).
+    confusions: HashMap<(String, Option<String>), i64>,
     /// The tool audit's counts (a group has one catalogue).
     audit: audit::Acc,
 }
@@ -116,6 +127,10 @@ impl Acc {
             let selected = selected.map_or(Dim::Int(NO_SELECTED), Dim::Text);
             out[FIRSTS].insert(vec![Dim::Text(task), selected], vec![n]);
         }
+        for ((acceptable, selected), n) in self.confusions {
+            let selected = selected.map_or(Dim::Int(NO_SELECTED), Dim::Text);
+            out[CONFUSIONS].insert(vec![Dim::Text(acceptable), selected], vec![n]);
+        }
         out
     }
 }
@@ -130,6 +145,9 @@ pub(super) struct Scanner {
     audits: HashMap<i64, Option<RuleScan>>,
     /// Each distinct controls list's names, decoded once.
     controls: HashMap<ListKey, Vec<String>>,
+    /// Each distinct acceptable list as `agg_confusions` keeps it (its
+    /// names sorted, each once, as JSON), made once.
+    acceptable: HashMap<ListKey, String>,
     /// The rungs and boundaries seen (few), counted by their place here.
     dims: Vec<Dim>,
     ids: Vec<u64>,
@@ -141,6 +159,7 @@ impl Scanner {
             names: Names::load(conn)?,
             audits: HashMap::default(),
             controls: HashMap::default(),
+            acceptable: HashMap::default(),
             dims: Vec::new(),
             ids: Vec::new(),
         })
@@ -251,6 +270,29 @@ impl Scanner {
             {
                 let selected = r.get::<_, Option<String>>(20)?;
                 *acc.firsts.entry((task.to_string(), selected)).or_default() += 1;
+            }
+            if wrong {
+                // A selection failure always has a label: NULL, or an id
+                // no list has, is an error (as the long way reads it).
+                let key = match r.get_ref(27)? {
+                    ValueRef::Integer(i) => ListKey::Id(i),
+                    _ => ListKey::Text(r.get(27)?),
+                };
+                if !self.acceptable.contains_key(&key) {
+                    let body = match list_body(conn, &key)? {
+                        Some(body) => body,
+                        None => r.get(27)?,
+                    };
+                    let kept = kept_list(
+                        Stored::new(conn, Table::Ladder, &row)
+                            .list("acceptable", Some(body))?
+                            .unwrap_or_default(),
+                    );
+                    self.acceptable.insert(key.clone(), kept);
+                }
+                let selected = r.get::<_, Option<String>>(20)?;
+                let acceptable = self.acceptable[&key].clone();
+                *acc.confusions.entry((acceptable, selected)).or_default() += 1;
             }
             let Some(cat) = cat else {
                 // Tools are counted per catalogue: without one, nothing.
