@@ -80,6 +80,9 @@ fn main() {
                 .arg(&trace),
         );
         eprintln!("imported {} in {s:.1} s", trace.display());
+    } else {
+        // Kept from an older rung: upgraded in place (readers refuse it).
+        rung::store::Store::open_rw(&db).expect("upgrade the kept database");
     }
     let db_bytes = std::fs::metadata(&db).unwrap().len();
     let ladder = Command::new(rung)

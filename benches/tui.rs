@@ -47,6 +47,8 @@ fn db_path() -> PathBuf {
 fn ensure_db() -> PathBuf {
     let db = db_path();
     if db.exists() {
+        // Kept from an older rung: upgraded in place (readers refuse it).
+        rung::store::Store::open_rw(&db).expect("upgrade the kept database");
         return db;
     }
     let n = decisions();
@@ -89,6 +91,8 @@ fn ensure_db() -> PathBuf {
 fn ensure_big_result_db() -> PathBuf {
     let db = target_dir().join("bench-100mb-result.db");
     if db.exists() {
+        // Kept from an older rung: upgraded in place (readers refuse it).
+        rung::store::Store::open_rw(&db).expect("upgrade the kept database");
         return db;
     }
     let jsonl = target_dir().join("bench-100mb-result.jsonl");

@@ -98,6 +98,8 @@ fn payload_json() -> (String, Vec<usize>) {
 fn ensure_db() -> PathBuf {
     let db = dir().join("search.db");
     if db.exists() {
+        // Kept from an older rung: upgraded in place (readers refuse it).
+        rung::store::Store::open_rw(&db).expect("upgrade the kept database");
         return db;
     }
     std::fs::create_dir_all(dir()).expect("bench dir");

@@ -396,6 +396,9 @@ fn a_schema_7_database_gets_its_counts_on_upgrade() {
         }
         conn.execute_batch(
             "CREATE INDEX finding_rows_catalogue ON finding_rows (catalogue, kind);
+             DROP INDEX runs_expected;
+             DROP INDEX runs_task;
+             CREATE INDEX runs_task ON runs (task_id);
              PRAGMA user_version = 7",
         )
         .unwrap();
@@ -432,7 +435,8 @@ fn a_schema_11_database_gets_its_confusion_cells_on_upgrade() {
         filters().iter().map(|f| counts(&conn, f)).collect()
     };
     {
-        // Schema 11 is schema 12 without `agg_confusions`.
+        // Schema 11 is schema 12 without `agg_confusions`, with runs by
+        // task alone and no index of the runs with expectations.
         let conn = Connection::open(&db).unwrap();
         assert_eq!(
             one(
@@ -441,8 +445,14 @@ fn a_schema_11_database_gets_its_confusion_cells_on_upgrade() {
             ),
             Sql::Integer(5)
         );
-        conn.execute_batch("DROP TABLE agg_confusions; PRAGMA user_version = 11")
-            .unwrap();
+        conn.execute_batch(
+            "DROP TABLE agg_confusions;
+             DROP INDEX runs_expected;
+             DROP INDEX runs_task;
+             CREATE INDEX runs_task ON runs (task_id);
+             PRAGMA user_version = 11",
+        )
+        .unwrap();
     }
     let store = rung::store::Store::open_rw(&db).unwrap();
     assert_eq!(
@@ -460,6 +470,23 @@ fn a_schema_11_database_gets_its_confusion_cells_on_upgrade() {
         vec![
             vec![Sql::Integer(0), Sql::Integer(5)],
             vec![Sql::Integer(1), Sql::Integer(5)]
+        ]
+    );
+    // The runs by task hold their success; the runs with expectations
+    // have their index.
+    assert_eq!(
+        rows(
+            &store.conn,
+            "SELECT i.name, c.name FROM sqlite_master i, pragma_index_info(i.name) c
+             WHERE i.name IN ('runs_task', 'runs_expected') ORDER BY i.name, c.seqno"
+        ),
+        vec![
+            vec![
+                Sql::Text("runs_expected".into()),
+                Sql::Text("as_expected".into())
+            ],
+            vec![Sql::Text("runs_task".into()), Sql::Text("task_id".into())],
+            vec![Sql::Text("runs_task".into()), Sql::Text("success".into())],
         ]
     );
     drop(store);

@@ -16,3 +16,12 @@ CREATE TABLE agg_confusions (
     decisions  INTEGER NOT NULL,
     PRIMARY KEY (key, acceptable, selected)
 ) WITHOUT ROWID;
+
+-- The runs by task hold each run's success too, and the runs with
+-- expectations have an index of their own, so that `rung report metrics`
+-- (pass^k, the expectation metrics) reads a few megabytes instead of every
+-- run's row (hundreds of megabytes at millions of decisions, read from
+-- disk when the file is not in the page cache).
+DROP INDEX runs_task;
+CREATE INDEX runs_task ON runs (task_id, success);
+CREATE INDEX runs_expected ON runs (as_expected) WHERE as_expected IS NOT NULL;

@@ -164,17 +164,26 @@ pub fn expectation_metrics(conn: &Connection, f: &Filter) -> Result<ExpectationM
 
 /// pass^k over the runs the run-level filters select (`--phase` does not
 /// apply). A run without a `task_id` counts as a task of its own.
+///
+/// Read in two parts: the runs with a task from the index of runs by task
+/// and success alone (no run's row is read under no filter), then the few
+/// without one by their id. Keys are `t:` and the task, `r:` and the run.
 pub fn pass_hat_k(conn: &Connection, f: &Filter) -> Result<BTreeMap<u32, metrics::PassK>> {
     let (clause, args) = f.run_clause();
-    let mut stmt = conn.prepare(&format!(
-        "SELECT COALESCE('t:' || r.task_id, 'r:' || r.run_id), r.success FROM runs r
-         WHERE r.success IS NOT NULL AND {clause}"
-    ))?;
-    let runs = stmt
-        .query_map(params_from_iter(args), |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut runs: Vec<(String, bool)> = Vec::new();
+    for (key, which) in [
+        ("'t:' || r.task_id", "NOT NULL"),
+        ("'r:' || r.run_id", "NULL"),
+    ] {
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {key}, r.success FROM runs r
+             WHERE r.task_id IS {which} AND r.success IS NOT NULL AND {clause}"
+        ))?;
+        let mut rows = stmt.query(params_from_iter(&args))?;
+        while let Some(r) = rows.next()? {
+            runs.push((r.get(0)?, r.get(1)?));
+        }
+    }
     let tasks = metrics::task_outcomes(runs.iter().map(|(t, s)| (t.as_str(), *s)));
     Ok(metrics::pass_hat_k(&tasks))
 }
