@@ -131,41 +131,47 @@ pub fn refusal_items(
 /// times (seconds at millions of decisions). A task, run or tag filter
 /// keeps few runs, so those start from the runs.
 pub fn latest_refusal(conn: &Connection, f: &Filter) -> Result<Option<i64>> {
-    let g = f.without_window();
-    let (sql, args) = if time_first(&g) {
-        let (clause, args) = g.rows_clause();
-        (
-            format!(
-                "SELECT l.time_us FROM ladder_rows l CROSS JOIN decision_rows d ON d.id = l.decision_id
-                 CROSS JOIN runs r ON r.run_id = d.run_id
-                 WHERE {clause} AND d.status = '{}' AND l.time_us IS NOT NULL
-                 ORDER BY l.time_us DESC LIMIT 1",
-                Status::Refused
-            ),
-            args,
-        )
-    } else {
-        let (clause, args) = g.decision_clause();
-        let refused = refused();
-        (
-            format!(
-                "SELECT l.time_us FROM ladder l JOIN runs r ON r.run_id = l.run_id
-                 WHERE {clause} AND {refused} AND l.time_us IS NOT NULL
-                 ORDER BY l.time_us DESC LIMIT 1"
-            ),
-            args,
-        )
-    };
+    let (sql, args) = refused_query(
+        f,
+        "l.time_us",
+        "l.time_us IS NOT NULL ORDER BY l.time_us DESC LIMIT 1",
+    );
     Ok(conn
         .prepare_cached(&sql)?
         .query_row(params_from_iter(args), |r| r.get(0))
         .optional()?)
 }
 
-/// Whether a filter (without its window) is read in time order: no task,
-/// run or tag filter, which keep few runs and start from them.
-fn time_first(g: &Filter) -> bool {
-    g.tasks.is_empty() && g.runs.is_empty() && g.tags.is_empty()
+/// `SELECT {select}` over the refused decisions the filter (without its
+/// window) keeps, `AND {rest}` after its clause: in time order
+/// (`ladder_time`, each decision's status and run looked up after) unless
+/// a task, run or tag filter keeps few runs, which start from the runs.
+/// (Decisions count with their run, as `ladder l JOIN runs r` does.)
+fn refused_query(f: &Filter, select: &str, rest: &str) -> (String, Vec<Sql>) {
+    let g = f.without_window();
+    let time_first = g.tasks.is_empty() && g.runs.is_empty() && g.tags.is_empty();
+    if time_first {
+        let (clause, args) = g.rows_clause();
+        (
+            format!(
+                "SELECT {select} FROM ladder_rows l CROSS JOIN decision_rows d ON d.id = l.decision_id
+                 CROSS JOIN runs r ON r.run_id = d.run_id
+                 WHERE {clause} AND d.status = '{}' AND {rest}",
+                Status::Refused
+            ),
+            args,
+        )
+    } else {
+        let (clause, args) = g.decision_clause();
+        (
+            format!(
+                "SELECT {select} FROM ladder l JOIN runs r ON r.run_id = l.run_id
+                 WHERE {clause} AND {} AND {rest}",
+                refused()
+            ),
+            args,
+        )
+    }
 }
 
 /// Refusals per day over `days` days ending at `until` (oldest first).
@@ -173,38 +179,14 @@ fn time_first(g: &Filter) -> bool {
 /// Read from the stored verdicts in time order (`ladder_time`), each
 /// decision's status and run looked up after: left to itself, SQLite
 /// starts a model filter from the model's runs and reads every decision
-/// of theirs (all days) to keep the window's. A task, run or tag filter
-/// keeps few runs, so those start from the runs. (Decisions count with
-/// their run, as `ladder l JOIN runs r` does.)
+/// of theirs (all days) to keep the window's ([`refused_query`]).
 pub fn refusals_per_day(conn: &Connection, f: &Filter, until: i64, days: u32) -> Result<Vec<u64>> {
     let since = until - DAY * days as i64;
-    let g = f.without_window();
-    let (sql, mut args) = if time_first(&g) {
-        let (clause, args) = g.rows_clause();
-        (
-            format!(
-                "SELECT (l.time_us - {since}) / {DAY}, count(*)
-                 FROM ladder_rows l CROSS JOIN decision_rows d ON d.id = l.decision_id
-                 CROSS JOIN runs r ON r.run_id = d.run_id
-                 WHERE {clause} AND d.status = '{}' AND l.time_us >= ? AND l.time_us < ?
-                 GROUP BY 1",
-                Status::Refused
-            ),
-            args,
-        )
-    } else {
-        let (clause, args) = g.decision_clause();
-        let refused = refused();
-        (
-            format!(
-                "SELECT (l.time_us - {since}) / {DAY}, count(*)
-                 FROM ladder l JOIN runs r ON r.run_id = l.run_id
-                 WHERE {clause} AND {refused} AND l.time_us >= ? AND l.time_us < ?
-                 GROUP BY 1"
-            ),
-            args,
-        )
-    };
+    let (sql, mut args) = refused_query(
+        f,
+        &format!("(l.time_us - {since}) / {DAY}, count(*)"),
+        "l.time_us >= ? AND l.time_us < ? GROUP BY 1",
+    );
     args.push(Sql::Integer(since));
     args.push(Sql::Integer(until));
     let mut out = vec![0u64; days as usize];

@@ -607,6 +607,14 @@ mod tests {
         assert_eq!(d.p95, Some(5));
     }
 
+    /// Each cell's acceptable list, selected tool and count, in order.
+    fn cells(c: &Confusions) -> Vec<(Vec<String>, Option<String>, u64)> {
+        c.cells
+            .iter()
+            .map(|c| (c.acceptable.clone(), c.selected.clone(), c.count))
+            .collect()
+    }
+
     #[test]
     fn confusion_cells_sorted() {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
@@ -619,13 +627,8 @@ mod tests {
             (s(&["b"]), Some("x".into())),
         ]);
         assert_eq!(c.selection_failures, 6);
-        let order: Vec<(Vec<String>, Option<String>, u64)> = c
-            .cells
-            .iter()
-            .map(|c| (c.acceptable.clone(), c.selected.clone(), c.count))
-            .collect();
         assert_eq!(
-            order,
+            cells(&c),
             vec![
                 (s(&["b"]), Some("x".into()), 2),
                 (s(&["a"]), Some("x".into()), 1),
@@ -652,13 +655,8 @@ mod tests {
             ((s(&["b"]), Some("x".into())), 3),
         ]);
         assert_eq!(c.selection_failures, 8);
-        let order: Vec<(Vec<String>, Option<String>, u64)> = c
-            .cells
-            .iter()
-            .map(|c| (c.acceptable.clone(), c.selected.clone(), c.count))
-            .collect();
         assert_eq!(
-            order,
+            cells(&c),
             vec![
                 (s(&["b"]), Some("x".into()), 4),
                 (s(&["a", "b"]), None, 3),
