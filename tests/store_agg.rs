@@ -141,6 +141,23 @@ fn drill_totals(conn: &Connection, f: &Filter) -> Vec<Option<u64>> {
             });
         }
     }
+    // Every confusion cell of all the decisions (some empty under `f`), a
+    // tool never selected, and an acceptable list out of order.
+    let cells = query::confusions(conn, &Filter::default()).unwrap().cells;
+    assert!(cells.len() >= 4, "{cells:?}");
+    let mut sets: Vec<(Vec<String>, Option<String>)> = cells
+        .into_iter()
+        .map(|c| (c.acceptable, c.selected))
+        .collect();
+    let (first, _) = sets[0].clone();
+    sets.push((first.clone(), Some("no_such_tool".into())));
+    sets.push((vec!["zz_tool".into(), "aa_tool".into()], None));
+    for (acceptable, selected) in sets {
+        drills.push(Drill::Set(DecisionSet::Cell {
+            acceptable,
+            selected,
+        }));
+    }
     drills
         .iter()
         .map(|d| drill_page(conn, f, d, &Anchor::First, 1).unwrap().total)
@@ -725,6 +742,31 @@ fn many_desks(dir: &Path, copies: usize) -> String {
     let file = dir.join("many.jsonl");
     std::fs::write(&file, out).unwrap();
     file.display().to_string()
+}
+
+/// A confusion cell's decisions are as many as the cell counts: desk.jsonl's
+/// four SELECTION failures, each its own cell, copied three times.
+#[test]
+fn a_confusion_cell_lists_as_many_decisions_as_it_counts() {
+    use rung::store::browse::{Anchor, DecisionSet, Drill, drill_page};
+    let (dir, db) = setup();
+    import(&db, &["-q", &many_desks(dir.path(), 3)]);
+    assert_kept_counts_are_exact(&db);
+    let conn = Connection::open(&db).unwrap();
+    let none = Filter::default();
+    let cells = query::confusions(&conn, &none).unwrap().cells;
+    assert_eq!(
+        cells.iter().map(|c| c.count).collect::<Vec<_>>(),
+        vec![3, 3, 3, 3]
+    );
+    for c in cells {
+        let set = Drill::Set(DecisionSet::Cell {
+            acceptable: c.acceptable,
+            selected: c.selected,
+        });
+        let page = drill_page(&conn, &none, &set, &Anchor::First, 2).unwrap();
+        assert_eq!((page.rows.len(), page.total), (2, Some(3)));
+    }
 }
 
 /// 600 runs (more than two blocks of runs read for their findings) on 39

@@ -156,13 +156,22 @@ pub fn decisions_page(
     anchor: &Anchor,
     n: usize,
 ) -> Result<Page<DecisionRow>> {
-    // A rung's length is in the counts kept for the screens.
+    // A rung's length, and a confusion cell's, are in the counts kept for
+    // the screens.
+    use super::agg::read;
     let total = match set {
-        DecisionSet::Rung(rung) => match super::agg::read::scope(conn, f)? {
-            Some(s) => Some(super::agg::read::ladder(conn, &s)?.count(*rung)),
+        DecisionSet::Rung(_) | DecisionSet::Cell { .. } => match read::scope(conn, f)? {
+            Some(s) => match set {
+                DecisionSet::Rung(rung) => Some(read::ladder(conn, &s)?.count(*rung)),
+                DecisionSet::Cell {
+                    acceptable,
+                    selected,
+                } => read::confusion_cell(conn, &s, acceptable, selected.as_deref())?,
+                DecisionSet::Refusal { .. } => None,
+            },
             None => None,
         },
-        _ => None,
+        DecisionSet::Refusal { .. } => None,
     };
     decision_spec(f, set)?.page_counted(conn, anchor, n, &|r| decision_row(conn, r, 2), total)
 }

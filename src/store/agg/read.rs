@@ -343,6 +343,40 @@ pub fn confusions(conn: &Connection, s: &Scope) -> Result<Confusions> {
     Ok(confusions_counted(cells))
 }
 
+/// How many SELECTION failures one confusion cell holds (as
+/// [`confusions`] counts it): `acceptable` as the ladder stores it, which
+/// the kept counts name sorted and each once (`None` for another list:
+/// count it the long way), and the selected tool (`None`: no call).
+pub fn confusion_cell(
+    conn: &Connection,
+    s: &Scope,
+    acceptable: &[String],
+    selected: Option<&str>,
+) -> Result<Option<u64>> {
+    let text = serde_json::to_string(acceptable)?;
+    if super::scan::kept_list(acceptable.to_vec()) != text {
+        return Ok(None);
+    }
+    let mut args = s.args.clone();
+    args.push(Sql::Text(text));
+    let selected = match selected {
+        Some(name) => {
+            args.push(Sql::Text(name.to_string()));
+            "(SELECT id FROM agg_names WHERE name = ?)".to_string()
+        }
+        None => NO_SELECTED.to_string(),
+    };
+    let n: i64 = conn
+        .prepare_cached(&format!(
+            "SELECT COALESCE(sum(a.decisions), 0) FROM {} a JOIN agg_keys k ON k.id = a.key
+             WHERE {} AND a.acceptable = (SELECT id FROM agg_names WHERE name = ?)
+             AND a.selected = {selected}",
+            KINDS[CONFUSIONS].table, s.clause
+        ))?
+        .query_row(params_from_iter(args), |r| r.get(0))?;
+    Ok(Some(n.max(0) as u64))
+}
+
 /// A kept confusion count that does not read back.
 fn stored(conn: &Connection, column: &'static str, id: i64, what: &str) -> StoredError {
     StoredError {
