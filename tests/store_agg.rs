@@ -385,14 +385,23 @@ fn reclassifying_and_writes_by_hand_keep_the_counts_exact() {
     assert_eq!(query::ladder(&conn, &release).unwrap().decisions, 3);
 }
 
+/// The runs' indexes before schema 12: by task alone, none of the runs with
+/// expectations.
+const BEFORE_12_RUNS_INDEXES: &str = "DROP INDEX runs_expected; DROP INDEX runs_task;
+    CREATE INDEX runs_task ON runs (task_id);";
+
+/// Imports desk.jsonl and menus.jsonl; the counts under every filter of
+/// [`filters`], to compare after an upgrade.
+fn import_desk_and_menus(db: &Path) -> Vec<Counts> {
+    import(db, &["-q", &path(DESK), &path(MENUS)]);
+    let conn = Connection::open(db).unwrap();
+    filters().iter().map(|f| counts(&conn, f)).collect()
+}
+
 #[test]
 fn a_schema_7_database_gets_its_counts_on_upgrade() {
     let (_dir, db) = setup();
-    import(&db, &["-q", &path(DESK), &path(MENUS)]);
-    let expected: Vec<Counts> = {
-        let conn = Connection::open(&db).unwrap();
-        filters().iter().map(|f| counts(&conn, f)).collect()
-    };
+    let expected = import_desk_and_menus(&db);
     // Schema 7 is schema 9 without the `agg_*` tables and triggers, with
     // the index on findings by catalogue.
     {
@@ -411,13 +420,10 @@ fn a_schema_7_database_gets_its_counts_on_upgrade() {
             };
             conn.execute_batch(&format!("DROP {ty} {name}")).unwrap();
         }
-        conn.execute_batch(
+        conn.execute_batch(&format!(
             "CREATE INDEX finding_rows_catalogue ON finding_rows (catalogue, kind);
-             DROP INDEX runs_expected;
-             DROP INDEX runs_task;
-             CREATE INDEX runs_task ON runs (task_id);
-             PRAGMA user_version = 7",
-        )
+             {BEFORE_12_RUNS_INDEXES} PRAGMA user_version = 7"
+        ))
         .unwrap();
     }
     // Opening it to write upgrades it (and classifies nothing).
@@ -446,11 +452,7 @@ fn a_schema_7_database_gets_its_counts_on_upgrade() {
 #[test]
 fn a_schema_11_database_gets_its_confusion_cells_on_upgrade() {
     let (_dir, db) = setup();
-    import(&db, &["-q", &path(DESK), &path(MENUS)]);
-    let expected: Vec<Counts> = {
-        let conn = Connection::open(&db).unwrap();
-        filters().iter().map(|f| counts(&conn, f)).collect()
-    };
+    let expected = import_desk_and_menus(&db);
     {
         // Schema 11 is schema 12 without `agg_confusions`, with runs by
         // task alone and no index of the runs with expectations.
@@ -462,13 +464,9 @@ fn a_schema_11_database_gets_its_confusion_cells_on_upgrade() {
             ),
             Sql::Integer(5)
         );
-        conn.execute_batch(
-            "DROP TABLE agg_confusions;
-             DROP INDEX runs_expected;
-             DROP INDEX runs_task;
-             CREATE INDEX runs_task ON runs (task_id);
-             PRAGMA user_version = 11",
-        )
+        conn.execute_batch(&format!(
+            "DROP TABLE agg_confusions; {BEFORE_12_RUNS_INDEXES} PRAGMA user_version = 11"
+        ))
         .unwrap();
     }
     let store = rung::store::Store::open_rw(&db).unwrap();
