@@ -159,19 +159,20 @@ pub fn decisions_page(
     // A rung's length, and a confusion cell's, are in the counts kept for
     // the screens.
     use super::agg::read;
-    let total = match set {
-        DecisionSet::Rung(_) | DecisionSet::Cell { .. } => match read::scope(conn, f)? {
-            Some(s) => match set {
-                DecisionSet::Rung(rung) => Some(read::ladder(conn, &s)?.count(*rung)),
-                DecisionSet::Cell {
-                    acceptable,
-                    selected,
-                } => read::confusion_cell(conn, &s, acceptable, selected.as_deref())?,
-                DecisionSet::Refusal { .. } => None,
-            },
-            None => None,
-        },
+    let scope = match set {
         DecisionSet::Refusal { .. } => None,
+        _ => read::scope(conn, f)?,
+    };
+    let total = match (set, scope) {
+        (DecisionSet::Rung(rung), Some(s)) => Some(read::ladder(conn, &s)?.count(*rung)),
+        (
+            DecisionSet::Cell {
+                acceptable,
+                selected,
+            },
+            Some(s),
+        ) => read::confusion_cell(conn, &s, acceptable, selected.as_deref())?,
+        _ => None,
     };
     decision_spec(f, set)?.page_counted(conn, anchor, n, &|r| decision_row(conn, r, 2), total)
 }

@@ -258,6 +258,37 @@ pub(super) enum ListKey {
     Text(String),
 }
 
+/// A SELECTION failure's acceptable list, read from column `col` of `r`,
+/// and its names: such a failure always has a label, so NULL, or an id no
+/// list has, is an error (the column read as text, where it is not).
+/// `known` gives a list already decoded by its key.
+pub(super) fn failure_acceptable<T: Clone, S: std::hash::BuildHasher>(
+    conn: &Connection,
+    r: &rusqlite::Row<'_>,
+    col: usize,
+    row: &dyn Fn() -> String,
+    known: &mut HashMap<ListKey, T, S>,
+    keep: impl FnOnce(Vec<String>) -> T,
+) -> Result<T> {
+    let key = match r.get_ref(col)? {
+        ValueRef::Integer(i) => ListKey::Id(i),
+        _ => ListKey::Text(r.get(col)?),
+    };
+    if let Some(t) = known.get(&key) {
+        return Ok(t.clone());
+    }
+    let body: String = match list_body(conn, &key)? {
+        Some(body) => body,
+        None => r.get(col)?,
+    };
+    let names = Stored::new(conn, Table::Ladder, row)
+        .list("acceptable", Some(body))?
+        .unwrap_or_default();
+    let t = keep(names);
+    known.insert(key, t.clone());
+    Ok(t)
+}
+
 /// The text a stored list stands for (as the `ladder` view reads it).
 pub(super) fn list_body(conn: &Connection, key: &ListKey) -> Result<Option<String>> {
     Ok(match key {

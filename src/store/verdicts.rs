@@ -4,13 +4,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use rusqlite::types::ValueRef;
 use rusqlite::{Connection, params_from_iter};
 
 use super::agg::read as agg;
 use super::decode::{Stored, Table};
 use super::filter_sql::FilterSql;
-use super::tools::{ListKey, list_body};
+use super::tools::{ListKey, failure_acceptable};
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::metrics::{
@@ -201,33 +200,12 @@ pub fn confusions(conn: &Connection, f: &Filter) -> Result<Confusions> {
         Rung::Selection
     ))?;
     let mut items = Vec::new();
-    let mut decoded: HashMap<i64, Vec<String>> = HashMap::new();
+    let mut decoded: HashMap<ListKey, Vec<String>> = HashMap::new();
     let mut rows = stmt.query(params_from_iter(args))?;
     while let Some(r) = rows.next()? {
         let id: i64 = r.get(2)?;
         let row = || format!("row decision_id {id}");
-        let acceptable = match r.get_ref(0)? {
-            ValueRef::Integer(list) => match decoded.get(&list) {
-                Some(names) => names.clone(),
-                None => {
-                    // A selection failure always has a label: NULL is an error too.
-                    let body: String = match list_body(conn, &ListKey::Id(list))? {
-                        Some(body) => body,
-                        None => r.get(0)?,
-                    };
-                    let names = Stored::new(conn, Table::Ladder, &row)
-                        .list("acceptable", Some(body))?
-                        .unwrap_or_default();
-                    decoded.entry(list).or_insert(names).clone()
-                }
-            },
-            _ => {
-                let acceptable: String = r.get(0)?;
-                Stored::new(conn, Table::Ladder, &row)
-                    .list("acceptable", Some(acceptable))?
-                    .unwrap_or_default()
-            }
-        };
+        let acceptable = failure_acceptable(conn, r, 0, &row, &mut decoded, |names| names)?;
         items.push((acceptable, r.get::<_, Option<String>>(1)?));
     }
     Ok(metrics::confusions(items))

@@ -17,7 +17,7 @@ use crate::store::decode::{Stored, Table};
 use crate::store::dense;
 use crate::store::names::Names;
 use crate::store::rule_scan::{RuleScan, scan_columns};
-use crate::store::tools::{ListKey, list_body, plain_ids};
+use crate::store::tools::{ListKey, failure_acceptable, list_body, plain_ids};
 
 /// The columns every count needs, for the verdicts whose time is in
 /// [?1, ?2) (or NULL: `{time}` is replaced).
@@ -272,26 +272,9 @@ impl Scanner {
                 *acc.firsts.entry((task.to_string(), selected)).or_default() += 1;
             }
             if wrong {
-                // A selection failure always has a label: NULL, or an id
-                // no list has, is an error (as the long way reads it).
-                let key = match r.get_ref(27)? {
-                    ValueRef::Integer(i) => ListKey::Id(i),
-                    _ => ListKey::Text(r.get(27)?),
-                };
-                if !self.acceptable.contains_key(&key) {
-                    let body = match list_body(conn, &key)? {
-                        Some(body) => body,
-                        None => r.get(27)?,
-                    };
-                    let kept = kept_list(
-                        Stored::new(conn, Table::Ladder, &row)
-                            .list("acceptable", Some(body))?
-                            .unwrap_or_default(),
-                    );
-                    self.acceptable.insert(key.clone(), kept);
-                }
+                let acceptable =
+                    failure_acceptable(conn, r, 27, &row, &mut self.acceptable, kept_list)?;
                 let selected = r.get::<_, Option<String>>(20)?;
-                let acceptable = self.acceptable[&key].clone();
                 *acc.confusions.entry((acceptable, selected)).or_default() += 1;
             }
             let Some(cat) = cat else {
