@@ -23,59 +23,22 @@ fn the_latest_refusal_is_the_latest_the_filter_keeps() {
     let nov_10 = Some(1_794_297_601_000_000);
     let nov_18 = Some(1_795_010_411_000_000);
     let m = |s: &str| vec![s.to_string()];
+    let with = |edit: &dyn Fn(&mut Filter)| {
+        let mut f = Filter::default();
+        edit(&mut f);
+        f
+    };
     let cases = [
         (Filter::default(), nov_18),
-        (
-            Filter {
-                models: m("gpt-4o"),
-                ..Filter::default()
-            },
-            nov_18,
-        ),
-        (
-            Filter {
-                models: m("qwen3:8b"),
-                ..Filter::default()
-            },
-            None,
-        ),
-        (
-            Filter {
-                phases: m("discover"),
-                ..Filter::default()
-            },
-            nov_10,
-        ),
-        (
-            Filter {
-                catalogues: m("desk-2"),
-                ..Filter::default()
-            },
-            None,
-        ),
+        (with(&|f| f.models = m("gpt-4o")), nov_18),
+        (with(&|f| f.models = m("qwen3:8b")), None),
+        (with(&|f| f.phases = m("discover")), nov_10),
+        (with(&|f| f.catalogues = m("desk-2")), None),
         // The window is the screen's to choose: a filter's is left out.
-        (
-            Filter {
-                until: Some(1_794_355_200_000_000),
-                ..Filter::default()
-            },
-            nov_18,
-        ),
+        (with(&|f| f.until = Some(1_794_355_200_000_000)), nov_18),
         // From the runs.
-        (
-            Filter {
-                runs: m("r-104"),
-                ..Filter::default()
-            },
-            nov_10,
-        ),
-        (
-            Filter {
-                runs: m("r-101"),
-                ..Filter::default()
-            },
-            None,
-        ),
+        (with(&|f| f.runs = m("r-104")), nov_10),
+        (with(&|f| f.runs = m("r-101")), None),
     ];
     for (f, latest) in cases {
         assert_eq!(latest_refusal(&conn, &f).unwrap(), latest, "{f:?}");
