@@ -145,6 +145,7 @@ pub(super) fn decision_spec<'a>(f: &Filter, set: &DecisionSet) -> Result<Spec<'a
         key,
         id,
         desc: false,
+        one_pass: None,
     })
 }
 
@@ -200,6 +201,7 @@ pub(super) fn timeline_spec<'a>(f: &Filter, run_id: &str) -> Spec<'a> {
         key: "l.step",
         id: None,
         desc: false,
+        one_pass: None,
     }
 }
 

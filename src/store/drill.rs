@@ -208,6 +208,7 @@ fn spec<'a>(f: &Filter, drill: &Drill) -> Option<Spec<'a>> {
         key: key.0,
         id: key.1,
         desc: false,
+        one_pass: None,
     })
 }
 

@@ -380,6 +380,7 @@ pub fn findings_page_sorted(
         key: sort.map_or("y.id", |c| FINDING_SORTS[c.min(FINDING_SORTS.len() - 1)]),
         id: sort.map(|_| "y.id"),
         desc,
+        one_pass: None,
     };
     spec.page(conn, anchor, n, &|r| {
         Ok(FindingItem {

@@ -283,6 +283,9 @@ pub fn runs_page(
         key: sort.key(),
         id: (sort != RunSort::Id).then_some("r.run_id"),
         desc,
+        // No index orders runs by any key but the run id (the others
+        // read NULL as a value): a page around a run reads every run once.
+        one_pass: (sort != RunSort::Id).then_some("r.rowid"),
     };
     spec.page(conn, anchor, n, &|r| run_row(conn, r, 2))
 }

@@ -108,9 +108,18 @@ fn store(runs: &[GenRun]) -> Store {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 run_id,
-                r.task.map(|t| format!("task-{t}")),
+                // An empty task or model sorts with none (both as '').
+                r.task.map(|t| if t == 2 {
+                    String::new()
+                } else {
+                    format!("task-{t}")
+                }),
                 r.trial,
-                r.model.map(|m| format!("m-{m}")),
+                r.model.map(|m| if m == 1 {
+                    String::new()
+                } else {
+                    format!("m-{m}")
+                }),
                 r.decisions.len() as i64,
                 r.first_failed.map(Rung::as_str),
                 r.success,

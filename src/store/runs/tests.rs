@@ -128,3 +128,78 @@ fn runs_sort_by_first_failed_rung_in_walking_order_none_last() {
     );
     assert_eq!(page.rows[15].1.run_id, "run-04");
 }
+
+/// A page around a run sorted by task, read in one pass: NULL and '' sort
+/// together by run id, and a task that is not a text (a blob) where SQLite
+/// puts it, after every text; the rows before it counted.
+#[test]
+fn around_a_run_by_task_orders_null_empty_and_blob_tasks_as_sqlite_does() {
+    use rusqlite::types::Value as V;
+    let store = Store::open_rw(Path::new(":memory:")).unwrap();
+    let conn = &store.conn;
+    for (run, task) in [
+        ("r1", V::Text("b".into())),
+        ("r2", V::Null),
+        ("r3", V::Text("a".into())),
+        ("r4", V::Text(String::new())),
+        ("r5", V::Text("b".into())),
+        ("r0", V::Blob(vec![0])),
+    ] {
+        conn.execute(
+            "INSERT INTO runs (run_id, task_id) VALUES (?1, ?2)",
+            params![run, task],
+        )
+        .unwrap();
+    }
+    let around = |task: &str, run: &str, n: usize| {
+        let k = (Sql::Text(task.into()), Sql::Text(run.into()));
+        let page = runs_page(
+            conn,
+            &Filter::default(),
+            RunSort::Task,
+            false,
+            &Anchor::Around(k),
+            n,
+        )
+        .unwrap();
+        let ids: Vec<String> = page.rows.iter().map(|r| r.1.run_id.clone()).collect();
+        (
+            ids,
+            page.before,
+            page.total,
+            page.focus,
+            page.more_before,
+            page.more_after,
+        )
+    };
+    // The order: r2, r4 (NULL and ''), r3, r1, r5, r0 (the blob).
+    let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        around("b", "r1", 3),
+        (
+            s(&["r3", "r1", "r5"]),
+            Some(2),
+            Some(6),
+            Some(1),
+            true,
+            true
+        )
+    );
+    // Half the page before the anchor (here one row there is), half from it.
+    assert_eq!(
+        around("", "r4", 4),
+        (
+            s(&["r2", "r4", "r3"]),
+            Some(0),
+            Some(6),
+            Some(1),
+            false,
+            true
+        )
+    );
+    // The blob sorts after every text: one more row (r0) after r5.
+    assert_eq!(
+        around("b", "r5", 2),
+        (s(&["r1", "r5"]), Some(3), Some(6), Some(1), true, true)
+    );
+}
