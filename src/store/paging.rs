@@ -90,6 +90,17 @@ impl Spec<'_> {
         self.id.unwrap_or(self.key)
     }
 
+    /// `SELECT key, id, columns FROM ... WHERE ...` (the mapper sees
+    /// `columns` from index 2).
+    fn select_from(&self, columns: &str) -> String {
+        format!(
+            "SELECT {}, {}, {columns} {}",
+            self.key,
+            self.id_expr(),
+            self.from_where
+        )
+    }
+
     /// Up to `n` rows from `from` (exclusive unless `inclusive`), in the
     /// list's order when `forward`, else backwards; plus whether more follow.
     fn fetch<T>(
@@ -101,13 +112,7 @@ impl Spec<'_> {
         n: usize,
         map: &dyn Fn(&Row<'_>) -> Result<T>,
     ) -> Result<(Vec<(Key, T)>, bool)> {
-        let mut sql = format!(
-            "SELECT {}, {}, {} {}",
-            self.key,
-            self.id_expr(),
-            self.select,
-            self.from_where
-        );
+        let mut sql = self.select_from(self.select);
         let mut args = self.args.clone();
         if let Some(k) = from {
             sql.push_str(&self.cond(forward, inclusive));
@@ -280,12 +285,7 @@ impl Spec<'_> {
         let mut before: BinaryHeap<Reverse<Near>> = BinaryHeap::new();
         let mut after: BinaryHeap<Near> = BinaryHeap::new();
         let (mut all, mut below) = (0u64, 0u64);
-        let mut stmt = conn.prepare_cached(&format!(
-            "SELECT {}, {}, {locator} {}",
-            self.key,
-            self.id_expr(),
-            self.from_where
-        ))?;
+        let mut stmt = conn.prepare_cached(&self.select_from(locator))?;
         let mut rows = stmt.query(params_from_iter(self.args.iter()))?;
         while let Some(r) = rows.next()? {
             all += 1;
@@ -331,11 +331,8 @@ impl Spec<'_> {
         let rows_before = below - before.len() as u64;
         let focus = before.len();
         let mut fetch = conn.prepare_cached(&format!(
-            "SELECT {}, {}, {} {} AND {locator} = ?",
-            self.key,
-            self.id_expr(),
-            self.select,
-            self.from_where
+            "{} AND {locator} = ?",
+            self.select_from(self.select)
         ))?;
         let mut out = Vec::with_capacity(before.len() + after.len());
         for near in before.into_iter().chain(after) {
