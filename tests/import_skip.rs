@@ -134,3 +134,60 @@ fn a_file_changed_within_the_same_size_and_time_is_read() {
         r.stderr
     );
 }
+
+#[test]
+fn a_decision_keeps_16_bytes_of_its_identity_and_is_judged_by_them() {
+    let (dir, db) = setup();
+    let desk = copy(dir.path(), "desk.jsonl", "tests/fixtures/tui/desk.jsonl");
+    import(&db, &["-q", &desk]);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let lengths = |table: &str| -> Vec<(i64, i64)> {
+        conn.prepare(&format!(
+            "SELECT length(record_hash), count(*) FROM {table} GROUP BY 1"
+        ))
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+    };
+    // Schema 13: a decision's first 16 bytes of SHA-256; a run its 32.
+    assert_eq!(lengths("decision_rows"), vec![(16, 12)]);
+    assert_eq!(lengths("runs"), vec![(32, 4)]);
+
+    // Read again, every record is found unchanged by those 16 bytes.
+    assert_eq!(
+        import(&db, &["--force", &desk]),
+        "imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 1 file\n18 records were already stored unchanged\nclassified 0 runs\n"
+    );
+
+    // A stored identity that differs in one of its bytes, or holds 32 bytes
+    // that are not the decision's hash (a database written before schema
+    // 13 holds all 32), is another record's: an error without --replace.
+    for tampered in [
+        "UPDATE decision_rows SET record_hash = CAST(X'00' || substr(record_hash, 2) AS BLOB)",
+        "UPDATE decision_rows SET record_hash = CAST(record_hash || zeroblob(16) AS BLOB)",
+    ] {
+        let (dir2, db2) = setup();
+        std::fs::copy(&db, &db2).unwrap();
+        let conn2 = rusqlite::Connection::open(&db2).unwrap();
+        conn2
+            .execute(
+                &format!("{tampered} WHERE run_id = 'r-101' AND step = 1"),
+                [],
+            )
+            .unwrap();
+        drop(conn2);
+        let out = rung(&db2, &["import", "--force", &desk]);
+        assert_eq!(out.code, 2, "{tampered}: {}", out.stderr);
+        assert!(
+            out.stderr.contains(&format!(
+                "{desk}:3: decision r-101 step 1: a different decision with this key was \
+                 already imported (from {desk}:3); pass --replace to overwrite it"
+            )),
+            "{tampered}: {}",
+            out.stderr
+        );
+        drop(dir2);
+    }
+}

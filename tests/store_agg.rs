@@ -386,9 +386,9 @@ fn reclassifying_and_writes_by_hand_keep_the_counts_exact() {
 }
 
 /// The runs' indexes before schema 12: by task alone, none of the runs with
-/// expectations.
+/// expectations (and none of schema 13's `runs_sort`).
 const BEFORE_12_RUNS_INDEXES: &str = "DROP INDEX runs_expected; DROP INDEX runs_task;
-    CREATE INDEX runs_task ON runs (task_id);";
+    CREATE INDEX runs_task ON runs (task_id); DROP INDEX runs_sort;";
 
 /// Imports desk.jsonl and menus.jsonl; the counts under every filter of
 /// [`filters`], to compare after an upgrade.

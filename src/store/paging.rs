@@ -101,6 +101,30 @@ impl Spec<'_> {
         )
     }
 
+    /// [`Spec::fetch`]'s statement (`from`: it starts from a key).
+    fn fetch_sql(&self, from: bool, inclusive: bool, forward: bool, n: usize) -> String {
+        let mut sql = self.select_from(self.select);
+        if from {
+            sql.push_str(&self.cond(forward, inclusive));
+        }
+        sql.push(' ');
+        sql.push_str(&self.order(forward));
+        sql.push_str(&format!(" LIMIT {}", n + 1));
+        sql
+    }
+
+    /// The statements that read every row of the list whatever the page:
+    /// the next page's ordered read and, with [`Spec::one_pass`], the one
+    /// pass (tests read their query plans).
+    #[cfg(test)]
+    pub(super) fn scans(&self, n: usize) -> Vec<String> {
+        let mut out = vec![self.fetch_sql(true, false, true, n)];
+        if let Some(locator) = self.one_pass {
+            out.push(self.select_from(locator));
+        }
+        out
+    }
+
     /// Up to `n` rows from `from` (exclusive unless `inclusive`), in the
     /// list's order when `forward`, else backwards; plus whether more follow.
     fn fetch<T>(
@@ -112,15 +136,11 @@ impl Spec<'_> {
         n: usize,
         map: &dyn Fn(&Row<'_>) -> Result<T>,
     ) -> Result<(Vec<(Key, T)>, bool)> {
-        let mut sql = self.select_from(self.select);
+        let sql = self.fetch_sql(from.is_some(), inclusive, forward, n);
         let mut args = self.args.clone();
         if let Some(k) = from {
-            sql.push_str(&self.cond(forward, inclusive));
             args.extend(self.key_args(k));
         }
-        sql.push(' ');
-        sql.push_str(&self.order(forward));
-        sql.push_str(&format!(" LIMIT {}", n + 1));
         let mut stmt = conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(params_from_iter(args))?;
         let mut out = Vec::with_capacity(n + 1);

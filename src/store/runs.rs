@@ -275,8 +275,13 @@ pub fn runs_page(
     anchor: &Anchor,
     n: usize,
 ) -> Result<Page<RunRow>> {
+    runs_spec(f, sort, desc).page(conn, anchor, n, &|r| run_row(conn, r, 2))
+}
+
+/// How [`runs_page`] reads the runs.
+fn runs_spec(f: &Filter, sort: RunSort, desc: bool) -> Spec<'static> {
     let (from_where, args) = runs_where(f);
-    let spec = Spec {
+    Spec {
         select: RUN_COLUMNS,
         from_where,
         args,
@@ -284,10 +289,11 @@ pub fn runs_page(
         id: (sort != RunSort::Id).then_some("r.run_id"),
         desc,
         // No index orders runs by any key but the run id (the others
-        // read NULL as a value): a page around a run reads every run once.
+        // read NULL as a value): a page around a run reads every run once,
+        // from the `runs_sort` index (schema 13), which holds every column
+        // read here.
         one_pass: (sort != RunSort::Id).then_some("r.rowid"),
-    };
-    spec.page(conn, anchor, n, &|r| run_row(conn, r, 2))
+    }
 }
 
 /// The sort key of a run row, for anchoring a page on it.
@@ -314,16 +320,24 @@ pub struct RunText {
     pub goal: Option<String>,
 }
 
+/// [`scan_runs`]'s statement: read from `runs_sort` (schema 13), which
+/// holds every column it reads, in its order.
+fn scan_sql(f: &Filter) -> (String, Vec<Sql>) {
+    let (from_where, args) = runs_where(f);
+    (
+        format!("SELECT {RUN_COLUMNS}, r.goal {from_where} ORDER BY r.run_id"),
+        args,
+    )
+}
+
 /// Streams every run in the filter (by `run_id`) to `visit` until it breaks.
 pub fn scan_runs(
     conn: &Connection,
     f: &Filter,
     visit: &mut dyn FnMut(RunText) -> ControlFlow<()>,
 ) -> Result<()> {
-    let (from_where, args) = runs_where(f);
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {RUN_COLUMNS}, r.goal {from_where} ORDER BY r.run_id"
-    ))?;
+    let (sql, args) = scan_sql(f);
+    let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params_from_iter(args))?;
     while let Some(r) = rows.next()? {
         let t = RunText {

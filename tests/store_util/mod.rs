@@ -36,11 +36,14 @@ pub fn text(v: &str) -> Sql {
     Sql::Text(v.to_string())
 }
 
-/// The decisions as the `decisions` view shows them, every column.
+/// The decisions as the `decisions` view shows them, every column; of
+/// `record_hash` the first 16 bytes, all a decision keeps since schema 13
+/// (a database written before keeps its 32 through the upgrade).
 pub const ALL_DECISIONS: &str =
     "SELECT id, run_id, step, turn, at, at_us, phase, catalogue, policy,
     trusted_controls, retrieval, exposed, visible, selected, call_id, status, stage, reason,
-    outcome, latency_ms, progress, expected, extra, record_hash, source, import_id
+    outcome, latency_ms, progress, expected, extra, substr(record_hash, 1, 16), source,
+    import_id
     FROM decisions ORDER BY id";
 
 /// Every row of every documented view, in a fixed order.

@@ -68,10 +68,14 @@ pub(crate) struct Context<'c> {
 /// come their pages are left an eighth empty; built from the finished table
 /// they are packed. With each, whether the import reads through it
 /// (classifying a run again, the counts at the end), or only the reports.
-const DEFERRABLE: [(&str, bool); 3] = [
+/// The runs' `runs_sort` too: each run's entry would change as the run is
+/// classified, and built at the end its pages lie together, read at once
+/// when the file is not in the page cache.
+const DEFERRABLE: [(&str, bool); 4] = [
     ("finding_rows_run", true),
     ("ladder_rung", false),
     ("ladder_time", true),
+    ("runs_sort", false),
 ];
 
 /// The end of a first import: the counts packed, the indexes not read

@@ -3,6 +3,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
+use super::identity;
 use super::prepared::PreparedDecision;
 use super::touched::Touch;
 use super::{Batch, Pending, differs};
@@ -23,7 +24,7 @@ impl Batch<'_> {
         &mut self,
         run_id: &str,
         step: i64,
-        hash: &[u8],
+        hash: &[u8; 32],
     ) -> std::result::Result<Option<i64>, RecordError> {
         let row: Option<(i64, Vec<u8>, Option<String>)> = self
             .conn
@@ -40,7 +41,7 @@ impl Batch<'_> {
             })?;
         match row {
             None => Ok(None),
-            Some((_, stored, _)) if stored == hash => {
+            Some((_, stored, _)) if identity::same(&stored, hash) => {
                 self.summary.decisions.unchanged += 1;
                 Ok(Some(UNCHANGED))
             }
@@ -120,7 +121,7 @@ impl Batch<'_> {
         source: &str,
         d: PreparedDecision,
     ) -> std::result::Result<(), RecordError> {
-        let hash = &d.hash[..];
+        let hash = &d.hash;
         if d.run_id != self.last_bare_run {
             // A failure here is the database's (or its stored data's), not
             // this record's: it stops the import.
@@ -230,7 +231,7 @@ impl Batch<'_> {
             d.progress,
             expected,
             d.extra,
-            hash,
+            identity::kept(hash),
             source_text,
             self.import_id,
             source_at,

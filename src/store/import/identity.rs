@@ -42,6 +42,19 @@ impl ColumnHash {
     }
 }
 
+/// What `decision_rows.record_hash` keeps of a decision's identity (schema
+/// 13): the first 16 bytes of its SHA-256, enough to tell two decisions
+/// apart, half the bytes of a column every decision has.
+pub(super) fn kept(hash: &[u8; 32]) -> &[u8] {
+    &hash[..16]
+}
+
+/// A stored `record_hash` is this identity: as [`kept`] (16 bytes), or
+/// whole, as databases before schema 13 hold it (32 bytes).
+pub(super) fn same(stored: &[u8], hash: &[u8; 32]) -> bool {
+    stored == kept(hash) || stored == &hash[..]
+}
+
 /// A decision's identity, from its prepared columns.
 pub(super) fn decision(p: &PreparedDecision) -> [u8; 32] {
     let mut h = ColumnHash::new();
@@ -131,4 +144,26 @@ pub(super) fn case(
         h.text(t);
     }
     h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_identity_is_the_hash_or_its_first_16_bytes() {
+        let h: [u8; 32] = std::array::from_fn(|i| i as u8 * 7);
+        assert_eq!(kept(&h), &h[..16]);
+        assert!(same(kept(&h), &h), "as written since schema 13");
+        assert!(same(&h, &h), "as written before");
+        for other in [&h[..15], &h[..17], &h[..31], &[][..]] {
+            assert!(!same(other, &h), "{} bytes", other.len());
+        }
+        let mut late = h;
+        late[20] ^= 1;
+        assert!(!same(&late, &h), "32 bytes are compared whole");
+        let mut early = h;
+        early[3] ^= 1;
+        assert!(!same(&early[..16], &h));
+    }
 }
