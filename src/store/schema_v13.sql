@@ -8,7 +8,7 @@
 --   a page sorted by any of them reads every run; this index lets it read
 --   a few tens of bytes a run instead of the whole row (goal, source,
 --   tags, controls: about 400 bytes), which is most of the wait when the
---   file is not in the page cache (at 5,000,000 decisions, 68 MB instead
+--   file is not in the page cache (at 5,000,000 decisions, 70 MB instead
 --   of the 197 MB the runs table takes).
 -- * Decisions' `record_hash` is written as the first 16 bytes of its
 --   SHA-256 from this version on (the 32 of earlier versions are kept and
