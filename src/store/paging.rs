@@ -48,8 +48,8 @@ pub(super) struct Spec<'a> {
     /// A unique tiebreak; `None` when `key` is unique on its own.
     pub id: Option<&'a str>,
     pub desc: bool,
-    /// The row's locator (`r.rowid`) when no index holds `key`: a page
-    /// around a key is then read in one pass over the list
+    /// The row's locator (`r.rowid`) when no index orders the list by
+    /// `key`: a page around a key is then read in one pass over the list
     /// ([`Spec::around_in_one_pass`]) rather than two ordered reads and a
     /// count, each of which would read every row.
     pub one_pass: Option<&'a str>,
