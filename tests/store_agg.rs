@@ -390,6 +390,130 @@ fn reclassifying_and_writes_by_hand_keep_the_counts_exact() {
 const BEFORE_12_RUNS_INDEXES: &str = "DROP INDEX runs_expected; DROP INDEX runs_task;
     CREATE INDEX runs_task ON runs (task_id); DROP INDEX runs_sort;";
 
+/// Schema 14's tag counts and the triggers that keep them.
+const BEFORE_14: &str = "DROP TRIGGER agg_tags_insert; DROP TRIGGER agg_tags_update;
+    DROP TRIGGER agg_tags_delete; DROP TABLE agg_tags;";
+
+/// `agg_tags` as stored, by tags text.
+fn tag_counts(conn: &Connection) -> Vec<Vec<Sql>> {
+    rows(conn, "SELECT tags, runs FROM agg_tags ORDER BY tags")
+}
+
+/// The filter bar's tag values (key, value, runs).
+fn tag_values(conn: &Connection) -> Vec<(String, String, u64)> {
+    rung::store::completion::completions(conn).unwrap().tags
+}
+
+fn tag_value(key: &str, value: &str, runs: u64) -> (String, String, u64) {
+    (key.to_string(), value.to_string(), runs)
+}
+
+#[test]
+fn the_filter_bar_counts_runs_by_tag_through_every_import() {
+    let (dir, db) = setup();
+    import(&db, &["-q", &path(DESK), &path(MENUS)]);
+    let conn = Connection::open(&db).unwrap();
+    // r-101 and r-102 are suite m18, r-103 and r-104 m19; menus.jsonl's
+    // runs have no tags.
+    assert_eq!(
+        tag_counts(&conn),
+        vec![
+            vec![text("{\"suite\":\"m18\"}"), Sql::Integer(2)],
+            vec![text("{\"suite\":\"m19\"}"), Sql::Integer(2)],
+        ]
+    );
+    assert_eq!(
+        tag_values(&conn),
+        vec![tag_value("suite", "m18", 2), tag_value("suite", "m19", 2)]
+    );
+    // Replaced: r-103 without tags, r-104 with an owner and suite m20.
+    let text_of = std::fs::read_to_string(path(DESK)).unwrap();
+    let mut out = String::new();
+    for line in text_of.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["type"] == "run" && v["run_id"] == "r-103" {
+            v.as_object_mut().unwrap().remove("tags");
+        }
+        if v["type"] == "run" && v["run_id"] == "r-104" {
+            v["tags"] = serde_json::json!({"suite": "m20", "owner": "billing"});
+        }
+        out.push_str(&serde_json::to_string(&v).unwrap());
+        out.push('\n');
+    }
+    let changed = dir.path().join("desk-tags.jsonl");
+    std::fs::write(&changed, out).unwrap();
+    import(&db, &["-q", "--replace", &changed.display().to_string()]);
+    assert_eq!(
+        tag_counts(&conn),
+        vec![
+            vec![
+                text("{\"owner\":\"billing\",\"suite\":\"m20\"}"),
+                Sql::Integer(1)
+            ],
+            vec![text("{\"suite\":\"m18\"}"), Sql::Integer(2)],
+        ]
+    );
+    assert_eq!(
+        tag_values(&conn),
+        vec![
+            tag_value("suite", "m18", 2),
+            tag_value("owner", "billing", 1),
+            tag_value("suite", "m20", 1),
+        ]
+    );
+    // A write by hand (`sqlite3`) is counted as it is made.
+    conn.execute_batch("UPDATE runs SET tags = '{\"suite\":\"m20\"}' WHERE run_id = 'r-101'")
+        .unwrap();
+    assert_eq!(
+        tag_values(&conn),
+        vec![
+            tag_value("suite", "m20", 2),
+            tag_value("owner", "billing", 1),
+            tag_value("suite", "m18", 1),
+        ]
+    );
+    // The counts are the runs' own, after `rung reclassify` too.
+    drop(conn);
+    assert_eq!(rung(&db, &["-q", "reclassify"]).code, 0);
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(
+        tag_counts(&conn),
+        rows(
+            &conn,
+            "SELECT tags, count(*) FROM runs WHERE tags IS NOT NULL GROUP BY tags ORDER BY tags"
+        )
+    );
+    assert_eq!(tag_counts(&conn).len(), 3);
+}
+
+#[test]
+fn a_schema_13_database_gets_its_tag_counts_on_upgrade() {
+    let (_dir, db) = setup();
+    let expected = import_desk_and_menus(&db);
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch(&format!("{BEFORE_14} PRAGMA user_version = 13"))
+            .unwrap();
+    }
+    let store = rung::store::Store::open_rw(&db).unwrap();
+    assert_eq!(
+        one(&store.conn, "PRAGMA user_version"),
+        Sql::Integer(rung::store::SCHEMA_VERSION)
+    );
+    assert_eq!(
+        tag_counts(&store.conn),
+        vec![
+            vec![text("{\"suite\":\"m18\"}"), Sql::Integer(2)],
+            vec![text("{\"suite\":\"m19\"}"), Sql::Integer(2)],
+        ]
+    );
+    drop(store);
+    assert_kept_counts_are_exact(&db);
+    let conn = Connection::open(&db).unwrap();
+    let got: Vec<Counts> = filters().iter().map(|f| counts(&conn, f)).collect();
+    assert_eq!(got, expected);
+}
+
 /// Imports desk.jsonl and menus.jsonl; the counts under every filter of
 /// [`filters`], to compare after an upgrade.
 fn import_desk_and_menus(db: &Path) -> Vec<Counts> {
@@ -410,10 +534,11 @@ fn a_schema_7_database_gets_its_counts_on_upgrade() {
             &conn,
             "SELECT type, name FROM sqlite_master WHERE name LIKE 'agg%' AND type IN ('table', 'trigger')",
         );
-        // Fourteen tables and twelve triggers (eight and seven of schema 8,
+        // Fifteen tables and fifteen triggers (eight and seven of schema 8,
         // schema 10's `agg_audit`, schema 11's `agg_runs` and its trigger on
-        // a decision's turn, schema 12's `agg_confusions`).
-        assert_eq!(objects.len(), 26);
+        // a decision's turn, schema 12's `agg_confusions`, schema 14's
+        // `agg_tags` and its three triggers on runs).
+        assert_eq!(objects.len(), 30);
         for o in objects {
             let (Sql::Text(ty), Sql::Text(name)) = (&o[0], &o[1]) else {
                 unreachable!()
@@ -465,7 +590,8 @@ fn a_schema_11_database_gets_its_confusion_cells_on_upgrade() {
             Sql::Integer(5)
         );
         conn.execute_batch(&format!(
-            "DROP TABLE agg_confusions; {BEFORE_12_RUNS_INDEXES} PRAGMA user_version = 11"
+            "DROP TABLE agg_confusions; {BEFORE_12_RUNS_INDEXES} {BEFORE_14}
+             PRAGMA user_version = 11"
         ))
         .unwrap();
     }

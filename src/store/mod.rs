@@ -115,6 +115,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema_v11.sql"),
     include_str!("schema_v12.sql"),
     include_str!("schema_v13.sql"),
+    include_str!("schema_v14.sql"),
 ];
 
 /// The schema version this rung writes.
@@ -510,4 +511,18 @@ fn migrate(conn: &Connection) -> Result<()> {
     }
     tx.commit()?;
     Ok(())
+}
+
+/// The query plan's lines for `sql` (tests of which index a read uses).
+#[cfg(test)]
+pub(crate) fn query_plan(conn: &rusqlite::Connection, sql: &str) -> String {
+    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+    // Every parameter NULL: the plan does not depend on their values.
+    let nulls = vec![rusqlite::types::Null; stmt.parameter_count()];
+    let rows = stmt
+        .query_map(rusqlite::params_from_iter(nulls), |r| r.get::<_, String>(3))
+        .unwrap()
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .unwrap();
+    rows.join("; ")
 }

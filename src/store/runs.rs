@@ -9,7 +9,7 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, Row, params_from_iter};
 
 use super::decode::{Stored, Table};
-use super::filter_sql::{FilterSql, runs_where};
+use super::filter_sql::{FilterSql, run_list_clause, runs_where};
 use super::paging::{Anchor, Key, Page, Spec};
 use crate::error::Result;
 use crate::filter::Filter;
@@ -82,30 +82,35 @@ pub fn run_tally(conn: &Connection, f: &Filter) -> Result<RunTally> {
         })?;
         return Ok(t);
     }
-    let (clause, args) = f.run_clause();
+    let (sql, args) = tally_sql(f);
     let n = |v: Option<i64>| v.unwrap_or(0).max(0) as u64;
-    conn.query_row(
-        &format!(
+    conn.query_row(&sql, params_from_iter(args), |r| {
+        t = RunTally {
+            runs: n(r.get(0)?),
+            succeeded: n(r.get(1)?),
+            failed: n(r.get(2)?),
+            harmful: n(r.get(3)?),
+            with_rung: n(r.get(4)?),
+            with_expectations: n(r.get(5)?),
+            as_expected: n(r.get(6)?),
+        };
+        Ok(())
+    })?;
+    Ok(t)
+}
+
+/// [`run_tally`]'s statement under run-level filters alone.
+fn tally_sql(f: &Filter) -> (String, Vec<Sql>) {
+    let (clause, args) = run_list_clause(f);
+    (
+        format!(
             "SELECT count(*), sum(r.success <> 0), sum(r.success = 0), sum(r.harm <> 0),
                     sum(r.first_failed_rung IS NOT NULL), sum(r.as_expected IS NOT NULL),
                     sum(r.as_expected <> 0)
              FROM runs r WHERE {clause}"
         ),
-        params_from_iter(args),
-        |r| {
-            t = RunTally {
-                runs: n(r.get(0)?),
-                succeeded: n(r.get(1)?),
-                failed: n(r.get(2)?),
-                harmful: n(r.get(3)?),
-                with_rung: n(r.get(4)?),
-                with_expectations: n(r.get(5)?),
-                as_expected: n(r.get(6)?),
-            };
-            Ok(())
-        },
-    )?;
-    Ok(t)
+        args,
+    )
 }
 
 /// [`runs`] a run at a time, without keeping them.
@@ -119,9 +124,9 @@ pub fn for_each_run(
         g.catalogues.clear();
         g.since = None;
         g.until = None;
-        g.run_clause()
+        run_list_clause(&g)
     } else {
-        f.run_clause()
+        run_list_clause(f)
     };
     let counted = if f.has_decision_filter() {
         Some(matching(conn, f)?)

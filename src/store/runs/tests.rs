@@ -9,6 +9,7 @@ use rusqlite::params;
 use super::*;
 use crate::store::Store;
 use crate::store::paging::cmp_key;
+use crate::store::query_plan;
 
 /// Runs with every first failed rung (plus none and a repeated one), and
 /// task, trial, model, decisions, success and harm that disagree with the
@@ -204,34 +205,52 @@ fn around_a_run_by_task_orders_null_empty_and_blob_tasks_as_sqlite_does() {
     );
 }
 
-/// The query plan's lines for `sql`.
-fn plan(conn: &rusqlite::Connection, sql: &str) -> String {
-    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-    // Every parameter NULL: the plan does not depend on their values.
-    let nulls = vec![rusqlite::types::Null; stmt.parameter_count()];
-    let rows = stmt
-        .query_map(rusqlite::params_from_iter(nulls), |r| r.get::<_, String>(3))
-        .unwrap()
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .unwrap();
-    rows.join("; ")
-}
-
 #[test]
 fn every_sort_reads_the_runs_from_the_runs_sort_index() {
     // A run's row holds its goal, source, tags and controls too: sorted by
     // a key no index orders, every run is read, from `runs_sort` (tens of
     // bytes a run) rather than from the table (schema 13).
     let store = store();
-    // (Under a filter on a column with an index of its own, such as the
-    // model, SQLite may search that index instead.)
-    let f = Filter::default();
+    for f in [
+        Filter::default(),
+        // A model keeps a large share of the runs: not read through its
+        // own index, which would look up each run's row.
+        Filter {
+            models: vec!["m-0".into()],
+            ..Filter::default()
+        },
+    ] {
+        every_sort_reads_runs_sort(&store, &f);
+    }
+    // Nor a catalogue, where it is the run's (the tally).
+    let catalogue = Filter {
+        catalogues: vec!["c".into()],
+        ..Filter::default()
+    };
+    assert_eq!(
+        query_plan(&store.conn, &tally_sql(&catalogue).0),
+        "SCAN r USING COVERING INDEX runs_sort"
+    );
+    // A task keeps few runs: its index is searched.
+    let task = Filter {
+        tasks: vec!["task-1".into()],
+        models: vec!["m-0".into()],
+        ..Filter::default()
+    };
+    assert!(
+        query_plan(&store.conn, &tally_sql(&task).0).starts_with("SEARCH r USING INDEX runs_task"),
+        "{}",
+        query_plan(&store.conn, &tally_sql(&task).0)
+    );
+}
+
+fn every_sort_reads_runs_sort(store: &Store, f: &Filter) {
     for sort in RunSort::ALL.into_iter().filter(|s| *s != RunSort::Id) {
         for desc in [false, true] {
-            let scans = runs_spec(&f, sort, desc).scans(100);
+            let scans = runs_spec(f, sort, desc).scans(100);
             assert_eq!(scans.len(), 2, "{sort:?}: the next page and the one pass");
             for sql in scans {
-                let plan = plan(&store.conn, &sql);
+                let plan = query_plan(&store.conn, &sql);
                 assert!(
                     plan.starts_with("SCAN r USING COVERING INDEX runs_sort"),
                     "{sort:?} desc {desc}, {sql}: {plan}"
@@ -241,15 +260,21 @@ fn every_sort_reads_the_runs_from_the_runs_sort_index() {
     }
     // Sorted by run id, a page is a range of the same index, which the run
     // id leads.
-    let by_id = runs_spec(&f, RunSort::Id, false).scans(100);
+    let by_id = runs_spec(f, RunSort::Id, false).scans(100);
     assert_eq!(by_id.len(), 1);
     assert_eq!(
-        plan(&store.conn, &by_id[0]),
+        query_plan(&store.conn, &by_id[0]),
         "SEARCH r USING COVERING INDEX runs_sort (run_id>?)"
     );
     // The fuzzy filter reads every run's goal too, in the index's order.
     assert_eq!(
-        plan(&store.conn, &scan_sql(&f).0),
+        query_plan(&store.conn, &scan_sql(f).0),
         "SCAN r USING COVERING INDEX runs_sort"
+    );
+    // The Runs screen's tally, and `rung report runs`, read it too.
+    assert_eq!(
+        query_plan(&store.conn, &tally_sql(f).0),
+        "SCAN r USING COVERING INDEX runs_sort",
+        "{f:?}"
     );
 }
