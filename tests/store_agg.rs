@@ -495,11 +495,7 @@ fn a_schema_13_database_gets_its_tag_counts_on_upgrade() {
         conn.execute_batch(&format!("{BEFORE_14} PRAGMA user_version = 13"))
             .unwrap();
     }
-    let store = rung::store::Store::open_rw(&db).unwrap();
-    assert_eq!(
-        one(&store.conn, "PRAGMA user_version"),
-        Sql::Integer(rung::store::SCHEMA_VERSION)
-    );
+    let store = open_upgraded(&db);
     assert_eq!(
         tag_counts(&store.conn),
         vec![
@@ -512,6 +508,16 @@ fn a_schema_13_database_gets_its_tag_counts_on_upgrade() {
     let conn = Connection::open(&db).unwrap();
     let got: Vec<Counts> = filters().iter().map(|f| counts(&conn, f)).collect();
     assert_eq!(got, expected);
+}
+
+/// Opens `db` to write, which upgrades it to this rung's schema.
+fn open_upgraded(db: &Path) -> rung::store::Store {
+    let store = rung::store::Store::open_rw(db).unwrap();
+    assert_eq!(
+        one(&store.conn, "PRAGMA user_version"),
+        Sql::Integer(rung::store::SCHEMA_VERSION)
+    );
+    store
 }
 
 /// Imports desk.jsonl and menus.jsonl; the counts under every filter of
@@ -552,12 +558,8 @@ fn a_schema_7_database_gets_its_counts_on_upgrade() {
         .unwrap();
     }
     // Opening it to write upgrades it (and classifies nothing).
-    let store = rung::store::Store::open_rw(&db).unwrap();
+    let store = open_upgraded(&db);
     let conn = &store.conn;
-    assert_eq!(
-        one(conn, "PRAGMA user_version"),
-        Sql::Integer(rung::store::SCHEMA_VERSION)
-    );
     // Nine keys of one day (desk's four days by phase and model, m-1's day,
     // m-2's decisions without a time) and six of all days.
     assert_eq!(
@@ -595,11 +597,7 @@ fn a_schema_11_database_gets_its_confusion_cells_on_upgrade() {
         ))
         .unwrap();
     }
-    let store = rung::store::Store::open_rw(&db).unwrap();
-    assert_eq!(
-        one(&store.conn, "PRAGMA user_version"),
-        Sql::Integer(rung::store::SCHEMA_VERSION)
-    );
+    let store = open_upgraded(&db);
     // The five SELECTION failures (desk's four and menus.jsonl's one),
     // each on one day and in all days.
     assert_eq!(

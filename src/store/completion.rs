@@ -40,11 +40,13 @@ fn pairs(conn: &Connection, sql: &str) -> Result<Vec<(String, u64)>> {
         .collect::<rusqlite::Result<_>>()?)
 }
 
-/// Every value the filter bar completes, with its count.
-pub fn completions(conn: &Connection) -> Result<Completions> {
+/// Decisions by catalogue and by phase, most common first (then by value):
+/// from the kept counts, else one pass over the verdicts.
+pub(super) fn catalogues_and_phases(
+    conn: &Connection,
+) -> Result<(Vec<(String, u64)>, Vec<(String, u64)>)> {
     let mut catalogues: Vec<(String, u64)> = Vec::new();
     let mut phases: Vec<(String, u64)> = Vec::new();
-    // The kept counts give both; else one pass over the verdicts.
     let rows = match super::agg::read::scope(conn, &Filter::default())? {
         Some(s) => super::agg::read::catalogue_phases(conn, &s)?,
         None => conn
@@ -76,6 +78,12 @@ pub fn completions(conn: &Connection) -> Result<Completions> {
     let order = |v: &mut Vec<(String, u64)>| v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     order(&mut catalogues);
     order(&mut phases);
+    Ok((catalogues, phases))
+}
+
+/// Every value the filter bar completes, with its count.
+pub fn completions(conn: &Connection) -> Result<Completions> {
+    let (catalogues, phases) = catalogues_and_phases(conn)?;
     let models = pairs(
         conn,
         "SELECT model, count(*) FROM runs WHERE model IS NOT NULL
@@ -195,22 +203,18 @@ mod tests {
              DELETE FROM runs WHERE run_id IN ('f', 'i');",
         )
         .unwrap();
-        let kept: Vec<(String, i64)> = conn
-            .prepare("SELECT tags, runs FROM agg_tags ORDER BY tags")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .collect::<rusqlite::Result<_>>()
-            .unwrap();
-        let counted: Vec<(String, i64)> = conn
-            .prepare(
-                "SELECT tags, count(*) FROM runs WHERE tags IS NOT NULL GROUP BY tags ORDER BY tags",
-            )
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .collect::<rusqlite::Result<_>>()
-            .unwrap();
+        let pairs = |sql: &str| -> Vec<(String, i64)> {
+            conn.prepare(sql)
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        let kept = pairs("SELECT tags, runs FROM agg_tags ORDER BY tags");
+        let counted = pairs(
+            "SELECT tags, count(*) FROM runs WHERE tags IS NOT NULL GROUP BY tags ORDER BY tags",
+        );
         assert_eq!(kept, counted);
         // No row of a count fallen to 0 ('[\"y\"]', a's and h's first).
         assert_eq!(

@@ -21,6 +21,21 @@ pub(super) fn push_in(sql: &mut String, args: &mut Vec<Sql>, column: &str, value
     sql.push(')');
 }
 
+/// The start of a WHERE clause: the filter's time window over `time`.
+fn window(f: &Filter, time: &str) -> (String, Vec<Sql>) {
+    let mut sql = String::from("1=1");
+    let mut args = Vec::new();
+    if let Some(s) = f.since {
+        sql.push_str(&format!(" AND {time} >= ?"));
+        args.push(Sql::Integer(s));
+    }
+    if let Some(u) = f.until {
+        sql.push_str(&format!(" AND {time} < ?"));
+        args.push(Sql::Integer(u));
+    }
+    (sql, args)
+}
+
 /// The run-level filters; `plus` writes `+` before the model column (see
 /// [`run_list_clause`]).
 fn push_run_level(f: &Filter, sql: &mut String, args: &mut Vec<Sql>, plus: bool) {
@@ -68,16 +83,7 @@ pub trait FilterSql {
 
 impl FilterSql for Filter {
     fn decision_clause(&self) -> (String, Vec<Sql>) {
-        let mut sql = String::from("1=1");
-        let mut args = Vec::new();
-        if let Some(s) = self.since {
-            sql.push_str(" AND l.time_us >= ?");
-            args.push(Sql::Integer(s));
-        }
-        if let Some(u) = self.until {
-            sql.push_str(" AND l.time_us < ?");
-            args.push(Sql::Integer(u));
-        }
+        let (mut sql, mut args) = window(self, "l.time_us");
         push_in(&mut sql, &mut args, "l.catalogue", &self.catalogues);
         push_in(&mut sql, &mut args, "l.phase", &self.phases);
         push_run_level(self, &mut sql, &mut args, false);
@@ -85,16 +91,7 @@ impl FilterSql for Filter {
     }
 
     fn rows_clause(&self) -> (String, Vec<Sql>) {
-        let mut sql = String::from("1=1");
-        let mut args = Vec::new();
-        if let Some(s) = self.since {
-            sql.push_str(" AND l.time_us >= ?");
-            args.push(Sql::Integer(s));
-        }
-        if let Some(u) = self.until {
-            sql.push_str(" AND l.time_us < ?");
-            args.push(Sql::Integer(u));
-        }
+        let (mut sql, mut args) = window(self, "l.time_us");
         if !self.catalogues.is_empty() {
             let mut ids = String::from("SELECT id FROM catalogue_ids WHERE 1=1");
             push_in(&mut ids, &mut args, "version", &self.catalogues);
@@ -136,16 +133,7 @@ impl FilterSql for Filter {
 }
 
 fn run_clause(f: &Filter, plus: bool) -> (String, Vec<Sql>) {
-    let mut sql = String::from("1=1");
-    let mut args = Vec::new();
-    if let Some(s) = f.since {
-        sql.push_str(" AND COALESCE(r.started_us, r.first_at_us) >= ?");
-        args.push(Sql::Integer(s));
-    }
-    if let Some(u) = f.until {
-        sql.push_str(" AND COALESCE(r.started_us, r.first_at_us) < ?");
-        args.push(Sql::Integer(u));
-    }
+    let (mut sql, mut args) = window(f, "COALESCE(r.started_us, r.first_at_us)");
     let catalogue = if plus { "+r.catalogue" } else { "r.catalogue" };
     push_in(&mut sql, &mut args, catalogue, &f.catalogues);
     push_run_level(f, &mut sql, &mut args, plus);

@@ -25,15 +25,19 @@ pub fn filter_hints(conn: &Connection) -> Result<FilterHints> {
             "SELECT model FROM runs WHERE model IS NOT NULL GROUP BY model ORDER BY count(*) DESC, model LIMIT 12",
         )?,
         catalogues: list("SELECT version FROM catalogues ORDER BY version LIMIT 12")?,
-        // Phases are few: a bounded sample of the ladder is enough to name them.
-        phases: list(
-            "SELECT phase FROM (SELECT phase FROM ladder WHERE phase IS NOT NULL LIMIT 200000)
-             GROUP BY phase ORDER BY count(*) DESC, phase LIMIT 12",
-        )?,
+        // Every decision's phase, from the counts the completions read.
+        phases: super::completion::catalogues_and_phases(conn)?
+            .1
+            .into_iter()
+            .take(12)
+            .map(|(phase, _)| phase)
+            .collect(),
+        // Every run's tags, from their counts (`agg_tags`, schema 14): a
+        // tags text that is not a JSON object names no tag.
         tags: list(
-            "SELECT t.key || '=' || t.value FROM (SELECT tags FROM runs WHERE tags IS NOT NULL LIMIT 20000) x,
-                    json_each(x.tags) t
-             GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 12",
+            "SELECT t.key || '=' || t.value FROM agg_tags a, json_each(a.tags) t
+             WHERE json_valid(a.tags) AND json_type(a.tags) = 'object'
+             GROUP BY 1 ORDER BY sum(a.runs) DESC, 1 LIMIT 12",
         )?,
     })
 }
@@ -135,4 +139,29 @@ pub fn unmatched(conn: &Connection, f: &crate::filter::Filter) -> Result<Option<
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::store::Store;
+
+    #[test]
+    fn tag_hints_count_every_run_and_skip_texts_that_name_no_tag() {
+        let store = Store::open_rw(Path::new(":memory:")).unwrap();
+        store
+            .conn
+            .execute_batch(
+                "INSERT INTO runs (run_id, tags) VALUES ('a', '{\"suite\":\"x\",\"n\":3}'),
+                    ('b', '{\"suite\":\"y\"}'), ('c', NULL), ('d', 'not json'),
+                    ('e', '{\"suite\":\"y\"}'), ('f', '[\"y\"]'), ('g', '\"y\"');",
+            )
+            .unwrap();
+        let h = filter_hints(&store.conn).unwrap();
+        // Most runs first, then by text; numbers as written.
+        assert_eq!(h.tags, ["suite=y", "n=3", "suite=x"]);
+        assert!(h.phases.is_empty());
+    }
 }
