@@ -427,8 +427,9 @@ fn child(db: &Path) {
     }
     b.key("/ (find tool)", "/");
     b.typed("typing in the tool find", "search");
-    b.key("Enter (keep find)", "Enter");
-    b.key("Enter (tool: why visible?)", "Enter");
+    // Enter keeps the find and opens the best match at once (a second
+    // Enter would open the first rule's decisions once the audit is in).
+    b.key("Enter (keep find, tool: why visible?)", "Enter");
     b.settle("tool audit (rule by rule)", Screen::Tool);
     // Drill-downs (issue 16): a rule row of the audit, a tool's count.
     b.key("Enter (decisions behind a rule)", "Enter");

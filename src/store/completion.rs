@@ -40,11 +40,12 @@ fn pairs(conn: &Connection, sql: &str) -> Result<Vec<(String, u64)>> {
         .collect::<rusqlite::Result<_>>()?)
 }
 
+/// Values with their counts, most common first (then by value).
+type Counted = Vec<(String, u64)>;
+
 /// Decisions by catalogue and by phase, most common first (then by value):
 /// from the kept counts, else one pass over the verdicts.
-pub(super) fn catalogues_and_phases(
-    conn: &Connection,
-) -> Result<(Vec<(String, u64)>, Vec<(String, u64)>)> {
+pub(super) fn catalogues_and_phases(conn: &Connection) -> Result<(Counted, Counted)> {
     let mut catalogues: Vec<(String, u64)> = Vec::new();
     let mut phases: Vec<(String, u64)> = Vec::new();
     let rows = match super::agg::read::scope(conn, &Filter::default())? {
