@@ -932,3 +932,64 @@ fn an_index_left_unbuilt_between_the_two_commits_is_built_by_the_next_writer() {
     let store = rung::store::Store::open_rw(&db).unwrap();
     assert_eq!(indexes(&store.conn), built);
 }
+
+/// Everything a filter selects: the counts, the findings and the runs.
+fn selected(conn: &Connection, f: &Filter) -> (Counts, u64, query::RunTally) {
+    (
+        counts(conn, f),
+        query::count_findings(conn, f).unwrap(),
+        query::run_tally(conn, f).unwrap(),
+    )
+}
+
+#[test]
+fn a_tag_filter_keeps_the_runs_with_the_tag_however_it_was_written() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK), &path(MENUS)]);
+    let conn = Connection::open(&db).unwrap();
+    let suite = |v: &str| Filter {
+        tags: vec![("suite".to_string(), v.to_string())],
+        ..Filter::default()
+    };
+    let runs = |ids: &[&str]| Filter {
+        runs: ids.iter().map(|s| s.to_string()).collect(),
+        ..Filter::default()
+    };
+    // Suite m19 is r-103 (three decisions) and r-104 (two).
+    assert_eq!(query::ladder(&conn, &suite("m19")).unwrap().decisions, 5);
+    assert_eq!(query::run_tally(&conn, &suite("m19")).unwrap().runs, 2);
+    assert_eq!(
+        selected(&conn, &suite("m19")),
+        selected(&conn, &runs(&["r-103", "r-104"]))
+    );
+    // Written by hand (`sqlite3`): r-101 moves to m19, and r-102's tags
+    // become a text that is not JSON, which names no tag and fails no
+    // count.
+    conn.execute_batch(
+        "UPDATE runs SET tags = '{\"suite\":\"m19\"}' WHERE run_id = 'r-101';
+         UPDATE runs SET tags = 'suite=m18' WHERE run_id = 'r-102';",
+    )
+    .unwrap();
+    assert_eq!(query::ladder(&conn, &suite("m19")).unwrap().decisions, 8);
+    assert_eq!(
+        selected(&conn, &suite("m19")),
+        selected(&conn, &runs(&["r-101", "r-103", "r-104"]))
+    );
+    assert_eq!(query::ladder(&conn, &suite("m18")).unwrap().decisions, 0);
+    assert_eq!(query::run_tally(&conn, &suite("m18")).unwrap().runs, 0);
+    // Two tags: both must hold.
+    conn.execute_batch(
+        "UPDATE runs SET tags = '{\"suite\":\"m19\",\"owner\":\"billing\"}'
+         WHERE run_id = 'r-104'",
+    )
+    .unwrap();
+    let both = Filter {
+        tags: vec![
+            ("suite".to_string(), "m19".to_string()),
+            ("owner".to_string(), "billing".to_string()),
+        ],
+        ..Filter::default()
+    };
+    assert_eq!(query::ladder(&conn, &both).unwrap().decisions, 2);
+    assert_eq!(selected(&conn, &both), selected(&conn, &runs(&["r-104"])));
+}

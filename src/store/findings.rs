@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, params_from_iter};
 
-use super::filter_sql::{FilterSql, push_in};
+use super::filter_sql::{FilterSql, kept_runs, push_in};
 use super::paging::{Anchor, Key, Page, Spec};
 use crate::error::Result;
 use crate::filter::Filter;
@@ -60,14 +60,30 @@ pub(super) fn selected_from(
         args.extend(a2);
         format!("x.catalogue IN (SELECT DISTINCT l.catalogue {from} WHERE {c2})")
     };
+    // Under a run-level filter every finding selected is about a run it
+    // keeps, or about no run: said once more as a list of finding ids, so
+    // that SQLite reads only those findings (through `finding_rows_run`)
+    // instead of testing every finding (at 5,000,000 decisions and one
+    // task: 0.1 s against 4.8 s).
+    let only = if f.has_run_filter() {
+        let (runs, run_args) = kept_runs(f);
+        args.extend(run_args);
+        format!(
+            "AND x.id IN (SELECT q.id FROM finding_rows q WHERE q.run_id IS NULL
+                OR q.run_id IN (SELECT n.id FROM finding_names n WHERE n.name IN ({runs})))"
+        )
+    } else {
+        String::new()
+    };
     (
         format!(
             "SELECT {select} FROM {source} WHERE
-               (x.step IS NOT NULL AND EXISTS (SELECT 1 {from}
+               ((x.step IS NOT NULL AND EXISTS (SELECT 1 {from}
                    WHERE l.run_id = x.run_id AND l.step = x.step AND {clause}))
                OR (x.step IS NULL AND x.run_id IS NOT NULL AND EXISTS (SELECT 1 {from}
                    WHERE l.run_id = x.run_id AND {run_clause}))
-               OR (x.step IS NULL AND x.run_id IS NULL AND {cat_clause})
+               OR (x.step IS NULL AND x.run_id IS NULL AND {cat_clause}))
+               {only}
              {tail}"
         ),
         args,
