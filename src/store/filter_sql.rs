@@ -36,6 +36,14 @@ fn window(f: &Filter, time: &str) -> (String, Vec<Sql>) {
     (sql, args)
 }
 
+/// Every (key, value) of every stored tags text, as a FROM clause: `a` a
+/// row of `agg_tags` (a tags text and how many runs have it, kept by
+/// triggers on `runs`), `t` one of its pairs. Only a JSON object names
+/// tags: any other text (one written by hand with `sqlite3`) names none,
+/// rather than failing the query.
+pub(super) const TAG_PAIRS: &str = "agg_tags a, json_each(CASE
+    WHEN json_valid(a.tags) AND json_type(a.tags) = 'object' THEN a.tags END) t";
+
 /// Where the run-level filters are compared: over the runs themselves, or
 /// over the decisions (or verdicts) of the runs they keep.
 #[derive(Clone, Copy, PartialEq)]
@@ -80,12 +88,8 @@ fn push_run_level(f: &Filter, sql: &mut String, args: &mut Vec<Sql>, over: Over)
         "r.tags"
     };
     for (k, v) in &f.tags {
-        // A text that is not JSON names no tag (rather than failing the
-        // whole count).
         sql.push_str(&format!(
-            " AND {column} IN (SELECT a.tags FROM agg_tags a WHERE EXISTS (SELECT 1 FROM
-                json_each(CASE WHEN json_valid(a.tags) THEN a.tags END) t
-                WHERE t.key = ? AND t.value = ?))"
+            " AND {column} IN (SELECT a.tags FROM {TAG_PAIRS} WHERE t.key = ? AND t.value = ?)"
         ));
         args.push(Sql::Text(k.clone()));
         args.push(Sql::Text(v.clone()));

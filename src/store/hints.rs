@@ -2,7 +2,11 @@
 
 use rusqlite::Connection;
 
+use super::filter_sql::TAG_PAIRS;
 use crate::error::Result;
+
+/// The `--tag` check's three queries (see [`unmatched`]).
+static TAG_SQL: std::sync::OnceLock<[String; 3]> = std::sync::OnceLock::new();
 
 /// Known values for the filter bar's fields (a few of each, most common first).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -34,11 +38,10 @@ pub fn filter_hints(conn: &Connection) -> Result<FilterHints> {
             .collect(),
         // Every run's tags, from their counts (`agg_tags`, schema 14): a
         // tags text that is not a JSON object names no tag.
-        tags: list(
-            "SELECT t.key || '=' || t.value FROM agg_tags a, json_each(a.tags) t
-             WHERE json_valid(a.tags) AND json_type(a.tags) = 'object'
-             GROUP BY 1 ORDER BY sum(a.runs) DESC, 1 LIMIT 12",
-        )?,
+        tags: list(&format!(
+            "SELECT t.key || '=' || t.value FROM {TAG_PAIRS}
+             GROUP BY 1 ORDER BY sum(a.runs) DESC, 1 LIMIT 12"
+        ))?,
     })
 }
 
@@ -108,14 +111,19 @@ pub fn unmatched(conn: &Connection, f: &crate::filter::Filter) -> Result<Option<
         .iter()
         .map(|(k, v)| vec![k.clone(), v.clone()])
         .collect();
-    let tag_check: Check = (
-        "--tag",
-        tags,
-        "SELECT 1 FROM runs r, json_each(r.tags) t WHERE r.tags IS NOT NULL AND t.key = ?1 AND t.value = ?2",
-        "SELECT t.key || '=' || t.value FROM runs r, json_each(r.tags) t WHERE r.tags IS NOT NULL
-         GROUP BY 1 ORDER BY count(*) DESC, 1",
-        "SELECT count(*) FROM (SELECT DISTINCT t.key, t.value FROM runs r, json_each(r.tags) t WHERE r.tags IS NOT NULL)",
-    );
+    // From the tag counts, as the filter reads them (a text that names no
+    // tag is passed over).
+    let tag_sql = TAG_SQL.get_or_init(|| {
+        [
+            format!("SELECT 1 FROM {TAG_PAIRS} WHERE t.key = ?1 AND t.value = ?2"),
+            format!(
+                "SELECT t.key || '=' || t.value FROM {TAG_PAIRS}
+                 GROUP BY 1 ORDER BY sum(a.runs) DESC, 1"
+            ),
+            format!("SELECT count(*) FROM (SELECT DISTINCT t.key, t.value FROM {TAG_PAIRS})"),
+        ]
+    });
+    let tag_check: Check = ("--tag", tags, &tag_sql[0], &tag_sql[1], &tag_sql[2]);
     for (flag, values, exists, known, total) in checks.into_iter().chain(std::iter::once(tag_check))
     {
         for v in values {
@@ -163,5 +171,21 @@ mod tests {
         // Most runs first, then by text; numbers as written.
         assert_eq!(h.tags, ["suite=y", "n=3", "suite=x"]);
         assert!(h.phases.is_empty());
+        // A tag no run has is said so with the same known values; one that
+        // a run has is not, whatever the other runs' texts hold.
+        let tag = |k: &str, v: &str| crate::filter::Filter {
+            tags: vec![(k.to_string(), v.to_string())],
+            ..crate::filter::Filter::default()
+        };
+        assert_eq!(
+            unmatched(&store.conn, &tag("suite", "z")).unwrap(),
+            Some(Unmatched {
+                flag: "--tag",
+                value: "suite=z".to_string(),
+                known: vec!["suite=y".into(), "n=3".into(), "suite=x".into()],
+                total: 3,
+            })
+        );
+        assert_eq!(unmatched(&store.conn, &tag("suite", "y")).unwrap(), None);
     }
 }
