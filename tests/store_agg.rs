@@ -933,12 +933,33 @@ fn an_index_left_unbuilt_between_the_two_commits_is_built_by_the_next_writer() {
     assert_eq!(indexes(&store.conn), built);
 }
 
-/// Everything a filter selects: the counts, the findings and the runs.
-fn selected(conn: &Connection, f: &Filter) -> (Counts, u64, query::RunTally) {
+/// A refusal as the refusal report reads it.
+type Refused = (Option<String>, String, String, Option<i64>);
+
+/// Everything a filter selects: the counts, the findings, the runs, and
+/// the refusals (with no time window, and over November's 11th to 18th).
+fn selected(
+    conn: &Connection,
+    f: &Filter,
+) -> (Counts, u64, query::RunTally, Vec<Refused>, Vec<Refused>) {
+    let refusals = |f: &Filter| -> Vec<Refused> {
+        query::refusals(conn, f)
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.reason, r.stage, r.run_id, r.time_us))
+            .collect()
+    };
+    let week = Filter {
+        since: Some(day(11)),
+        until: Some(day(19)),
+        ..f.clone()
+    };
     (
         counts(conn, f),
         query::count_findings(conn, f).unwrap(),
         query::run_tally(conn, f).unwrap(),
+        refusals(f),
+        refusals(&week),
     )
 }
 
@@ -962,6 +983,12 @@ fn a_tag_filter_keeps_the_runs_with_the_tag_however_it_was_written() {
         selected(&conn, &suite("m19")),
         selected(&conn, &runs(&["r-103", "r-104"]))
     );
+    // r-104's refusal on the 10th; r-102's three (suite m18) on the 18th,
+    // all in the week and the week before it.
+    let m19 = selected(&conn, &suite("m19"));
+    assert_eq!((m19.3.len(), m19.4.len()), (1, 1));
+    let m18 = selected(&conn, &suite("m18"));
+    assert_eq!((m18.3.len(), m18.4.len()), (3, 3));
     // Written by hand (`sqlite3`): r-101 moves to m19, and r-102's tags
     // become a text that is not JSON, which names no tag and fails no
     // count.

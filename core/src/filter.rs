@@ -24,6 +24,11 @@ impl Filter {
     }
 
     /// The same filter without its time window.
+    /// Whether a time window (`since`, `until`) is set.
+    pub fn has_window(&self) -> bool {
+        self.since.is_some() || self.until.is_some()
+    }
+
     pub fn without_window(&self) -> Filter {
         Filter {
             since: None,

@@ -92,7 +92,7 @@ fn scan(
     accs: &mut BTreeMap<String, BudgetAcc>,
     ran: &mut HashMap<String, Vec<String>>,
 ) -> Result<()> {
-    let (clause, args) = f.rows_clause();
+    let (clause, args) = f.counting_rows_clause();
     let runs = if f.has_run_filter() {
         "JOIN runs r ON r.run_id = d.run_id"
     } else {

@@ -25,7 +25,7 @@ pub fn consistency(conn: &Connection, f: &Filter) -> Result<Consistency> {
     if let Some(s) = super::agg::read::scope(conn, f)? {
         return super::agg::read::consistency(conn, &s);
     }
-    let (clause, args) = f.decision_clause();
+    let (clause, args) = f.counting_clause();
     let mut stmt = conn.prepare(&format!(
         "SELECT l.catalogue, r.task_id, l.selected, count(*)
          FROM ladder l JOIN runs r ON r.run_id = l.run_id

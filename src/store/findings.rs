@@ -56,7 +56,7 @@ pub(super) fn selected_from(
         push_in(&mut s, &mut args, "x.catalogue", &f.catalogues);
         s
     } else {
-        let (c2, a2) = f.decision_clause();
+        let (c2, a2) = f.counting_clause();
         args.extend(a2);
         format!("x.catalogue IN (SELECT DISTINCT l.catalogue {from} WHERE {c2})")
     };

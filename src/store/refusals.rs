@@ -4,7 +4,7 @@
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
-use super::filter_sql::FilterSql;
+use super::filter_sql::{FilterSql, rows_clause_by};
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::metrics::Refusal;
@@ -28,15 +28,20 @@ pub(super) fn refusal_stage() -> String {
 /// stored verdicts (the boundary spelled from its code as the `ladder`
 /// view spells it, `schema_v6.sql`).
 pub fn refusals(conn: &Connection, f: &Filter) -> Result<Vec<Refusal>> {
-    let (mut clause, mut args) = f.without_window().rows_clause();
-    if let (Some(since), Some(until)) = (f.since, f.until) {
-        let from = since.saturating_sub(until.saturating_sub(since));
+    let window = match (f.since, f.until) {
+        (Some(since), Some(until)) => {
+            let from = since.saturating_sub(until.saturating_sub(since));
+            Some((from, until, mostly_within(conn, from, until)?))
+        }
+        _ => None,
+    };
+    // The runs a tag keeps are named by id unless the windows' decisions,
+    // read through the time index, are fewer.
+    let by_id = window.is_none_or(|(_, _, most)| most);
+    let (mut clause, mut args) = rows_clause_by(&f.without_window(), by_id);
+    if let Some((from, until, most)) = window {
         // The index pays when the windows hold a small part of the times.
-        let time = if mostly_within(conn, from, until)? {
-            "+l.time_us"
-        } else {
-            "l.time_us"
-        };
+        let time = if most { "+l.time_us" } else { "l.time_us" };
         clause.push_str(&format!(
             " AND (l.time_us IS NULL OR ({time} >= ? AND {time} < ?))"
         ));

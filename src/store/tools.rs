@@ -73,7 +73,7 @@ pub fn tools(conn: &Connection, f: &Filter) -> Result<Vec<ToolUsage>> {
     // (each distinct controls list decoded once), the reason only where
     // the decision was refused.
     let by_id = catalogue_tools(conn, &index)?;
-    let (clause, args) = f.rows_clause();
+    let (clause, args) = f.counting_rows_clause();
     let from = f.rows_from();
     let refused = format!("d.status = '{}'", Status::Refused);
     let mut stmt = conn.prepare(&format!(

@@ -24,7 +24,7 @@ pub fn ladder(conn: &Connection, f: &Filter) -> Result<LadderCounts> {
     if let Some(s) = agg::scope(conn, f)? {
         return agg::ladder(conn, &s);
     }
-    let (clause, args) = f.decision_clause();
+    let (clause, args) = f.counting_clause();
     let from = f.verdicts_from();
     let mut stmt = conn.prepare(&format!(
         "SELECT l.rung, l.label_source IS NOT NULL, count(*) {from} WHERE {clause}
@@ -68,7 +68,7 @@ pub fn boundary_profile(conn: &Connection, f: &Filter) -> Result<Vec<(String, u6
     if let Some(s) = agg::scope(conn, f)? {
         return agg::boundaries(conn, &s);
     }
-    let (clause, args) = f.decision_clause();
+    let (clause, args) = f.counting_clause();
     let from = f.verdicts_from();
     let mut stmt = conn.prepare(&format!(
         "SELECT l.boundary, count(*) {from} WHERE {clause} AND l.boundary IS NOT NULL
@@ -97,7 +97,7 @@ pub fn metrics(conn: &Connection, f: &Filter) -> Result<Metrics> {
 
 /// The decision-level metrics from every verdict the filter keeps.
 fn metrics_acc(conn: &Connection, f: &Filter) -> Result<MetricsAcc> {
-    let (clause, args) = f.decision_clause();
+    let (clause, args) = f.counting_clause();
     let from = f.from();
     let mut stmt = conn.prepare(&format!(
         "SELECT l.label_source IS NOT NULL, l.in_registry, l.in_exposed, l.in_retrieved,
@@ -218,6 +218,8 @@ pub fn confusions(conn: &Connection, f: &Filter) -> Result<Confusions> {
     if let Some(s) = agg::scope(conn, f)? {
         return agg::confusions(conn, &s);
     }
+    // The SELECTION failures through `ladder_rung`: fewer than a tag's
+    // runs' decisions, so not `counting_rows_clause`.
     let (clause, args) = f.rows_clause();
     let from = f.rows_from();
     let mut stmt = conn.prepare(&format!(
