@@ -268,6 +268,14 @@ mod tests {
     use super::*;
     use crate::store::{Store, query_plan};
 
+    /// The plan of a count over `from` under a filter's clause.
+    fn count_plan(store: &Store, from: &str, (clause, _): (String, Vec<Sql>)) -> String {
+        query_plan(
+            &store.conn,
+            &format!("SELECT count(*) {from} WHERE {clause}"),
+        )
+    }
+
     #[test]
     fn a_tag_filter_reads_the_decisions_of_the_runs_it_keeps_by_run_id() {
         let store = Store::open_rw(Path::new(":memory:")).unwrap();
@@ -279,12 +287,8 @@ mod tests {
         // of them listed by id; their decisions read through the run id.
         let kept = "LIST SUBQUERY 2; SCAN runs; LIST SUBQUERY 1; SCAN a; \
                     SCAN t VIRTUAL TABLE INDEX 1:; CREATE BLOOM FILTER";
-        let (clause, _) = f.counting_clause();
         assert_eq!(
-            query_plan(
-                &store.conn,
-                &format!("SELECT count(*) {} WHERE {clause}", f.from())
-            ),
+            count_plan(&store, f.from(), f.counting_clause()),
             format!(
                 "SEARCH r USING COVERING INDEX sqlite_autoindex_runs_1 (run_id=?); {kept}; \
                  SEARCH d USING COVERING INDEX sqlite_autoindex_decision_rows_1 (run_id=?); \
@@ -292,12 +296,8 @@ mod tests {
                  SEARCH c USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN"
             )
         );
-        let (clause, _) = f.counting_rows_clause();
         assert_eq!(
-            query_plan(
-                &store.conn,
-                &format!("SELECT count(*) {} WHERE {clause}", f.rows_from())
-            ),
+            count_plan(&store, f.rows_from(), f.counting_rows_clause()),
             format!(
                 "SEARCH r USING COVERING INDEX sqlite_autoindex_runs_1 (run_id=?); {kept}; \
                  SEARCH d USING COVERING INDEX sqlite_autoindex_decision_rows_1 (run_id=?); \
@@ -314,11 +314,7 @@ mod tests {
             since: Some(0),
             ..Filter::default()
         };
-        let (clause, _) = f.counting_clause();
-        let plan = query_plan(
-            &store.conn,
-            &format!("SELECT count(*) {} WHERE {clause}", f.from()),
-        );
+        let plan = count_plan(&store, f.from(), f.counting_clause());
         assert!(
             plan.starts_with("SEARCH l USING INDEX ladder_time (time_us>?); "),
             "{plan}"
