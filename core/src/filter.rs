@@ -23,12 +23,12 @@ impl Filter {
         *self == Filter::default()
     }
 
-    /// The same filter without its time window.
     /// Whether a time window (`since`, `until`) is set.
     pub fn has_window(&self) -> bool {
         self.since.is_some() || self.until.is_some()
     }
 
+    /// The same filter without its time window.
     pub fn without_window(&self) -> Filter {
         Filter {
             since: None,

@@ -63,8 +63,8 @@ pub(super) fn selected_from(
     // Under a run-level filter every finding selected is about a run it
     // keeps, or about no run: said once more as a list of finding ids, so
     // that SQLite reads only those findings (through `finding_rows_run`)
-    // instead of testing every finding (at 5,000,000 decisions and one
-    // task: 0.1 s against 4.8 s).
+    // instead of testing every finding (at 5,000,000 decisions, the
+    // findings summary under one task: 0.01 s against 5.2 s).
     let only = if f.has_run_filter() {
         let (runs, run_args) = kept_runs(f);
         args.extend(run_args);
