@@ -43,9 +43,9 @@ pub(super) fn selected_from(
     if f.is_empty() {
         return (format!("SELECT {select} FROM {source} {tail}"), Vec::new());
     }
+    // The decision clause, used twice below (a finding's step, its run).
     let (clause, mut args) = f.decision_clause();
-    let (run_clause, run_args) = f.decision_clause();
-    args.extend(run_args);
+    args.extend_from_within(..);
     let from = f.from();
     let catalogue_only = Filter {
         catalogues: f.catalogues.clone(),
@@ -81,7 +81,7 @@ pub(super) fn selected_from(
                ((x.step IS NOT NULL AND EXISTS (SELECT 1 {from}
                    WHERE l.run_id = x.run_id AND l.step = x.step AND {clause}))
                OR (x.step IS NULL AND x.run_id IS NOT NULL AND EXISTS (SELECT 1 {from}
-                   WHERE l.run_id = x.run_id AND {run_clause}))
+                   WHERE l.run_id = x.run_id AND {clause}))
                OR (x.step IS NULL AND x.run_id IS NULL AND {cat_clause}))
                {only}
              {tail}"
