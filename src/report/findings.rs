@@ -444,8 +444,10 @@ pub struct List {
 }
 
 impl List {
-    /// `total`: how many findings follow; `measure`: their table widths
-    /// (needed for the table format only).
+    /// `total`: how many findings follow (read by the table and markdown
+    /// heads only: JSON and CSV are written without a count, see
+    /// [`List::needs_total`]); `measure`: their table widths (needed for
+    /// the table format only).
     pub fn new(format: Format, total: u64, measure: Option<&Measure>, m: &Redactor) -> List {
         let grid = grid_columns();
         let flex: Vec<bool> = grid.iter().map(|(_, c)| c.flex).collect();
@@ -515,8 +517,9 @@ impl List {
                     .collect();
                 format!("{}\r\n", headers.join(","))
             }
-            Format::Json if empty => "{\n  \"findings\": []\n}\n".to_string(),
-            Format::Json => "{\n  \"findings\": [".to_string(),
+            // Opened by the first finding, or closed empty by the tail:
+            // JSON needs no count first.
+            Format::Json => String::new(),
         }
     }
 
@@ -570,7 +573,11 @@ impl List {
             }
             // serde_json's pretty object, indented as an item of the list.
             Format::Json => {
-                out.push_str(if first { "\n" } else { ",\n" });
+                out.push_str(if first {
+                    "{\n  \"findings\": [\n"
+                } else {
+                    ",\n"
+                });
                 for (n, i) in keys.iter().enumerate() {
                     out.push_str(if n == 0 {
                         "    {\n      \""
@@ -586,10 +593,22 @@ impl List {
         })
     }
 
+    /// Whether [`List::head`] reads the total: not for JSON and CSV, so
+    /// their findings are selected once, not counted first.
+    pub fn needs_total(format: Format) -> bool {
+        matches!(format, Format::Table | Format::Markdown)
+    }
+
+    /// How many findings were written.
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
     /// What comes after the last finding.
     pub fn tail(&self) -> String {
         match self.format {
-            Format::Json if self.total > 0 => "\n  ]\n}\n".to_string(),
+            Format::Json if self.written == 0 => "{\n  \"findings\": []\n}\n".to_string(),
+            Format::Json => "\n  ]\n}\n".to_string(),
             _ => String::new(),
         }
     }
@@ -667,7 +686,13 @@ mod tests {
         for f in list.iter().rev() {
             m.add(f, &red);
         }
-        let mut l = List::new(format, m.count(), Some(&m), &red);
+        // JSON and CSV are written without a count (the CLI passes 0).
+        let total = if List::needs_total(format) {
+            m.count()
+        } else {
+            0
+        };
+        let mut l = List::new(format, total, Some(&m), &red);
         let mut out = l.head();
         for f in list {
             out.push_str(&l.row(f));
