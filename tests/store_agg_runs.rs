@@ -1,7 +1,8 @@
 //! Each run's budget and findings kept (schema 11, `agg_runs`): after an
 //! import, writes by hand and the upgrade from schema 9, `report budget` and
-//! the findings summary read from them under a model and a whole-day
-//! window are what every decision and finding say (the long way), and the
+//! the findings summary read from them under models, tasks, run ids, tags
+//! and whole-day windows are what every decision and finding say (the long
+//! way), and the
 //! figures counted by hand from desk.jsonl and menus.jsonl.
 
 mod import_util;
@@ -32,8 +33,10 @@ fn filter(models: &[&str], since: Option<i64>, until: Option<i64>) -> Filter {
 }
 
 /// The filters the kept rows answer: none, models, whole-day windows (open
-/// at either end), and both.
+/// at either end), tasks, run ids and tags, and several together.
 fn filters() -> Vec<Filter> {
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let suite = |v: &str| vec![("suite".to_string(), v.to_string())];
     vec![
         Filter::default(),
         filter(&["gpt-4o"], None, None),
@@ -43,6 +46,39 @@ fn filters() -> Vec<Filter> {
         filter(&[], None, Some(day(19))),
         filter(&["qwen3:8b"], Some(day(10)), Some(day(20))),
         filter(&[], Some(day(20)), Some(day(27))),
+        // r-101 and r-104.
+        Filter {
+            tasks: s(&["harbor-refund"]),
+            ..Filter::default()
+        },
+        // m-2 has no time; with a window, none of the two.
+        Filter {
+            runs: s(&["r-102", "m-2"]),
+            ..Filter::default()
+        },
+        Filter {
+            runs: s(&["r-102", "m-2"]),
+            ..filter(&[], Some(day(10)), Some(day(18)))
+        },
+        // Suite m19 is r-103 and r-104; m18 r-101 and r-102, of which
+        // gpt-4o ran r-102; no run is in m20.
+        Filter {
+            tags: suite("m19"),
+            ..Filter::default()
+        },
+        Filter {
+            tags: suite("m18"),
+            ..filter(&["gpt-4o"], None, None)
+        },
+        Filter {
+            tags: suite("m20"),
+            ..Filter::default()
+        },
+        Filter {
+            tasks: s(&["m-task", "lumen-export"]),
+            tags: suite("m19"),
+            ..filter(&[], Some(day(18)), None)
+        },
     ]
 }
 
@@ -233,6 +269,17 @@ fn writes_by_hand_are_counted_again() {
         budget(&conn, &filter(&["gpt-4o"], None, None)).unwrap()[0].runs,
         3
     );
+    // r-101 moved to suite m19 by hand: a tag filter reads the runs as
+    // they are now, beside the kept rows (which need no counting again).
+    conn.execute_batch("UPDATE runs SET tags = '{\"suite\":\"m19\"}' WHERE run_id = 'r-101'")
+        .unwrap();
+    assert_exact(&conn);
+    let m19 = Filter {
+        tags: vec![("suite".to_string(), "m19".to_string())],
+        ..Filter::default()
+    };
+    assert!(scope(&conn, &m19).unwrap().is_some());
+    assert_eq!(budget(&conn, &m19).unwrap()[0].runs, 3);
     // A finding about a step r-101 has no verdict for: read the long way.
     by_hand(
         &conn,

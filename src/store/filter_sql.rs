@@ -344,5 +344,17 @@ mod tests {
             "{plan}"
         );
         assert!(!plan.contains("SCAN"), "{plan}");
+        // The decision (or run) a finding names looked up without its run,
+        // which the list above already checked.
+        assert!(
+            plan.contains(
+                "CORRELATED SCALAR SUBQUERY 1; \
+                 SEARCH d USING COVERING INDEX sqlite_autoindex_decision_rows_1 (run_id=? AND step=?); \
+                 SEARCH l USING INTEGER PRIMARY KEY (rowid=?); CORRELATED SCALAR SUBQUERY 2; \
+                 SEARCH d USING COVERING INDEX sqlite_autoindex_decision_rows_1 (run_id=?); \
+                 SEARCH l USING INTEGER PRIMARY KEY (rowid=?); LIST SUBQUERY 3;"
+            ),
+            "{plan}"
+        );
     }
 }

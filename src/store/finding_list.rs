@@ -13,7 +13,7 @@ use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, params_from_iter};
 use rustc_hash::FxHashMap;
 
-use super::findings::{FindingRow, selected_from, unpack_detail};
+use super::findings::{Among, FindingRow, selected_from, unpack_detail};
 use crate::error::Result;
 use crate::filter::Filter;
 
@@ -238,6 +238,7 @@ pub fn for_each_stored(
         selected_from(
             f,
             "findings x JOIN finding_rows p ON p.id = x.id",
+            Among::Every,
             COLUMNS,
             &order,
         )

@@ -30,23 +30,49 @@ pub struct FindingRow {
 /// plus the catalogue-level findings of the catalogues those decisions use
 /// (all findings when unfiltered). `select` is what the query returns.
 pub fn selected(f: &Filter, select: &str, tail: &str) -> (String, Vec<Sql>) {
-    selected_from(f, "findings x", select, tail)
+    selected_from(f, "findings x", Among::Every, select, tail)
+}
+
+/// Which findings the `source` of [`selected_from`] holds.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Among {
+    /// Every one: under a run-level filter, those about the runs kept are
+    /// listed by id first.
+    Every,
+    /// A few, already chosen (the runs the kept counts cannot answer):
+    /// each is tested. A list of ids would be the runs' every finding,
+    /// which SQLite would then read (at 5,000,000 decisions, the findings
+    /// summary under a model: 69.6 s against 0.3 s).
+    Few,
 }
 
 /// [`selected`] from `source` (`findings x`, perhaps joined to more).
 pub(super) fn selected_from(
     f: &Filter,
     source: &str,
+    among: Among,
     select: &str,
     tail: &str,
 ) -> (String, Vec<Sql>) {
     if f.is_empty() {
         return (format!("SELECT {select} FROM {source} {tail}"), Vec::new());
     }
+    let listed = among == Among::Every && f.has_run_filter();
+    // Under run-level filters alone a decision is kept when its run is,
+    // and `only` below keeps only the findings about the runs kept (or
+    // about no run): the decision or run a finding names need only have a
+    // verdict, looked up without its run (at 5,000,000 decisions, the
+    // findings under a tag that one run in 16 has: 1.0 -> 0.7 s counted).
+    let run_level = listed && !f.has_decision_filter();
     // The decision clause, used twice below (a finding's step, its run).
-    let (clause, mut args) = f.decision_clause();
+    let (clause, mut args) = if run_level {
+        ("1=1".to_string(), Vec::new())
+    } else {
+        f.decision_clause()
+    };
     args.extend_from_within(..);
     let from = f.from();
+    let named = if run_level { "FROM ladder l" } else { from };
     let catalogue_only = Filter {
         catalogues: f.catalogues.clone(),
         ..Filter::default()
@@ -65,7 +91,7 @@ pub(super) fn selected_from(
     // that SQLite reads only those findings (through `finding_rows_run`)
     // instead of testing every finding (at 5,000,000 decisions, the
     // findings summary under one task: 0.01 s against 5.2 s).
-    let only = if f.has_run_filter() {
+    let only = if listed {
         let (runs, run_args) = kept_runs(f);
         args.extend(run_args);
         format!(
@@ -78,9 +104,9 @@ pub(super) fn selected_from(
     (
         format!(
             "SELECT {select} FROM {source} WHERE
-               ((x.step IS NOT NULL AND EXISTS (SELECT 1 {from}
+               ((x.step IS NOT NULL AND EXISTS (SELECT 1 {named}
                    WHERE l.run_id = x.run_id AND l.step = x.step AND {clause}))
-               OR (x.step IS NULL AND x.run_id IS NOT NULL AND EXISTS (SELECT 1 {from}
+               OR (x.step IS NULL AND x.run_id IS NOT NULL AND EXISTS (SELECT 1 {named}
                    WHERE l.run_id = x.run_id AND {clause}))
                OR (x.step IS NULL AND x.run_id IS NULL AND {cat_clause}))
                {only}

@@ -13,26 +13,22 @@ use super::DAY;
 use super::runs::{CatalogueTurns, NO_DAY, Unpacked, unpack};
 use crate::error::{Error, Result};
 use crate::filter::Filter;
-use crate::store::filter_sql::push_in;
-use crate::store::findings::{FindingGroup, selected_from};
+use crate::store::filter_sql::{kept_runs, push_in};
+use crate::store::findings::{Among, FindingGroup, selected_from};
 
 /// The `agg_runs a` rows a filter selects (those with a day), when the
-/// kept rows answer it exactly: no filter but models and a window on whole
-/// days (UTC), and nothing waiting to be counted again.
+/// kept rows answer it exactly: no filter but run-level ones (models,
+/// tasks, run ids, tags: each keeps or leaves a whole run) and a window on
+/// whole days (UTC), and nothing waiting to be counted again.
 pub struct Scope {
     clause: String,
     args: Vec<Sql>,
 }
 
 pub fn scope(conn: &Connection, f: &Filter) -> Result<Option<Scope>> {
-    let only_models_and_window = Filter {
-        since: f.since,
-        until: f.until,
-        models: f.models.clone(),
-        ..Filter::default()
-    } == *f;
+    let run_level_and_window = f.phases.is_empty() && f.catalogues.is_empty();
     let whole_days = |t: Option<i64>| t.is_none_or(|t| t.rem_euclid(DAY) == 0);
-    if !only_models_and_window || !whole_days(f.since) || !whole_days(f.until) {
+    if !run_level_and_window || !whole_days(f.since) || !whole_days(f.until) {
         return Ok(None);
     }
     // A database before schema 11 has no `agg_runs` (read-only opens of
@@ -67,6 +63,21 @@ pub fn scope(conn: &Connection, f: &Filter) -> Result<Option<Scope>> {
         let mut ids = String::from("SELECT id FROM agg_names WHERE 1=1");
         push_in(&mut ids, &mut args, "name", &f.models);
         clause.push_str(&format!(" AND a.model IN ({ids})"));
+    }
+    // Tasks, run ids and tags: the runs they keep, as the `runs` table says
+    // now (a tag written there by hand counts at once). At 5,000,000
+    // decisions, the findings summary under a tag every run has: 7.1 s
+    // the long way.
+    let runs_named = Filter {
+        tasks: f.tasks.clone(),
+        runs: f.runs.clone(),
+        tags: f.tags.clone(),
+        ..Filter::default()
+    };
+    if !runs_named.is_empty() {
+        let (runs, run_args) = kept_runs(&runs_named);
+        clause.push_str(&format!(" AND a.run_id IN ({runs})"));
+        args.extend(run_args);
     }
     Ok(Some(Scope { clause, args }))
 }
@@ -173,6 +184,7 @@ pub fn finding_groups(conn: &Connection, s: &Scope, f: &Filter) -> Result<Vec<Fi
           SELECT v.* FROM agg_runs a CROSS JOIN finding_names n ON n.name = a.run_id
           CROSS JOIN finding_rows p ON p.run_id = n.id JOIN findings v ON v.id = p.id
           WHERE a.day IS NULL) x",
+        Among::Few,
         "x.kind, x.tool, count(*), count(DISTINCT x.run_id)",
         "GROUP BY x.kind, x.tool",
     );
