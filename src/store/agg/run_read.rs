@@ -124,6 +124,22 @@ fn each_kept(
     Ok(())
 }
 
+/// The findings of the runs read the long way, and of no run, counted by
+/// kind and tool under `f`.
+fn long_way(f: &Filter) -> (String, Vec<Sql>) {
+    selected_from(
+        f,
+        "(SELECT v.* FROM finding_rows p JOIN findings v ON v.id = p.id WHERE p.run_id IS NULL
+          UNION ALL
+          SELECT v.* FROM agg_runs a CROSS JOIN finding_names n ON n.name = a.run_id
+          CROSS JOIN finding_rows p ON p.run_id = n.id JOIN findings v ON v.id = p.id
+          WHERE a.day IS NULL) x",
+        Among::Few,
+        "x.kind, x.tool, count(*), count(DISTINCT x.run_id)",
+        "GROUP BY x.kind, x.tool",
+    )
+}
+
 fn not_packed(r: &rusqlite::Row) -> Error {
     let run: String = r.get(0).unwrap_or_default();
     Error::usage(format!(
@@ -176,18 +192,7 @@ pub fn finding_groups(conn: &Connection, s: &Scope, f: &Filter) -> Result<Vec<Fi
         g.0 += n;
         g.1 += runs;
     }
-    // The runs read the long way, and the findings of no run.
-    let (sql, args) = selected_from(
-        f,
-        "(SELECT v.* FROM finding_rows p JOIN findings v ON v.id = p.id WHERE p.run_id IS NULL
-          UNION ALL
-          SELECT v.* FROM agg_runs a CROSS JOIN finding_names n ON n.name = a.run_id
-          CROSS JOIN finding_rows p ON p.run_id = n.id JOIN findings v ON v.id = p.id
-          WHERE a.day IS NULL) x",
-        Among::Few,
-        "x.kind, x.tool, count(*), count(DISTINCT x.run_id)",
-        "GROUP BY x.kind, x.tool",
-    );
+    let (sql, args) = long_way(f);
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query(params_from_iter(args))?;
     while let Some(r) = rows.next()? {
@@ -204,4 +209,46 @@ pub fn finding_groups(conn: &Connection, s: &Scope, f: &Filter) -> Result<Vec<Fi
             runs,
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::store::{Store, query_plan};
+
+    /// The long way reads the findings of the runs without a day (found
+    /// through `agg_runs_long`) and of no run, whatever the filter: never a
+    /// list of the findings of every run the filter keeps.
+    #[test]
+    fn the_long_way_starts_from_the_runs_without_a_day() {
+        let store = Store::open_rw(Path::new(":memory:")).unwrap();
+        let v = |s: &str| vec![s.to_string()];
+        for f in [
+            Filter {
+                models: v("gpt-4o"),
+                ..Filter::default()
+            },
+            Filter {
+                tags: vec![("suite".into(), "m19".into())],
+                ..Filter::default()
+            },
+        ] {
+            let plan = query_plan(&store.conn, &long_way(&f).0);
+            assert!(
+                plan.starts_with(
+                    "CO-ROUTINE x; COMPOUND QUERY; LEFT-MOST SUBQUERY; \
+                     SEARCH p USING COVERING INDEX finding_rows_run (run_id=?);"
+                ),
+                "{f:?}: {plan}"
+            );
+            assert!(
+                plan.contains("UNION ALL; SCAN a USING INDEX agg_runs_long;"),
+                "{f:?}: {plan}"
+            );
+            // No list of finding ids (`finding_rows q`).
+            assert!(!plan.contains("SEARCH q "), "{f:?}: {plan}");
+        }
+    }
 }
