@@ -485,6 +485,12 @@ fn child(db: &Path) {
         b.key("Tab (next screen)", "Tab");
     }
     b.settle("Findings counts", Screen::Findings);
+    // A kind's findings in the week: its first page, then its last.
+    b.key("Enter (a kind's findings)", "Enter");
+    b.settle("Findings list", Screen::FindingList);
+    b.key("G (last finding)", "G");
+    b.settle("Findings list, G", Screen::FindingList);
+    b.key("Esc (back to Findings)", "Esc");
     // The Ladder under a filter: the filter editor's model field, checked
     // (does it keep anything?) then applied; the screens reload under it.
     b.key("1 (Ladder)", "1");

@@ -1,14 +1,18 @@
 //! The Findings screen's counts kept (schema 9, `agg_findings`): after an
 //! import, writes by hand and the upgrade from schema 8, the screen's counts
 //! for any window are the findings' own (counted by hand from desk.jsonl
-//! and menus.jsonl), and the long way's.
+//! and menus.jsonl), and the long way's; so are the Findings lists found
+//! through them.
 
 mod import_util;
 mod store_util;
 
 use import_util::*;
 use rung::filter::Filter;
-use rung::store::browse::{FindingCounts, KindCount};
+use rung::store::agg::findings::of_kind_in;
+use rung::store::browse::{
+    Anchor, FindingCounts, FindingItem, FindingSet, Key, KindCount, findings_page,
+};
 use rung::store::findings::finding_counts_long;
 use rusqlite::Connection;
 use rusqlite::types::Value as Sql;
@@ -32,14 +36,71 @@ fn kc(kind: &str, count: u64, runs: u64, previous: u64, undated: u64) -> KindCou
     }
 }
 
-/// The kept counts (asserting they answer), checked against the long way.
+/// The kept counts (asserting they answer), checked against the long way;
+/// and each kind's Findings list, found through them, against the list
+/// the long way.
 fn kept(conn: &Connection, since: i64, until: i64) -> FindingCounts {
     let c = rung::store::agg::findings::counts(conn, since, until)
         .unwrap()
         .expect("the kept counts answer");
     let long = finding_counts_long(conn, &Filter::default(), since, until).unwrap();
     assert_eq!(c, long, "[{since}, {until})");
+    for k in &c.rows {
+        lists_match(conn, &k.kind, since, until);
+    }
     c
+}
+
+/// A Findings list's first and last pages, with the list's length.
+type Ends = (
+    Vec<(Key, FindingItem)>,
+    Option<u64>,
+    Vec<(Key, FindingItem)>,
+    Option<u64>,
+);
+
+fn ends(conn: &Connection, f: &Filter, set: &FindingSet) -> Ends {
+    // Three a page: the length is counted when there are more.
+    let first = findings_page(conn, f, set, &Anchor::First, 3).unwrap();
+    let last = findings_page(conn, f, set, &Anchor::Last, 3).unwrap();
+    (first.rows, first.total, last.rows, last.total)
+}
+
+/// The Findings list of `kind` in the window, under no filter, a model, a
+/// tag and a catalogue: read from the runs the kept counts place in the
+/// window, it is the list read the long way (every finding timed).
+fn lists_match(conn: &Connection, kind: &str, since: i64, until: i64) {
+    let v = |s: &str| vec![s.to_string()];
+    let filters = [
+        Filter::default(),
+        Filter {
+            models: v("gpt-4o"),
+            ..Filter::default()
+        },
+        Filter {
+            tags: vec![("suite".into(), "m19".into())],
+            ..Filter::default()
+        },
+        Filter {
+            catalogues: v("desk-1"),
+            ..Filter::default()
+        },
+    ];
+    let set = FindingSet {
+        kind: kind.to_string(),
+        since,
+        until,
+    };
+    for f in &filters {
+        assert!(of_kind_in(conn, kind, since, until).is_some());
+        let kept = ends(conn, f, &set);
+        conn.execute_batch("BEGIN; INSERT INTO agg_dirty VALUES (0);")
+            .unwrap();
+        assert!(of_kind_in(conn, kind, since, until).is_none());
+        let long = ends(conn, f, &set);
+        conn.execute_batch("ROLLBACK").unwrap();
+        assert_eq!(kept, long, "{kind} [{since}, {until}) {f:?}");
+    }
 }
 
 /// The week to Nov 19 00:00 (whole hours): desk's r-101 (Nov 17), m-1 and
@@ -131,6 +192,30 @@ fn counts_after_an_import_are_the_findings_own() {
     let conn = Connection::open(&db).unwrap();
     assert_eq!(kept_rows(&conn), expected_rows());
     assert_exact(&conn);
+    // The week's exposure mismatches: m-1's two (Nov 18), m-2's four with
+    // no time.
+    let set = FindingSet {
+        kind: "exposure_mismatch".into(),
+        since: at(12, 0, 0, 0),
+        until: at(19, 0, 0, 0),
+    };
+    let (_, total, _, _) = ends(&conn, &Filter::default(), &set);
+    assert_eq!(total, Some(6));
+    let all = findings_page(&conn, &Filter::default(), &set, &Anchor::First, 10).unwrap();
+    let mut runs: Vec<_> = all.rows.iter().map(|(_, i)| i.row.run_id.clone()).collect();
+    runs.sort();
+    let run = |r: &str| Some(r.to_string());
+    assert_eq!(
+        runs,
+        [
+            run("m-1"),
+            run("m-1"),
+            run("m-2"),
+            run("m-2"),
+            run("m-2"),
+            run("m-2")
+        ]
+    );
     // The findings' total from the kept rows: desk's eight, menus' seven.
     assert_eq!(rung::store::agg::findings::total(&conn).unwrap(), Some(15));
     assert_eq!(

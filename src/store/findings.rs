@@ -404,17 +404,32 @@ pub fn findings_page_sorted(
     anchor: &Anchor,
     n: usize,
 ) -> Result<Page<FindingItem>> {
-    let (inner, mut args) = selected(
+    // Only the findings of the runs the kept counts place in the window
+    // are timed, each tested against the filter (at 5,000,000 decisions,
+    // a week's first page: 8.3 s when every finding of the kind was).
+    let few = super::agg::findings::of_kind_in(conn, &set.kind, set.since, set.until);
+    let among = if few.is_some() {
+        Among::Few
+    } else {
+        Among::Every
+    };
+    let (inner, mut args) = selected_from(
         f,
+        "findings x",
+        among,
         &format!("x.id AS id, {FINDING_COLUMNS}, {FINDING_TIME} AS t"),
         "",
     );
     // The inner query's columns come out under their own names.
-    let from_where =
+    let mut from_where =
         format!("FROM ({inner}) y WHERE y.kind = ? AND (y.t IS NULL OR (y.t >= ? AND y.t < ?))");
     args.push(Sql::Text(set.kind.clone()));
     args.push(Sql::Integer(set.since));
     args.push(Sql::Integer(set.until));
+    if let Some((ids, id_args)) = few {
+        from_where.push_str(&format!(" AND y.id IN ({ids})"));
+        args.extend(id_args);
+    }
     let spec = Spec {
         select: "y.kind, y.catalogue, y.task_id, y.run_id, y.step, y.tool, y.detail, y.t",
         from_where,

@@ -7,6 +7,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension};
 
 use super::runs::{RunRead, Writer};
@@ -209,6 +210,36 @@ fn fresh(conn: &Connection) -> bool {
         )
         .optional();
     matches!(fresh, Ok(Some(true)))
+}
+
+/// The findings of `kind` that may have a time in `[since, until)` or none,
+/// as SQL over `finding_rows q` returning their ids, with its arguments:
+/// those of no run, and of the runs with a kept count of the kind in an
+/// hour of the window or with no hour (a few runs, where a Findings list
+/// would otherwise time every finding of the kind to find the window's).
+/// `None` while a day or run is listed.
+pub fn of_kind_in(
+    conn: &Connection,
+    kind: &str,
+    since: i64,
+    until: i64,
+) -> Option<(String, Vec<Sql>)> {
+    if !fresh(conn) || until <= since {
+        return None;
+    }
+    Some((
+        "SELECT q.id FROM finding_rows q WHERE q.run_id IS NULL OR q.run_id IN
+           (SELECT a.run FROM agg_findings a
+            WHERE a.kind IN (SELECT id FROM finding_kinds WHERE name = ?)
+              AND (a.hour = ? OR (a.hour >= ? AND a.hour <= ?)))"
+            .to_string(),
+        vec![
+            Sql::Text(kind.to_string()),
+            Sql::Integer(NO_HOUR),
+            Sql::Integer(since.div_euclid(HOUR)),
+            Sql::Integer((until - 1).div_euclid(HOUR)),
+        ],
+    ))
 }
 
 /// How many findings of a known kind are stored (as
