@@ -9,11 +9,11 @@ mod store_util;
 
 use import_util::*;
 use rung::filter::Filter;
-use rung::store::agg::findings::of_kind_in;
+use rung::store::agg::findings::timed_in;
 use rung::store::browse::{
     Anchor, FindingCounts, FindingItem, FindingSet, Key, KindCount, findings_page,
 };
-use rung::store::findings::finding_counts_long;
+use rung::store::findings::{finding_counts, finding_counts_long};
 use rusqlite::Connection;
 use rusqlite::types::Value as Sql;
 use store_util::*;
@@ -48,7 +48,37 @@ fn kept(conn: &Connection, since: i64, until: i64) -> FindingCounts {
     for k in &c.rows {
         lists_match(conn, &k.kind, since, until);
     }
+    // Under a filter, the counts read among the runs the kept counts place
+    // in the windows are those read the long way.
+    for f in &filters() {
+        assert!(timed_in(conn, None, since, until).is_some());
+        assert_eq!(
+            finding_counts(conn, f, since, until).unwrap(),
+            finding_counts_long(conn, f, since, until).unwrap(),
+            "[{since}, {until}) {f:?}"
+        );
+    }
     c
+}
+
+/// No filter, a model, a tag, a catalogue.
+fn filters() -> [Filter; 4] {
+    let v = |s: &str| vec![s.to_string()];
+    [
+        Filter::default(),
+        Filter {
+            models: v("gpt-4o"),
+            ..Filter::default()
+        },
+        Filter {
+            tags: vec![("suite".into(), "m19".into())],
+            ..Filter::default()
+        },
+        Filter {
+            catalogues: v("desk-1"),
+            ..Filter::default()
+        },
+    ]
 }
 
 /// A Findings list's first and last pages, with the list's length.
@@ -70,33 +100,17 @@ fn ends(conn: &Connection, f: &Filter, set: &FindingSet) -> Ends {
 /// tag and a catalogue: read from the runs the kept counts place in the
 /// window, it is the list read the long way (every finding timed).
 fn lists_match(conn: &Connection, kind: &str, since: i64, until: i64) {
-    let v = |s: &str| vec![s.to_string()];
-    let filters = [
-        Filter::default(),
-        Filter {
-            models: v("gpt-4o"),
-            ..Filter::default()
-        },
-        Filter {
-            tags: vec![("suite".into(), "m19".into())],
-            ..Filter::default()
-        },
-        Filter {
-            catalogues: v("desk-1"),
-            ..Filter::default()
-        },
-    ];
     let set = FindingSet {
         kind: kind.to_string(),
         since,
         until,
     };
-    for f in &filters {
-        assert!(of_kind_in(conn, kind, since, until).is_some());
+    for f in &filters() {
+        assert!(timed_in(conn, Some(kind), since, until).is_some());
         let kept = ends(conn, f, &set);
         conn.execute_batch("BEGIN; INSERT INTO agg_dirty VALUES (0);")
             .unwrap();
-        assert!(of_kind_in(conn, kind, since, until).is_none());
+        assert!(timed_in(conn, Some(kind), since, until).is_none());
         let long = ends(conn, f, &set);
         conn.execute_batch("ROLLBACK").unwrap();
         assert_eq!(kept, long, "{kind} [{since}, {until}) {f:?}");

@@ -212,33 +212,42 @@ fn fresh(conn: &Connection) -> bool {
     matches!(fresh, Ok(Some(true)))
 }
 
-/// The findings of `kind` that may have a time in `[since, until)` or none,
-/// as SQL over `finding_rows q` returning their ids, with its arguments:
-/// those of no run, and of the runs with a kept count of the kind in an
-/// hour of the window or with no hour (a few runs, where a Findings list
-/// would otherwise time every finding of the kind to find the window's).
-/// `None` while a day or run is listed.
-pub fn of_kind_in(
+/// The findings (of `kind`, or of every kind) that may have a time in
+/// `[since, until)` or none, as SQL over `finding_rows q` returning their
+/// ids, with its arguments: those of no run, and of the runs with a kept
+/// count (of the kind) in an hour of the window or with no hour. A few
+/// runs, where a Findings list or the counts under a filter would
+/// otherwise time every finding to find the window's. `None` while a day
+/// or run is listed.
+pub fn timed_in(
     conn: &Connection,
-    kind: &str,
+    kind: Option<&str>,
     since: i64,
     until: i64,
 ) -> Option<(String, Vec<Sql>)> {
     if !fresh(conn) || until <= since {
         return None;
     }
+    let mut args = Vec::new();
+    let of_kind = match kind {
+        Some(k) => {
+            args.push(Sql::Text(k.to_string()));
+            "a.kind IN (SELECT id FROM finding_kinds WHERE name = ?) AND"
+        }
+        None => "",
+    };
+    args.extend([
+        Sql::Integer(NO_HOUR),
+        Sql::Integer(since.div_euclid(HOUR)),
+        Sql::Integer((until - 1).div_euclid(HOUR)),
+    ]);
     Some((
-        "SELECT q.id FROM finding_rows q WHERE q.run_id IS NULL OR q.run_id IN
-           (SELECT a.run FROM agg_findings a
-            WHERE a.kind IN (SELECT id FROM finding_kinds WHERE name = ?)
-              AND (a.hour = ? OR (a.hour >= ? AND a.hour <= ?)))"
-            .to_string(),
-        vec![
-            Sql::Text(kind.to_string()),
-            Sql::Integer(NO_HOUR),
-            Sql::Integer(since.div_euclid(HOUR)),
-            Sql::Integer((until - 1).div_euclid(HOUR)),
-        ],
+        format!(
+            "SELECT q.id FROM finding_rows q WHERE q.run_id IS NULL OR q.run_id IN
+               (SELECT a.run FROM agg_findings a
+                WHERE {of_kind} (a.hour = ? OR (a.hour >= ? AND a.hour <= ?)))"
+        ),
+        args,
     ))
 }
 
