@@ -46,6 +46,13 @@ pub(super) enum Among {
     Few,
 }
 
+/// [`selected`], among a few findings chosen by the caller when `few`
+/// (each tested, see [`Among::Few`]).
+fn selected_among(f: &Filter, few: bool, select: &str) -> (String, Vec<Sql>) {
+    let among = if few { Among::Few } else { Among::Every };
+    selected_from(f, "findings x", among, select, "")
+}
+
 /// [`selected`] from `source` (`findings x`, perhaps joined to more).
 pub(super) fn selected_from(
     f: &Filter,
@@ -313,17 +320,10 @@ fn counted(
     until: i64,
     few: Option<(String, Vec<Sql>)>,
 ) -> Result<FindingCounts> {
-    let among = if few.is_some() {
-        Among::Few
-    } else {
-        Among::Every
-    };
-    let (inner, mut args) = selected_from(
+    let (inner, mut args) = selected_among(
         f,
-        "findings x",
-        among,
+        few.is_some(),
         &format!("x.id AS id, x.kind AS kind, x.run_id AS run_id, {FINDING_TIME} AS t"),
-        "",
     );
     let mut inner = format!("SELECT y.kind, y.run_id, y.t FROM ({inner}) y");
     if let Some((ids, id_args)) = few {
@@ -443,17 +443,10 @@ pub fn findings_page_sorted(
     // are timed, each tested against the filter (at 5,000,000 decisions,
     // a week's first page: 8.3 s when every finding of the kind was).
     let few = super::agg::findings::timed_in(conn, Some(&set.kind), set.since, set.until);
-    let among = if few.is_some() {
-        Among::Few
-    } else {
-        Among::Every
-    };
-    let (inner, mut args) = selected_from(
+    let (inner, mut args) = selected_among(
         f,
-        "findings x",
-        among,
+        few.is_some(),
         &format!("x.id AS id, {FINDING_COLUMNS}, {FINDING_TIME} AS t"),
-        "",
     );
     // The inner query's columns come out under their own names.
     let mut from_where =
