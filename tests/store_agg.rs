@@ -394,6 +394,9 @@ const BEFORE_12_RUNS_INDEXES: &str = "DROP INDEX runs_expected; DROP INDEX runs_
 const BEFORE_14: &str = "DROP TRIGGER agg_tags_insert; DROP TRIGGER agg_tags_update;
     DROP TRIGGER agg_tags_delete; DROP TABLE agg_tags;";
 
+/// Schema 15's column of the keys whose verdicts have no run.
+const BEFORE_15: &str = "ALTER TABLE agg_keys DROP COLUMN runless;";
+
 /// `agg_tags` as stored, by tags text.
 fn tag_counts(conn: &Connection) -> Vec<Vec<Sql>> {
     rows(conn, "SELECT tags, runs FROM agg_tags ORDER BY tags")
@@ -492,7 +495,7 @@ fn a_schema_13_database_gets_its_tag_counts_on_upgrade() {
     let expected = import_desk_and_menus(&db);
     {
         let conn = Connection::open(&db).unwrap();
-        conn.execute_batch(&format!("{BEFORE_14} PRAGMA user_version = 13"))
+        conn.execute_batch(&format!("{BEFORE_14} {BEFORE_15} PRAGMA user_version = 13"))
             .unwrap();
     }
     let store = open_upgraded(&db);
@@ -592,7 +595,7 @@ fn a_schema_11_database_gets_its_confusion_cells_on_upgrade() {
             Sql::Integer(5)
         );
         conn.execute_batch(&format!(
-            "DROP TABLE agg_confusions; {BEFORE_12_RUNS_INDEXES} {BEFORE_14}
+            "DROP TABLE agg_confusions; {BEFORE_12_RUNS_INDEXES} {BEFORE_14} {BEFORE_15}
              PRAGMA user_version = 11"
         ))
         .unwrap();
@@ -1019,4 +1022,188 @@ fn a_tag_filter_keeps_the_runs_with_the_tag_however_it_was_written() {
     };
     assert_eq!(query::ladder(&conn, &both).unwrap().decisions, 2);
     assert_eq!(selected(&conn, &both), selected(&conn, &runs(&["r-104"])));
+}
+
+/// Every run of desk.jsonl tagged `team=billing` besides its suite (by
+/// hand: tags are not in the counts, and no day is listed).
+fn tag_every_run(conn: &Connection) {
+    conn.execute_batch("UPDATE runs SET tags = json_set(tags, '$.team', 'billing')")
+        .unwrap();
+    assert_eq!(one(conn, "SELECT count(*) FROM agg_dirty"), Sql::Integer(0));
+}
+
+fn team(extra: Filter) -> Filter {
+    Filter {
+        tags: vec![("team".into(), "billing".into())],
+        ..extra
+    }
+}
+
+/// How many decisions the keys whose verdicts have no run hold, over all
+/// days.
+fn runless(conn: &Connection) -> Sql {
+    one(
+        conn,
+        "SELECT COALESCE(sum(a.decisions), 0) FROM agg_rungs a JOIN agg_keys k ON k.id = a.key
+         WHERE k.whole = 1 AND k.runless = 1",
+    )
+}
+
+#[test]
+fn a_tag_every_run_has_is_answered_from_the_counts_unless_a_verdict_has_no_run() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK)]);
+    let conn = Connection::open(&db).unwrap();
+    tag_every_run(&conn);
+    let model = Filter {
+        models: vec!["gpt-4o".into()],
+        ..Filter::default()
+    };
+    let week = Filter {
+        since: Some(day(12)),
+        until: Some(day(19)),
+        ..Filter::default()
+    };
+    // The tag keeps all twelve verdicts: answered from the counts, with a
+    // model and a window too, and each answer is the long way's.
+    for f in [team(Filter::default()), team(model.clone()), team(week)] {
+        assert!(
+            rung::store::agg::read::scope(&conn, &f).unwrap().is_some(),
+            "{f:?}"
+        );
+        assert_eq!(counts(&conn, &f), long_way(&conn, &f), "{f:?}");
+        assert_eq!(drill_totals(&conn, &f), long_way_totals(&conn, &f), "{f:?}");
+    }
+    assert_eq!(
+        query::ladder(&conn, &team(Filter::default()))
+            .unwrap()
+            .decisions,
+        12
+    );
+    assert_eq!(counts(&conn, &team(model.clone())), counts(&conn, &model));
+    // A tag only some runs have (suite m18: r-101 and r-102), or two tags
+    // of which one is: the long way.
+    let m18 = Filter {
+        tags: vec![("suite".into(), "m18".into())],
+        ..Filter::default()
+    };
+    let both = Filter {
+        tags: vec![
+            ("suite".into(), "m18".into()),
+            ("team".into(), "billing".into()),
+        ],
+        ..Filter::default()
+    };
+    for f in [&m18, &both] {
+        assert!(rung::store::agg::read::scope(&conn, f).unwrap().is_none());
+        assert_eq!(query::ladder(&conn, f).unwrap().decisions, 7);
+    }
+    // A run without the tag (r-104 loses it): the long way, without r-104's
+    // two decisions.
+    conn.execute_batch("UPDATE runs SET tags = '{\"suite\":\"m19\"}' WHERE run_id = 'r-104'")
+        .unwrap();
+    assert!(
+        rung::store::agg::read::scope(&conn, &team(Filter::default()))
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        query::ladder(&conn, &team(Filter::default()))
+            .unwrap()
+            .decisions,
+        10
+    );
+    tag_every_run(&conn);
+    assert_eq!(runless(&conn), Sql::Integer(0));
+    // r-104's run deleted by hand, then counted again: its two verdicts
+    // have no run; no tag keeps them, while the unfiltered counts do.
+    conn.execute_batch("DELETE FROM runs WHERE run_id = 'r-104'")
+        .unwrap();
+    rung::store::agg::refresh(&conn).unwrap();
+    assert_eq!(runless(&conn), Sql::Integer(2));
+    assert!(
+        rung::store::agg::read::scope(&conn, &team(Filter::default()))
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        query::ladder(&conn, &team(Filter::default()))
+            .unwrap()
+            .decisions,
+        10
+    );
+    assert_eq!(
+        query::ladder(&conn, &Filter::default()).unwrap().decisions,
+        12
+    );
+    counts_are_the_long_ways(&conn);
+    // A verdict whose decision is deleted by hand has no run either.
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK)]);
+    let conn = Connection::open(&db).unwrap();
+    tag_every_run(&conn);
+    conn.execute_batch("DELETE FROM decision_rows WHERE run_id = 'r-101' AND step = 1")
+        .unwrap();
+    rung::store::agg::refresh(&conn).unwrap();
+    assert_eq!(runless(&conn), Sql::Integer(1));
+    assert!(
+        rung::store::agg::read::scope(&conn, &team(Filter::default()))
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        query::ladder(&conn, &team(Filter::default()))
+            .unwrap()
+            .decisions,
+        11
+    );
+    assert_eq!(
+        query::ladder(&conn, &Filter::default()).unwrap().decisions,
+        12
+    );
+    counts_are_the_long_ways(&conn);
+}
+
+#[test]
+fn a_schema_14_database_finds_its_verdicts_without_a_run_on_upgrade() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK)]);
+    {
+        let conn = Connection::open(&db).unwrap();
+        tag_every_run(&conn);
+        conn.execute_batch("DELETE FROM runs WHERE run_id = 'r-104'")
+            .unwrap();
+        rung::store::agg::refresh(&conn).unwrap();
+        // Schema 14 keeps them with the run-less runs' verdicts (no model).
+        conn.execute_batch(&format!("{BEFORE_15} PRAGMA user_version = 14"))
+            .unwrap();
+        assert!(
+            rung::store::agg::read::scope(&conn, &Filter::default())
+                .unwrap()
+                .is_some()
+        );
+    }
+    let store = open_upgraded(&db);
+    assert_eq!(runless(&store.conn), Sql::Integer(2));
+    assert_eq!(
+        one(&store.conn, "SELECT count(*) FROM agg_dirty"),
+        Sql::Integer(0)
+    );
+    let f = team(Filter::default());
+    assert!(
+        rung::store::agg::read::scope(&store.conn, &f)
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(query::ladder(&store.conn, &f).unwrap().decisions, 10);
+    counts_are_the_long_ways(&store.conn);
+}
+
+/// Under every filter of [`filters`] and the tag every run had, the counts
+/// (kept or not) are the long way's. (Not the drill totals: a decision list
+/// leaves out the verdicts without a run, which the counts hold.)
+fn counts_are_the_long_ways(conn: &Connection) {
+    for f in filters().into_iter().chain([team(Filter::default())]) {
+        assert_eq!(counts(conn, &f), long_way(conn, &f), "{f:?}");
+    }
 }

@@ -116,6 +116,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema_v12.sql"),
     include_str!("schema_v13.sql"),
     include_str!("schema_v14.sql"),
+    include_str!("schema_v15.sql"),
 ];
 
 /// The schema version this rung writes.
@@ -508,6 +509,11 @@ fn migrate(conn: &Connection) -> Result<()> {
     if version < 11 {
         // Schema 11 keeps each run's budget and findings.
         agg::runs::fill_all(&tx)?;
+    }
+    if (12..15).contains(&version) {
+        // Schema 15 lists the days of the keys with no model, whose
+        // verdicts may have no run (below 12, every day is counted above).
+        agg::refresh(&tx)?;
     }
     tx.commit()?;
     Ok(())

@@ -170,8 +170,9 @@ fn packed(kind: &Kind) -> bool {
 }
 
 /// What decisions are counted under besides the day: catalogue id, phase,
-/// model.
-pub(super) type Group = (Option<i64>, Option<String>, Option<String>);
+/// model, and whether the verdict has no run (schema 15: its decision or
+/// run not stored).
+pub(super) type Group = (Option<i64>, Option<String>, Option<String>, bool);
 
 /// Counts of one kind: its key columns → counts.
 pub(super) type Rows = HashMap<Vec<Dim>, Vec<i64>>;
@@ -478,7 +479,8 @@ fn rebuild_days(
     conn.execute_batch(
         "DELETE FROM agg_keys WHERE whole = 1 AND NOT EXISTS
              (SELECT 1 FROM agg_keys d WHERE d.whole = 0 AND d.catalogue IS agg_keys.catalogue
-              AND d.phase IS agg_keys.phase AND d.model IS agg_keys.model);
+              AND d.phase IS agg_keys.phase AND d.model IS agg_keys.model
+              AND d.runless = agg_keys.runless);
          DELETE FROM agg_tokens WHERE key NOT IN (SELECT id FROM agg_keys);
          DELETE FROM agg_audit WHERE key NOT IN (SELECT id FROM agg_keys);
          DELETE FROM agg_dirty;",
@@ -542,11 +544,12 @@ impl AggNames {
 
 fn whole_keys(conn: &Connection) -> Result<HashMap<Group, i64>> {
     let mut out = HashMap::default();
-    let mut s =
-        conn.prepare_cached("SELECT id, catalogue, phase, model FROM agg_keys WHERE whole = 1")?;
+    let mut s = conn.prepare_cached(
+        "SELECT id, catalogue, phase, model, runless FROM agg_keys WHERE whole = 1",
+    )?;
     let mut rows = s.query([])?;
     while let Some(r) = rows.next()? {
-        out.insert((r.get(1)?, r.get(2)?, r.get(3)?), r.get(0)?);
+        out.insert((r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?), r.get(0)?);
     }
     Ok(out)
 }
@@ -554,19 +557,20 @@ fn whole_keys(conn: &Connection) -> Result<HashMap<Group, i64>> {
 fn day_keys(conn: &Connection, day: Option<i64>) -> Result<Vec<(i64, Group)>> {
     Ok(conn
         .prepare_cached(
-            "SELECT id, catalogue, phase, model FROM agg_keys WHERE whole = 0 AND day IS ?1",
+            "SELECT id, catalogue, phase, model, runless FROM agg_keys WHERE whole = 0 AND day IS ?1",
         )?
         .query_map([day], |r| {
-            Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))
+            Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
         })?
         .collect::<rusqlite::Result<_>>()?)
 }
 
 fn new_key(conn: &Connection, whole: bool, day: Option<i64>, g: &Group) -> Result<i64> {
     conn.prepare_cached(
-        "INSERT INTO agg_keys (whole, day, catalogue, phase, model) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO agg_keys (whole, day, catalogue, phase, model, runless)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
-    .execute(rusqlite::params![whole, day, g.0, g.1, g.2])?;
+    .execute(rusqlite::params![whole, day, g.0, g.1, g.2, g.3])?;
     Ok(conn.last_insert_rowid())
 }
 

@@ -34,7 +34,8 @@ fn select(time: &str) -> String {
                 CASE WHEN d.status = '{refused}' THEN
                      CASE WHEN l.reason IS NULL THEN d.reason WHEN l.reason = X'' THEN NULL
                           ELSE l.reason END END,
-                l.controls, l.decision_id, r.task_id, d.id IS NOT NULL, l.acceptable, {audit}
+                l.controls, l.decision_id, r.task_id, d.id IS NOT NULL, l.acceptable,
+                r.run_id IS NULL, {audit}
          FROM ladder_rows l LEFT JOIN decision_rows d ON d.id = l.decision_id
          LEFT JOIN runs r ON r.run_id = d.run_id
          LEFT JOIN menus rm ON rm.id = d.retrieval
@@ -53,7 +54,7 @@ pub(super) fn kept_list(mut names: Vec<String>) -> String {
 }
 
 /// Where the tool audit's columns ([`scan_columns`]) start.
-const AUDIT_AT: usize = 28;
+const AUDIT_AT: usize = 29;
 
 /// Per tool: visible, selected, wrongly, refused, controlled.
 type ToolCounts = [i64; 5];
@@ -204,11 +205,19 @@ impl Scanner {
                 .get_ref(2)?
                 .as_str_or_null()
                 .map_err(rusqlite::Error::from)?;
-            let same = |g: &Group| g.0 == cat && g.1.as_deref() == phase && g.2.as_deref() == model;
+            let runless: bool = r.get(28)?;
+            let same = |g: &Group| {
+                g.0 == cat && g.1.as_deref() == phase && g.2.as_deref() == model && g.3 == runless
+            };
             let at = match last.filter(|&i| same(&groups[i].0)) {
                 Some(i) => i,
                 None => {
-                    let g: Group = (cat, phase.map(str::to_string), model.map(str::to_string));
+                    let g: Group = (
+                        cat,
+                        phase.map(str::to_string),
+                        model.map(str::to_string),
+                        runless,
+                    );
                     let i = *places.entry(g.clone()).or_insert_with(|| {
                         groups.push((g, Acc::default()));
                         groups.len() - 1
