@@ -31,16 +31,19 @@ pub fn refusals(conn: &Connection, f: &Filter) -> Result<Vec<Refusal>> {
     let (sql, args) = refusals_sql(conn, f)?;
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt
-        .query_map(params_from_iter(args), |r| {
-            Ok(Refusal {
-                reason: r.get(0)?,
-                stage: r.get(1)?,
-                run_id: r.get(2)?,
-                time_us: r.get(3)?,
-            })
-        })?
+        .query_map(params_from_iter(args), refusal)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
+}
+
+/// A refusal from a row of (reason, stage, run id, time).
+fn refusal(r: &rusqlite::Row<'_>) -> rusqlite::Result<Refusal> {
+    Ok(Refusal {
+        reason: r.get(0)?,
+        stage: r.get(1)?,
+        run_id: r.get(2)?,
+        time_us: r.get(3)?,
+    })
 }
 
 /// [`refusals`]' query.
@@ -120,14 +123,7 @@ pub fn refusal_items(
     all.push(Sql::Integer(until));
     let items = conn
         .prepare_cached(&items_sql)?
-        .query_map(params_from_iter(all), |r| {
-            Ok(crate::metrics::Refusal {
-                reason: r.get(0)?,
-                stage: r.get(1)?,
-                run_id: r.get(2)?,
-                time_us: r.get(3)?,
-            })
-        })?
+        .query_map(params_from_iter(all), refusal)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let undated: i64 = conn
         .prepare_cached(&undated_sql)?
