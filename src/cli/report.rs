@@ -195,11 +195,13 @@ fn runs_list(
     format: Format,
     m: &Redactor,
 ) -> Result<u64> {
-    let tally = query::run_tally(conn, f)?;
+    // A decision filter's kept decisions are counted once, for both.
+    let kept = query::decisions_kept(conn, f)?;
+    let tally = query::run_tally_kept(conn, f, &kept)?;
     let mut out = Out::new();
     report::runs::write(
         &tally,
-        &|each| query::for_each_run(conn, f, each),
+        &|each| query::for_each_run_kept(conn, f, &kept, each),
         format,
         m,
         &mut |text| out.write(text),

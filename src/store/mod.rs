@@ -81,7 +81,10 @@ pub mod query {
         is_decision_kind,
     };
     pub use super::refusals::refusals;
-    pub use super::runs::{RunRow, RunTally, for_each_run, run_tally, runs};
+    pub use super::runs::{
+        DecisionsKept, RunRow, RunTally, decisions_kept, for_each_run, for_each_run_kept,
+        run_tally, run_tally_kept, runs,
+    };
     pub use super::tools::tools;
     pub use super::verdicts::{boundary_profile, confusions, ladder, metrics, pass_hat_k};
     pub use crate::filter::Filter;
