@@ -11,7 +11,7 @@ mod store_util;
 use import_util::*;
 use rung::filter::Filter;
 use rung::metrics::budget::{Percentiles, RunCost};
-use rung::store::agg::run_read::scope;
+use rung::store::agg::run_read::{budget_scope, scope};
 use rung::store::budget::{budget, budget_long};
 use rung::store::findings::{FindingGroup, finding_groups, finding_groups_long};
 use rusqlite::Connection;
@@ -423,4 +423,219 @@ fn an_upgrade_goes_on_past_a_damaged_menu() {
     );
     let err = budget(conn, &Filter::default()).unwrap_err().to_string();
     assert!(err.contains(&format!("decision_id {id}")), "{err}");
+}
+
+/// Runs on a second catalogue (two.jsonl): s-1 on desk-1 turns to desk-2
+/// for its step 2, s-2 is on desk-2; both on Nov 20.
+const TWO: &str = "tests/fixtures/catalogues/two.jsonl";
+
+fn on(catalogues: &[&str], f: Filter) -> Filter {
+    Filter {
+        catalogues: catalogues.iter().map(|c| c.to_string()).collect(),
+        ..f
+    }
+}
+
+#[test]
+fn the_budget_under_a_catalogue_keeps_each_runs_part_on_it() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK), &path(MENUS), &path(TWO)]);
+    let conn = Connection::open(&db).unwrap();
+    let every = filter(&[], None, None);
+    for f in [
+        on(&["desk-2"], every.clone()),
+        on(&["desk-1"], every.clone()),
+        on(&["desk-1", "desk-2"], every.clone()),
+        on(&["desk-2"], filter(&["gpt-4o"], None, None)),
+        on(&["desk-2"], filter(&[], Some(day(20)), Some(day(21)))),
+        on(&["desk-1"], filter(&["qwen3:8b"], Some(day(18)), None)),
+        on(&["no-such-catalogue"], every.clone()),
+    ] {
+        assert!(budget_scope(&conn, &f).unwrap().is_some(), "{f:?}");
+        // (The findings summary is not kept per catalogue.)
+        assert!(scope(&conn, &f).unwrap().is_none(), "{f:?}");
+        assert_eq!(
+            budget(&conn, &f).unwrap(),
+            budget_long(&conn, &f).unwrap(),
+            "{f:?}"
+        );
+    }
+    // desk-2: s-1's step 2 (two tools visible) and s-2's two turns (two,
+    // then three: its menu changed); a menu_changed finding on each run's
+    // desk-2 step.
+    let desk_2 = budget(&conn, &on(&["desk-2"], every.clone())).unwrap();
+    assert_eq!(desk_2.len(), 1);
+    let b = &desk_2[0];
+    assert_eq!(
+        (b.catalogue.as_str(), b.tools, b.runs, b.turns),
+        ("desk-2", 3, 2, 3)
+    );
+    assert_eq!(
+        b.visible_per_turn,
+        Percentiles {
+            p50: Some(2),
+            p95: Some(3)
+        }
+    );
+    assert_eq!((b.menu_changed_runs, b.menu_changed_findings), (1, Some(2)));
+    // gpt-4o ran s-2 alone on desk-2.
+    let gpt = budget(&conn, &on(&["desk-2"], filter(&["gpt-4o"], None, None))).unwrap();
+    assert_eq!((gpt[0].runs, gpt[0].turns), (1, 2));
+    assert_eq!(gpt[0].menu_changed_findings, Some(1));
+    // desk-1: the six runs of desk.jsonl and menus.jsonl, and s-1's steps
+    // 1 and 3.
+    let desk_1 = budget(&conn, &on(&["desk-1"], every)).unwrap();
+    assert_eq!((desk_1[0].runs, desk_1[0].turns), (7, 19));
+    let none = budget(&conn, &on(&["no-such-catalogue"], Filter::default())).unwrap();
+    assert!(none.is_empty());
+}
+
+/// Finding kinds (each a `FindingGroup`) by name, tool, findings and runs.
+fn groups(g: &[(&str, Option<&str>, u64, u64)]) -> Vec<FindingGroup> {
+    g.iter()
+        .map(|&(kind, tool, findings, runs)| group(kind, tool, findings, runs))
+        .collect()
+}
+
+/// The findings summary under decision filters, counted from the kept
+/// decisions' (run, step) keys, is what one lookup per finding counts.
+fn assert_findings_exact(conn: &Connection) {
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let phase = |p: &[&str], f: Filter| Filter { phases: s(p), ..f };
+    let every = Filter::default();
+    for f in [
+        on(&["desk-2"], every.clone()),
+        on(&["desk-1"], every.clone()),
+        on(&["desk-1", "desk-2"], every.clone()),
+        on(&["no-such-catalogue"], every.clone()),
+        phase(&["modify"], every.clone()),
+        phase(&["release"], every.clone()),
+        phase(&["discover"], on(&["desk-2"], every.clone())),
+        on(&["desk-2"], filter(&["gpt-4o"], None, None)),
+        on(&["desk-2"], filter(&[], Some(day(20)), Some(day(21)))),
+        filter(&[], Some(day(18) + 3_600_000_000), None),
+        phase(&["modify"], filter(&["qwen3:8b"], Some(day(17)), None)),
+        Filter {
+            tags: vec![("suite".into(), "m18".into())],
+            ..phase(&["modify"], every.clone())
+        },
+        Filter {
+            runs: s(&["s-1", "m-2"]),
+            ..on(&["desk-1"], every.clone())
+        },
+    ] {
+        let long = finding_groups_long(conn, &f).unwrap();
+        assert_eq!(
+            rung::store::findings_kept::finding_groups(conn, &f).unwrap(),
+            Some(long.clone()),
+            "{f:?}"
+        );
+        assert_eq!(finding_groups(conn, &f).unwrap(), long, "{f:?}");
+    }
+}
+
+#[test]
+fn the_findings_summary_under_a_phase_or_catalogue_reads_the_kept_decisions() {
+    let (_dir, db) = setup();
+    import(&db, &["-q", &path(DESK), &path(MENUS), &path(TWO)]);
+    let conn = Connection::open(&db).unwrap();
+    assert_findings_exact(&conn);
+    // desk-2's decisions: s-1's step 2 (its menu changed; refund_invoice
+    // was off the menu) and s-2's two steps (its menu changed at step 2,
+    // where list_invoices was called without its customer).
+    let desk_2 = on(&["desk-2"], Filter::default());
+    assert_eq!(
+        finding_groups(&conn, &desk_2).unwrap(),
+        groups(&[
+            ("hidden_proposal", Some("refund_invoice"), 1, 1),
+            ("menu_changed", None, 2, 2),
+            ("schema_violation", Some("list_invoices"), 1, 1),
+        ])
+    );
+    // The modify steps: r-101's 3, r-102's 2 to 4, s-1's 2 and 3.
+    let modify = Filter {
+        phases: vec!["modify".into()],
+        ..Filter::default()
+    };
+    let at_modify = vec![
+        ("hidden_proposal", Some("delete_customer"), 1, 1),
+        ("hidden_proposal", Some("refund_invoice"), 1, 1),
+        ("menu_changed", None, 3, 3),
+        ("unsourced_id", Some("refund_invoice"), 2, 2),
+    ];
+    assert_eq!(finding_groups(&conn, &modify).unwrap(), groups(&at_modify));
+    // By hand: a finding about desk-2 itself, one about s-2 with no step,
+    // one whose run id names nothing (read as about no run), one of no
+    // known kind, one whose step is text, and an unsourced refund_invoice
+    // at r-101's step 3 then at s-1's step 2 (s-1's findings apart: the
+    // runs are counted by (kind, tool, run) instead).
+    conn.execute_batch(
+        "INSERT INTO findings (kind, catalogue, task_id, run_id, step, tool, detail)
+         VALUES ('description_drift', 'desk-2', NULL, NULL, NULL, 'find_customer', 'by hand'),
+                ('missing_output', 'desk-2', 'lumen-export', 's-2', NULL, NULL, 'no answer');
+         INSERT INTO finding_rows (kind, catalogue, run_id, step, tool, detail)
+         SELECT (SELECT id FROM finding_kinds WHERE name = 'menu_changed'),
+                (SELECT id FROM catalogue_ids WHERE version = 'desk-2'), 999999, NULL, NULL, 'x';
+         INSERT INTO finding_rows (kind, catalogue, run_id, step, tool, detail)
+         SELECT 999, NULL, (SELECT id FROM finding_names WHERE name = 's-2'), 2, NULL, 'x';
+         INSERT INTO finding_rows (kind, catalogue, run_id, step, tool, detail)
+         SELECT (SELECT id FROM finding_kinds WHERE name = 'menu_changed'), NULL,
+                (SELECT id FROM finding_names WHERE name = 's-2'), 'two', NULL, 'x';
+         INSERT INTO findings (kind, catalogue, task_id, run_id, step, tool, detail)
+         VALUES ('unsourced_id', 'desk-1', 'harbor-refund', 'r-101', 3, 'refund_invoice', 'x'),
+                ('unsourced_id', 'desk-2', 'harbor-refund', 's-1', 2, 'refund_invoice', 'again');",
+    )
+    .unwrap();
+    assert_findings_exact(&conn);
+    assert_eq!(
+        finding_groups(&conn, &desk_2).unwrap(),
+        groups(&[
+            ("description_drift", Some("find_customer"), 1, 0),
+            ("hidden_proposal", Some("refund_invoice"), 1, 1),
+            ("menu_changed", None, 3, 2),
+            ("missing_output", None, 1, 1),
+            ("schema_violation", Some("list_invoices"), 1, 1),
+            ("unsourced_id", Some("refund_invoice"), 1, 1),
+        ])
+    );
+    // Under a run-level filter too, the finding of a run id that names
+    // nothing is left out; s-2 is gpt-4o's.
+    assert_eq!(
+        finding_groups(&conn, &on(&["desk-2"], filter(&["gpt-4o"], None, None))).unwrap(),
+        groups(&[
+            ("description_drift", Some("find_customer"), 1, 0),
+            ("menu_changed", None, 1, 1),
+            ("missing_output", None, 1, 1),
+            ("schema_violation", Some("list_invoices"), 1, 1),
+        ])
+    );
+    // desk-2 is used at a modify step (s-1's 2): its own findings count,
+    // the one whose run id names nothing among them.
+    let with_drift = vec![
+        ("description_drift", Some("find_customer"), 1, 0),
+        ("hidden_proposal", Some("delete_customer"), 1, 1),
+        ("hidden_proposal", Some("refund_invoice"), 1, 1),
+        ("menu_changed", None, 4, 3),
+        ("unsourced_id", Some("refund_invoice"), 4, 3),
+    ];
+    assert_eq!(finding_groups(&conn, &modify).unwrap(), groups(&with_drift));
+    // A run-level filter that keeps few runs (under one in 8): the long
+    // way answers, through those runs' ids.
+    let no_run = Filter {
+        runs: vec!["no-such-run".into()],
+        ..modify.clone()
+    };
+    assert_eq!(
+        rung::store::findings_kept::finding_groups(&conn, &no_run).unwrap(),
+        None
+    );
+    assert_eq!(finding_groups(&conn, &no_run).unwrap(), vec![]);
+    // Ids far apart: the long way answers.
+    conn.execute_batch("INSERT INTO finding_names (id, name) VALUES (4000000000, 'far')")
+        .unwrap();
+    assert_eq!(
+        rung::store::findings_kept::finding_groups(&conn, &modify).unwrap(),
+        None
+    );
+    assert_eq!(finding_groups(&conn, &modify).unwrap(), groups(&with_drift));
 }

@@ -17,10 +17,11 @@ use crate::model::FindingKind;
 const MENU_CHANGED: &str = "menu_changed";
 
 /// One budget per catalogue with decisions under the filter, by version.
-/// Under a filter the kept counts answer (`agg::run_read::scope`), the runs
-/// counted whole come from `agg_runs`, and only the others are read.
+/// Under a filter the kept counts answer (`agg::run_read::budget_scope`),
+/// the runs counted whole come from `agg_runs`, and only the others are
+/// read.
 pub fn budget(conn: &Connection, f: &Filter) -> Result<Vec<Budget>> {
-    let kept = super::agg::run_read::scope(conn, f)?;
+    let kept = super::agg::run_read::budget_scope(conn, f)?;
     budget_with(conn, f, kept)
 }
 

@@ -160,6 +160,12 @@ pub fn finding_groups(conn: &Connection, f: &Filter) -> Result<Vec<FindingGroup>
     if let Some(s) = super::agg::run_read::scope(conn, f)? {
         return super::agg::run_read::finding_groups(conn, &s, f);
     }
+    // A decision filter: two reads, not a lookup per finding.
+    if f.has_decision_filter()
+        && let Some(groups) = super::findings_kept::finding_groups(conn, f)?
+    {
+        return Ok(groups);
+    }
     finding_groups_long(conn, f)
 }
 

@@ -21,6 +21,7 @@ pub mod filter_sql;
 mod finding_ids;
 pub mod finding_list;
 pub mod findings;
+pub mod findings_kept;
 mod held;
 pub mod hints;
 mod import;

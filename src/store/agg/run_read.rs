@@ -23,10 +23,25 @@ use crate::store::findings::{Among, FindingGroup, selected_from};
 pub struct Scope {
     clause: String,
     args: Vec<Sql>,
+    /// The catalogues (versions) a budget keeps: all when empty.
+    catalogues: Vec<String>,
 }
 
 pub fn scope(conn: &Connection, f: &Filter) -> Result<Option<Scope>> {
-    let run_level_and_window = f.phases.is_empty() && f.catalogues.is_empty();
+    if !f.catalogues.is_empty() {
+        return Ok(None);
+    }
+    budget_scope(conn, f)
+}
+
+/// [`scope`] for the budget, which the kept rows also answer under
+/// catalogues: a run's counts hold each catalogue's part of its budget
+/// apart (its turns and its `menu_changed` findings on that catalogue),
+/// and the budget is counted per catalogue, so a catalogue filter keeps
+/// those parts and no other (at 5,000,000 decisions, `rung report budget
+/// --catalogue` took 3.1 s the long way).
+pub fn budget_scope(conn: &Connection, f: &Filter) -> Result<Option<Scope>> {
+    let run_level_and_window = f.phases.is_empty();
     let whole_days = |t: Option<i64>| t.is_none_or(|t| t.rem_euclid(DAY) == 0);
     if !run_level_and_window || !whole_days(f.since) || !whole_days(f.until) {
         return Ok(None);
@@ -79,7 +94,11 @@ pub fn scope(conn: &Connection, f: &Filter) -> Result<Option<Scope>> {
         clause.push_str(&format!(" AND a.run_id IN ({runs})"));
         args.extend(run_args);
     }
-    Ok(Some(Scope { clause, args }))
+    Ok(Some(Scope {
+        clause,
+        args,
+        catalogues: f.catalogues.clone(),
+    }))
 }
 
 /// Calls `each` with every catalogue's part of the budget of each run the
@@ -94,7 +113,9 @@ pub(crate) fn budget(
         for c in &cats {
             // (A catalogue id that names nothing enters no budget: the
             // writer leaves such verdicts out.)
-            if let Some(v) = versions.get(&c.catalogue) {
+            if let Some(v) = versions.get(&c.catalogue)
+                && (s.catalogues.is_empty() || s.catalogues.contains(v))
+            {
                 each(v, c);
             }
         }
