@@ -74,7 +74,14 @@ impl RunTally {
 /// Each run's decisions a decision filter keeps, and the first failed
 /// rung among them (`None`: no decision filter; the runs' own counts).
 /// Counted once for the summary and the list of the runs report.
-pub struct DecisionsKept(Option<FxHashMap<String, (u64, Option<Rung>)>>);
+pub struct DecisionsKept(Option<Counted>);
+
+/// Per run, its kept decisions and its earliest failed step with its rung.
+type Counted = FxHashMap<String, (u64, Option<(i64, Rung)>)>;
+
+/// One run's kept decisions, counted: its id, how many, its earliest failed
+/// step with its rung.
+type RunCount = (String, u64, Option<(i64, Rung)>);
 
 /// [`DecisionsKept`] under `f`.
 pub fn decisions_kept(conn: &Connection, f: &Filter) -> Result<DecisionsKept> {
@@ -168,7 +175,7 @@ pub fn for_each_run_kept(
             match counted.get(&row.run_id) {
                 Some((n, first)) => {
                     row.decisions = *n;
-                    row.first_failed_rung = *first;
+                    row.first_failed_rung = first.map(|(_, rung)| rung);
                 }
                 None => continue,
             }
@@ -180,18 +187,45 @@ pub fn for_each_run_kept(
 
 /// Per run, its decisions the filter keeps and the first failed rung
 /// among them.
-fn matching(conn: &Connection, f: &Filter) -> Result<FxHashMap<String, (u64, Option<Rung>)>> {
-    let (clause, args) = f.decision_clause();
-    let from = f.from();
+fn matching(conn: &Connection, f: &Filter) -> Result<Counted> {
+    // Without a run-level filter, the stored rows are read directly (the
+    // `ladder` view looks each verdict's catalogue up to compare versions).
+    let (sql, args) = if f.has_run_filter() {
+        let (clause, args) = f.decision_clause();
+        let from = f.from();
+        (
+            format!("SELECT l.run_id, l.rung, l.decision_id, l.step {from} WHERE {clause}"),
+            args,
+        )
+    } else {
+        let (clause, args) = f.rows_clause();
+        let from = f.rows_from();
+        (
+            format!("SELECT d.run_id, l.rung, l.decision_id, d.step {from} WHERE {clause}"),
+            args,
+        )
+    };
     // Unsorted: sorting every kept verdict by run and step spilled to a
     // temporary b-tree (at 5,000,000 decisions under a catalogue every
     // decision has, the query took 6.9 s sorted, 1.1 s not); each run keeps
     // the failure of its earliest step instead. A verdict whose decision
     // is not stored (no run) belongs to no run listed.
-    let mut stmt = conn.prepare(&format!(
-        "SELECT l.run_id, l.rung, l.decision_id, l.step {from} WHERE {clause}"
-    ))?;
-    let mut agg: FxHashMap<String, (u64, Option<(i64, Rung)>)> = FxHashMap::default();
+    let mut stmt = conn.prepare(&sql)?;
+    let runs: i64 = conn.query_row("SELECT count(*) FROM runs", [], |r| r.get(0))?;
+    let mut agg: Counted =
+        FxHashMap::with_capacity_and_hasher(runs.clamp(0, 1 << 24) as usize, Default::default());
+    let add = |agg: &mut Counted, (run, n, first): RunCount| {
+        let e = agg.entry(run).or_default();
+        e.0 += n;
+        if let Some((step, _)) = first
+            && e.1.is_none_or(|(s, _)| step < s)
+        {
+            e.1 = first;
+        }
+    };
+    // A run's verdicts mostly follow each other: counted here, and added
+    // to the map when the run changes.
+    let mut current: Option<RunCount> = None;
     let mut q = stmt.query(params_from_iter(args))?;
     while let Some(r) = q.next()? {
         let Some(run_id) = r
@@ -201,30 +235,45 @@ fn matching(conn: &Connection, f: &Filter) -> Result<FxHashMap<String, (u64, Opt
         else {
             continue;
         };
-        let id: i64 = r.get(2)?;
-        let row = || format!("row decision_id {id}");
-        let rung = Stored::new(conn, Table::Ladder, &row).spelled(
-            "rung",
-            r.get(1)?,
-            Rung::parse,
-            Rung::spellings,
-        )?;
-        let step: i64 = r.get(3)?;
-        if !agg.contains_key(run_id) {
-            agg.insert(run_id.to_string(), Default::default());
-        }
-        let Some(e) = agg.get_mut(run_id) else {
-            continue;
+        let parsed = match r.get_ref(1)? {
+            rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t).ok().and_then(Rung::parse),
+            _ => None,
         };
-        e.0 += 1;
-        if rung.is_failure() && e.1.is_none_or(|(first, _)| step < first) {
-            e.1 = Some((step, rung));
+        let rung = match parsed {
+            Some(rung) => rung,
+            None => {
+                let id: i64 = r.get(2)?;
+                let row = || format!("row decision_id {id}");
+                Stored::new(conn, Table::Ladder, &row).spelled(
+                    "rung",
+                    r.get(1)?,
+                    Rung::parse,
+                    Rung::spellings,
+                )?
+            }
+        };
+        let step: i64 = r.get(3)?;
+        let failed = rung.is_failure().then_some((step, rung));
+        match &mut current {
+            Some((run, n, first)) if run == run_id => {
+                *n += 1;
+                if let Some((step, _)) = failed
+                    && first.is_none_or(|(s, _)| step < s)
+                {
+                    *first = failed;
+                }
+            }
+            _ => {
+                if let Some(done) = current.replace((run_id.to_string(), 1, failed)) {
+                    add(&mut agg, done);
+                }
+            }
         }
     }
-    Ok(agg
-        .into_iter()
-        .map(|(run, (n, first))| (run, (n, first.map(|(_, rung)| rung))))
-        .collect())
+    if let Some(done) = current {
+        add(&mut agg, done);
+    }
+    Ok(agg)
 }
 
 /// The columns the runs table sorts by.
