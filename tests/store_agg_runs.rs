@@ -128,6 +128,23 @@ fn expected_rows() -> Vec<Vec<Sql>> {
     ]
 }
 
+/// The one budget's catalogue, tools, runs, turns and visible tools per
+/// turn (p50, p95).
+fn sizes(
+    budgets: &[rung::metrics::budget::Budget],
+) -> (&str, u64, u64, u64, Option<u64>, Option<u64>) {
+    assert_eq!(budgets.len(), 1, "{budgets:?}");
+    let b = &budgets[0];
+    (
+        b.catalogue.as_str(),
+        b.tools,
+        b.runs,
+        b.turns,
+        b.visible_per_turn.p50,
+        b.visible_per_turn.p95,
+    )
+}
+
 fn group(kind: &str, tool: Option<&str>, findings: u64, runs: u64) -> FindingGroup {
     FindingGroup {
         kind: kind.into(),
@@ -148,20 +165,9 @@ fn an_import_keeps_each_run_and_the_reports_read_them() {
     // its menu changed, one menu_changed finding) and r-104 (two turns of
     // eight tools, 444 tokens each).
     let gpt = budget(&conn, &filter(&["gpt-4o"], None, None)).unwrap();
-    assert_eq!(gpt.len(), 1);
-    let b = &gpt[0];
-    assert_eq!(
-        (b.catalogue.as_str(), b.tools, b.runs, b.turns),
-        ("desk-1", 8, 2, 6)
-    );
     // visible 5,5,5,5,8,8: p50 rank 3, p95 rank 6.
-    assert_eq!(
-        b.visible_per_turn,
-        Percentiles {
-            p50: Some(5),
-            p95: Some(8)
-        }
-    );
+    assert_eq!(sizes(&gpt), ("desk-1", 8, 2, 6, Some(5), Some(8)));
+    let b = &gpt[0];
     assert_eq!(
         b.tokens_per_turn,
         Percentiles {
@@ -464,19 +470,8 @@ fn the_budget_under_a_catalogue_keeps_each_runs_part_on_it() {
     // then three: its menu changed); a menu_changed finding on each run's
     // desk-2 step.
     let desk_2 = budget(&conn, &on(&["desk-2"], every.clone())).unwrap();
-    assert_eq!(desk_2.len(), 1);
+    assert_eq!(sizes(&desk_2), ("desk-2", 3, 2, 3, Some(2), Some(3)));
     let b = &desk_2[0];
-    assert_eq!(
-        (b.catalogue.as_str(), b.tools, b.runs, b.turns),
-        ("desk-2", 3, 2, 3)
-    );
-    assert_eq!(
-        b.visible_per_turn,
-        Percentiles {
-            p50: Some(2),
-            p95: Some(3)
-        }
-    );
     assert_eq!((b.menu_changed_runs, b.menu_changed_findings), (1, Some(2)));
     // gpt-4o ran s-2 alone on desk-2.
     let gpt = budget(&conn, &on(&["desk-2"], filter(&["gpt-4o"], None, None))).unwrap();
