@@ -555,6 +555,27 @@ fn merge(mut a: Part, b: Part) -> Option<Part> {
     Some(a)
 }
 
+/// A second read-only connection to `conn`'s database, for the other
+/// core; none for a database in memory or one that cannot be read in
+/// place (a read-only folder: the caller's connection reads it whole, and
+/// nothing is printed, which would cross the TUI's screen).
+fn second_reader(conn: &Connection) -> Option<Connection> {
+    let path = conn.path().filter(|p| !p.is_empty())?;
+    let flags =
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let second = Connection::open_with_flags(path, flags).ok()?;
+    second
+        .busy_timeout(std::time::Duration::from_secs(10))
+        .ok()?;
+    second.execute_batch("PRAGMA cache_size = -2048").ok()?;
+    second
+        .query_row("SELECT count(*) FROM finding_names WHERE 0", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .ok()?;
+    Some(second)
+}
+
 /// The findings summary under `f` (a decision filter), as
 /// [`super::findings::finding_groups_long`] counts it; `None` when the
 /// stored names or steps are not as rung writes them, or a run-level
@@ -566,13 +587,8 @@ pub fn finding_groups(conn: &Connection, f: &Filter) -> Result<Option<Vec<Findin
     let Some(names) = Names::load(conn)? else {
         return Ok(None);
     };
-    // A second reader for the other core (none for a database in memory).
-    let mut second = conn
-        .path()
-        .filter(|p| !p.is_empty())
-        .and_then(|p| super::Store::open_ro(std::path::Path::new(p)).ok())
-        .filter(|s| s.conn.execute_batch("PRAGMA cache_size = -2048").is_ok());
-    let Some(kept) = Kept::read(conn, second.as_mut().map(|s| &mut s.conn), f, &names)? else {
+    let mut second = second_reader(conn);
+    let Some(kept) = Kept::read(conn, second.as_mut(), f, &names)? else {
         return Ok(None);
     };
     let versions: FxHashMap<String, i64> = conn
@@ -604,7 +620,7 @@ pub fn finding_groups(conn: &Connection, f: &Filter) -> Result<Option<Vec<Findin
         run_filter: f.has_run_filter(),
         kinds: &kinds,
     };
-    let Some(groups) = selection.count(conn, second.as_mut().map(|s| &mut s.conn))? else {
+    let Some(groups) = selection.count(conn, second.as_mut())? else {
         return Ok(None);
     };
     let mut tool_name = conn.prepare("SELECT name FROM finding_names WHERE id = ?1")?;
