@@ -92,3 +92,188 @@ fn a_runs_first_failure_under_a_phase_is_its_earliest_steps() {
     .unwrap();
     assert_eq!((tally.runs, tally.with_rung), (2, 1));
 }
+
+/// desk.jsonl with r-101's step 3 written after r-102's decisions (r-101's
+/// decisions apart), then two.jsonl: the decisions stored 1 to 17, r-101's
+/// as 1, 2 and 7, r-103's as 8 to 10.
+fn apart(dir: &std::path::Path) -> [String; 2] {
+    let text = std::fs::read_to_string(path(DESK)).unwrap();
+    let is = |line: &str, run: &str, step: i64| {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        v["type"] == "decision" && v["run_id"] == run && v["step"] == step
+    };
+    let moved = text.lines().find(|l| is(l, "r-101", 3)).unwrap();
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| *l != moved) {
+        out.push(line);
+        if is(line, "r-102", 4) {
+            out.push(moved);
+        }
+    }
+    let file = dir.join("desk-apart.jsonl");
+    std::fs::write(&file, out.join("\n") + "\n").unwrap();
+    [
+        file.display().to_string(),
+        path("tests/fixtures/catalogues/two.jsonl"),
+    ]
+}
+
+/// Each run's decisions under `f` and the rung of its earliest failed
+/// step, counted here from the `ladder` view a row at a time.
+fn by_hand(
+    conn: &rusqlite::Connection,
+    f: &rung::filter::Filter,
+) -> Vec<(String, u64, Option<String>)> {
+    use rung::store::filter_sql::FilterSql;
+    let (clause, args) = f.decision_clause();
+    let from = f.from();
+    let mut s = conn
+        .prepare(&format!(
+            "SELECT l.run_id, l.step, l.rung {from} WHERE {clause} ORDER BY l.run_id, l.step"
+        ))
+        .unwrap();
+    let mut out: Vec<(String, u64, Option<String>)> = Vec::new();
+    let mut q = s.query(rusqlite::params_from_iter(args)).unwrap();
+    while let Some(r) = q.next().unwrap() {
+        let (run, rung): (String, String) = (r.get(0).unwrap(), r.get(2).unwrap());
+        let failed = rung::model::Rung::parse(&rung)
+            .unwrap()
+            .is_failure()
+            .then_some(rung);
+        match out.last_mut() {
+            Some(last) if last.0 == run => {
+                last.1 += 1;
+                last.2 = last.2.take().or(failed);
+            }
+            _ => out.push((run, 1, failed)),
+        }
+    }
+    out
+}
+
+#[test]
+fn the_runs_report_under_a_decision_filter_adds_up_a_runs_decisions_apart() {
+    let (dir, db) = setup();
+    let files = apart(dir.path());
+    import(&db, &["-q", &files[0], &files[1]]);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let ids = |run: &str| {
+        rows(
+            &conn,
+            &format!("SELECT id FROM decision_rows WHERE run_id = '{run}' ORDER BY id"),
+        )
+    };
+    let int = |v: &[i64]| {
+        v.iter()
+            .map(|&i| vec![rusqlite::types::Value::Integer(i)])
+            .collect::<Vec<_>>()
+    };
+    // r-101 apart; r-103 across the middle id (9) where the stored
+    // decisions are read in two halves.
+    assert_eq!(ids("r-101"), int(&[1, 2, 7]));
+    assert_eq!(ids("r-103"), int(&[8, 9, 10]));
+    assert_eq!(
+        one(&conn, "SELECT max(id) FROM decision_rows"),
+        int(&[17])[0][0]
+    );
+    let f = |catalogues: &[&str], phases: &[&str], models: &[&str]| rung::filter::Filter {
+        catalogues: catalogues.iter().map(|s| s.to_string()).collect(),
+        phases: phases.iter().map(|s| s.to_string()).collect(),
+        models: models.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    };
+    let listed = |f: &rung::filter::Filter| -> Vec<(String, u64)> {
+        rung::store::query::runs(&conn, f)
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.run_id, r.decisions))
+            .collect()
+    };
+    let owned = |v: &[(&str, u64)]| -> Vec<(String, u64)> {
+        v.iter().map(|(r, n)| (r.to_string(), *n)).collect()
+    };
+    // Counted by hand from the two files.
+    assert_eq!(
+        listed(&f(&["desk-1"], &[], &[])),
+        owned(&[
+            ("r-101", 3),
+            ("r-102", 4),
+            ("r-103", 3),
+            ("r-104", 2),
+            ("s-1", 2)
+        ])
+    );
+    assert_eq!(
+        listed(&f(&["desk-2"], &[], &[])),
+        owned(&[("s-1", 1), ("s-2", 2)])
+    );
+    assert_eq!(
+        listed(&f(&[], &["modify"], &[])),
+        owned(&[("r-101", 1), ("r-102", 3), ("s-1", 2)])
+    );
+    assert_eq!(
+        listed(&f(&[], &["discover"], &["gpt-4o"])),
+        owned(&[("r-102", 1), ("r-104", 2), ("s-2", 2)])
+    );
+    assert_eq!(
+        listed(&f(&["desk-1"], &["release", "discover"], &["qwen3:8b"])),
+        owned(&[("r-101", 2), ("r-103", 3), ("s-1", 1)])
+    );
+    // r-102's modify steps fail at selection, authorization and (set by
+    // hand) authorization: its first failure is step 2's.
+    conn.execute(
+        "UPDATE ladder_rows SET rung = 'authorization' WHERE decision_id = 6",
+        [],
+    )
+    .unwrap();
+    let first: Vec<(String, Option<&str>)> =
+        rung::store::query::runs(&conn, &f(&[], &["modify"], &[]))
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.run_id, r.first_failed_rung.map(|r| r.as_str())))
+            .collect();
+    assert_eq!(
+        first,
+        [
+            ("r-101".to_string(), None),
+            ("r-102".to_string(), Some("selection")),
+            ("s-1".to_string(), Some("selection"))
+        ]
+    );
+    // Each run's count and first failed rung as the ladder view gives
+    // them, under each filter; and the summary's runs with a failure.
+    let filters = [
+        f(&["desk-1"], &[], &[]),
+        f(&["desk-2"], &[], &[]),
+        f(&["desk-1", "desk-2"], &[], &[]),
+        f(&[], &["modify"], &[]),
+        f(&[], &["discover"], &[]),
+        f(&[], &["discover"], &["gpt-4o"]),
+        f(&["desk-1"], &[], &["qwen3:8b"]),
+        f(&["desk-1"], &["release", "discover"], &["qwen3:8b"]),
+        f(&["nope"], &[], &[]),
+    ];
+    for filter in &filters {
+        let runs = rung::store::query::runs(&conn, filter).unwrap();
+        let got: Vec<(String, u64, Option<String>)> = runs
+            .iter()
+            .map(|r| {
+                (
+                    r.run_id.clone(),
+                    r.decisions,
+                    r.first_failed_rung.map(|r| r.as_str().to_string()),
+                )
+            })
+            .collect();
+        assert_eq!(got, by_hand(&conn, filter), "{filter:?}");
+        let tally = rung::store::query::run_tally(&conn, filter).unwrap();
+        assert_eq!(
+            (tally.runs, tally.with_rung),
+            (
+                got.len() as u64,
+                got.iter().filter(|r| r.2.is_some()).count() as u64
+            ),
+            "{filter:?}"
+        );
+    }
+}

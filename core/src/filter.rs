@@ -45,6 +45,18 @@ impl Filter {
             || !self.catalogues.is_empty()
     }
 
+    /// The same filter without the filters about a decision's run (model,
+    /// task, run id, tag).
+    pub fn without_run_filters(&self) -> Filter {
+        Filter {
+            models: Vec::new(),
+            tasks: Vec::new(),
+            runs: Vec::new(),
+            tags: Vec::new(),
+            ..self.clone()
+        }
+    }
+
     /// Whether any filter is about the run a decision belongs to (model,
     /// task, run id, tag).
     pub fn has_run_filter(&self) -> bool {

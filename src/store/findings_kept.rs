@@ -19,6 +19,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::filter_sql::{FilterSql, kept_runs};
 use super::findings::FindingGroup;
+use super::halves::{id_range, in_two, keeps_few_runs, second_reader};
 use crate::error::Result;
 use crate::filter::Filter;
 
@@ -116,22 +117,6 @@ impl Runs {
         Ok(Some(runs))
     }
 
-    /// Whether a run-level filter keeps fewer than one run in
-    /// [`FEW_RUNS`]: SQLite then reads those runs' decisions and findings
-    /// through their ids faster than every decision and finding is read
-    /// here (at 5,000,000 decisions, `--phase modify --task T`: 0.02 s
-    /// against 1.1 s; one run in 16: 1.0 s against 1.6 s).
-    fn few(conn: &Connection, f: &Filter) -> Result<bool> {
-        let (sql, args) = kept_runs(f);
-        let kept: i64 = conn.query_row(
-            &format!("SELECT count(*) FROM ({sql})"),
-            params_from_iter(args),
-            |r| r.get(0),
-        )?;
-        let total: i64 = conn.query_row("SELECT count(*) FROM runs", [], |r| r.get(0))?;
-        Ok(kept.saturating_mul(FEW_RUNS) < total)
-    }
-
     /// Whether the run (its name, and its id when a finding names it) is
     /// kept.
     fn keeps(&self, name: &[u8], id: Option<u32>) -> bool {
@@ -141,9 +126,6 @@ impl Runs {
         }
     }
 }
-
-/// See [`Runs::few`].
-const FEW_RUNS: i64 = 8;
 
 /// The decisions a filter keeps: per run (by finding name id) its steps,
 /// in a part per connection that read them.
@@ -201,23 +183,14 @@ impl Kept {
         } else {
             None
         };
-        let decision_level = Filter {
-            models: Vec::new(),
-            tasks: Vec::new(),
-            runs: Vec::new(),
-            tags: Vec::new(),
-            ..f.clone()
-        };
+        let decision_level = f.without_run_filters();
         let (clause, args) = decision_level.rows_clause();
         let from = decision_level.rows_from();
         let sql = format!(
             "SELECT d.run_id, d.step, l.catalogue {from}
              WHERE {clause} AND l.decision_id >= ? AND l.decision_id < ?"
         );
-        let (lo, hi) = id_range(
-            conn,
-            "SELECT min(decision_id), max(decision_id) FROM ladder_rows",
-        )?;
+        let (lo, hi) = id_range(conn, "ladder_rows", "decision_id")?;
         let parts = in_two(conn, second, lo, hi, |c, lo, hi| {
             Kept::part(c, &sql, &args, lo, hi, names, runs.as_ref())
         })?;
@@ -315,40 +288,6 @@ impl Kept {
     }
 }
 
-/// `[min, max + 1)` of a table's ids (`sql` selects min and max).
-fn id_range(conn: &Connection, sql: &str) -> Result<(i64, i64)> {
-    let (lo, hi): (Option<i64>, Option<i64>) =
-        conn.query_row(sql, [], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(match (lo, hi) {
-        (Some(lo), Some(hi)) => (lo, hi.saturating_add(1)),
-        _ => (0, 0),
-    })
-}
-
-/// `part` over ids `[lo, hi)`: in two halves at once when there is a
-/// second connection (one per core), else whole.
-fn in_two<T: Send>(
-    conn: &Connection,
-    second: Option<&mut Connection>,
-    lo: i64,
-    hi: i64,
-    part: impl Fn(&Connection, i64, i64) -> Result<T> + Sync,
-) -> Result<Vec<T>> {
-    let Some(other) = second else {
-        return Ok(vec![part(conn, lo, hi)?]);
-    };
-    let mid = lo + (hi - lo) / 2;
-    let part = &part;
-    std::thread::scope(|s| {
-        let upper = s.spawn(move || part(other, mid, hi));
-        let lower = part(conn, lo, mid);
-        let upper = upper
-            .join()
-            .unwrap_or_else(|p| std::panic::resume_unwind(p));
-        Ok(vec![lower?, upper?])
-    })
-}
-
 /// One (kind, tool) of the summary, by ids.
 struct Group {
     kind: i64,
@@ -389,7 +328,7 @@ impl Selection<'_> {
         conn: &Connection,
         second: Option<&mut Connection>,
     ) -> Result<Option<Vec<Group>>> {
-        let (lo, hi) = id_range(conn, "SELECT min(id), max(id) FROM finding_rows")?;
+        let (lo, hi) = id_range(conn, "finding_rows", "id")?;
         let parts = in_two(conn, second, lo, hi, |c, lo, hi| {
             self.part(c, lo, hi, false)
         })?;
@@ -555,33 +494,12 @@ fn merge(mut a: Part, b: Part) -> Option<Part> {
     Some(a)
 }
 
-/// A second read-only connection to `conn`'s database, for the other
-/// core; none for a database in memory or one that cannot be read in
-/// place (a read-only folder: the caller's connection reads it whole, and
-/// nothing is printed, which would cross the TUI's screen).
-fn second_reader(conn: &Connection) -> Option<Connection> {
-    let path = conn.path().filter(|p| !p.is_empty())?;
-    let flags =
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let second = Connection::open_with_flags(path, flags).ok()?;
-    second
-        .busy_timeout(std::time::Duration::from_secs(10))
-        .ok()?;
-    second.execute_batch("PRAGMA cache_size = -2048").ok()?;
-    second
-        .query_row("SELECT count(*) FROM finding_names WHERE 0", [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .ok()?;
-    Some(second)
-}
-
 /// The findings summary under `f` (a decision filter), as
 /// [`super::findings::finding_groups_long`] counts it; `None` when the
 /// stored names or steps are not as rung writes them, or a run-level
 /// filter keeps few runs (then the long way answers).
 pub fn finding_groups(conn: &Connection, f: &Filter) -> Result<Option<Vec<FindingGroup>>> {
-    if f.has_run_filter() && Runs::few(conn, f)? {
+    if f.has_run_filter() && keeps_few_runs(conn, f)? {
         return Ok(None);
     }
     let Some(names) = Names::load(conn)? else {

@@ -22,6 +22,7 @@ mod finding_ids;
 pub mod finding_list;
 pub mod findings;
 pub mod findings_kept;
+mod halves;
 mod held;
 pub mod hints;
 mod import;
