@@ -5,9 +5,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{Connection, params, params_from_iter};
+use rustc_hash::FxHashSet;
 
 use super::decode::{Stored, Table};
-use super::filter_sql::FilterSql;
+use super::filter_sql::{FilterSql, kept_runs};
+use super::halves::keeps_few_runs;
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::metrics::budget::{Budget, BudgetAcc, Turn};
@@ -93,6 +95,30 @@ fn scan(
     accs: &mut BTreeMap<String, BudgetAcc>,
     ran: &mut HashMap<String, Vec<String>>,
 ) -> Result<()> {
+    // A run-level filter keeping many runs is applied here, to the runs
+    // read in order: in SQL, SQLite starts from those runs and reads each
+    // one's decisions through its id (at 5,000,000 decisions,
+    // `--phase modify --model model-b` took 3.0 s; 1.7 s so).
+    let kept = if only.is_empty() && f.has_run_filter() && !keeps_few_runs(conn, f)? {
+        let (sql, args) = kept_runs(f);
+        let mut stmt = conn.prepare(&sql)?;
+        let mut rows = stmt.query(params_from_iter(args))?;
+        let mut kept: FxHashSet<Box<str>> = FxHashSet::default();
+        while let Some(r) = rows.next()? {
+            if let Some(run) = r
+                .get_ref(0)?
+                .as_str_or_null()
+                .map_err(rusqlite::Error::from)?
+            {
+                kept.insert(run.into());
+            }
+        }
+        Some(kept)
+    } else {
+        None
+    };
+    let without = kept.as_ref().map(|_| f.without_run_filters());
+    let f = without.as_ref().unwrap_or(f);
     let (clause, args) = f.counting_rows_clause();
     let runs = if f.has_run_filter() {
         "JOIN runs r ON r.run_id = d.run_id"
@@ -124,7 +150,19 @@ fn scan(
             accs.entry(cat).or_default().add_run(&ts);
         }
     };
+    // The run last left out by `kept`.
+    let mut left_out: Option<String> = None;
     while let Some(r) = rows.next()? {
+        if let Some(kept) = &kept {
+            let name = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+            if left_out.as_deref() == Some(name) {
+                continue;
+            }
+            if !kept.contains(name) {
+                left_out = Some(name.to_string());
+                continue;
+            }
+        }
         let run_id: String = r.get(0)?;
         if run.as_deref() != Some(run_id.as_str()) {
             flush(&run, &mut turns, accs);

@@ -234,11 +234,14 @@ pub(super) fn run_list_clause(f: &Filter) -> (String, Vec<Sql>) {
 }
 
 /// The ids of the runs the run-level filters (model, task, run, tag) keep,
-/// as a query over `runs r`.
+/// as a query over `runs r`. A model is compared as in a list of runs
+/// ([`run_list_clause`]): through its index SQLite would read each kept
+/// run's row for its id (at 5,000,000 decisions, two models' 332,499 runs:
+/// 0.83 s, most of it reading pages; from `runs_sort`, 0.04 s).
 pub(super) fn kept_runs(f: &Filter) -> (String, Vec<Sql>) {
     let mut sql = String::from("SELECT r.run_id FROM runs r WHERE 1=1");
     let mut args = Vec::new();
-    push_run_level(f, &mut sql, &mut args, Over::Runs);
+    push_run_level(f, &mut sql, &mut args, Over::RunList);
     (sql, args)
 }
 
