@@ -253,6 +253,26 @@ fn the_runs_report_under_a_decision_filter_adds_up_a_runs_decisions_apart() {
         f(&["desk-1"], &["release", "discover"], &["qwen3:8b"]),
         f(&["nope"], &[], &[]),
     ];
+    // Outcomes to count on desk-1: r-101 and s-1 succeeded, r-102 (with
+    // harm), r-103 and r-104 failed; set by hand, r-103 met its
+    // expectations and r-104 did not.
+    conn.execute_batch(
+        "UPDATE runs SET as_expected = 1 WHERE run_id = 'r-103';
+         UPDATE runs SET as_expected = 0 WHERE run_id = 'r-104';",
+    )
+    .unwrap();
+    let desk_1 = rung::store::query::run_tally(&conn, &filters[0]).unwrap();
+    assert_eq!(
+        (
+            desk_1.runs,
+            desk_1.succeeded,
+            desk_1.failed,
+            desk_1.harmful,
+            desk_1.with_expectations,
+            desk_1.as_expected
+        ),
+        (5, 2, 3, 1, 2, 1)
+    );
     for filter in &filters {
         let runs = rung::store::query::runs(&conn, filter).unwrap();
         let got: Vec<(String, u64, Option<String>)> = runs
@@ -275,5 +295,9 @@ fn the_runs_report_under_a_decision_filter_adds_up_a_runs_decisions_apart() {
             ),
             "{filter:?}"
         );
+        // The summary counts what the list shows.
+        let mut listed = rung::store::query::RunTally::default();
+        runs.iter().for_each(|r| listed.add(r));
+        assert_eq!(tally, listed, "{filter:?}");
     }
 }

@@ -61,13 +61,29 @@ pub struct RunTally {
 
 impl RunTally {
     pub fn add(&mut self, run: &RunRow) {
+        self.add_run(
+            run.success,
+            run.harm,
+            run.first_failed_rung.is_some(),
+            run.as_expected,
+        );
+    }
+
+    /// [`RunTally::add`] from what it counts of a run.
+    fn add_run(
+        &mut self,
+        success: Option<bool>,
+        harm: Option<bool>,
+        with_rung: bool,
+        as_expected: Option<bool>,
+    ) {
         self.runs += 1;
-        self.succeeded += u64::from(run.success == Some(true));
-        self.failed += u64::from(run.success == Some(false));
-        self.harmful += u64::from(run.harm == Some(true));
-        self.with_rung += u64::from(run.first_failed_rung.is_some());
-        self.with_expectations += u64::from(run.as_expected.is_some());
-        self.as_expected += u64::from(run.as_expected == Some(true));
+        self.succeeded += u64::from(success == Some(true));
+        self.failed += u64::from(success == Some(false));
+        self.harmful += u64::from(harm == Some(true));
+        self.with_rung += u64::from(with_rung);
+        self.with_expectations += u64::from(as_expected.is_some());
+        self.as_expected += u64::from(as_expected == Some(true));
     }
 }
 
@@ -123,11 +139,19 @@ pub fn run_tally(conn: &Connection, f: &Filter) -> Result<RunTally> {
 /// [`run_tally`] with the decisions kept counted before.
 pub fn run_tally_kept(conn: &Connection, f: &Filter, kept: &DecisionsKept) -> Result<RunTally> {
     let mut t = RunTally::default();
-    if kept.0.is_some() {
-        for_each_run_kept(conn, f, kept, |run| {
-            t.add(&run);
-            Ok(())
-        })?;
+    if let Some(counted) = &kept.0 {
+        // Only what the summary counts, from `runs_sort` (not each run's
+        // whole row, as the list reads it).
+        let (sql, args) = listed(f, "r.run_id, r.success, r.harm, r.as_expected");
+        let mut stmt = conn.prepare(&sql)?;
+        let mut q = stmt.query(params_from_iter(args))?;
+        let mut next = 0;
+        while let Some(r) = q.next()? {
+            let run = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+            if let Some((_, _, first)) = counted_of(counted, &mut next, run) {
+                t.add_run(r.get(1)?, r.get(2)?, first.is_some(), r.get(3)?);
+            }
+        }
         return Ok(t);
     }
     let (sql, args) = tally_sql(f);
@@ -177,20 +201,10 @@ pub fn for_each_run_kept(
     kept: &DecisionsKept,
     mut each: impl FnMut(RunRow) -> Result<()>,
 ) -> Result<()> {
-    let (clause, args) = if f.has_decision_filter() {
-        let mut g = f.clone();
-        g.catalogues.clear();
-        g.since = None;
-        g.until = None;
-        run_list_clause(&g)
-    } else {
-        run_list_clause(f)
-    };
+    let (sql, args) = listed(f, RUN_COLUMNS);
     let counted = &kept.0;
     let mut next = 0;
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {RUN_COLUMNS} FROM runs r WHERE {clause} ORDER BY r.run_id"
-    ))?;
+    let mut stmt = conn.prepare(&sql)?;
     let mut q = stmt.query(params_from_iter(args))?;
     while let Some(r) = q.next()? {
         let mut row = run_row(conn, r, 0)?;
@@ -206,6 +220,25 @@ pub fn for_each_run_kept(
         each(row)?;
     }
     Ok(())
+}
+
+/// The runs [`for_each_run_kept`] reads, `columns` of each, by run id: a
+/// decision filter's runs are then left out unless they have decisions
+/// kept ([`DecisionsKept`]), so only the run-level filters are SQL here.
+fn listed(f: &Filter, columns: &str) -> (String, Vec<Sql>) {
+    let (clause, args) = if f.has_decision_filter() {
+        let mut g = f.clone();
+        g.catalogues.clear();
+        g.since = None;
+        g.until = None;
+        run_list_clause(&g)
+    } else {
+        run_list_clause(f)
+    };
+    (
+        format!("SELECT {columns} FROM runs r WHERE {clause} ORDER BY r.run_id"),
+        args,
+    )
 }
 
 /// Per run, its decisions the filter keeps and the first failed rung
