@@ -4,12 +4,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use rusqlite::types::FromSqlError;
 use rusqlite::{Connection, params, params_from_iter};
 use rustc_hash::FxHashSet;
 
 use super::decode::{Stored, Table};
-use super::filter_sql::{FilterSql, kept_runs};
-use super::halves::keeps_few_runs;
+use super::filter_sql::FilterSql;
+use super::halves::{each_kept_run, keeps_few_runs, run_count};
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::metrics::budget::{Budget, BudgetAcc, Turn};
@@ -99,24 +100,19 @@ fn scan(
     // read in order: in SQL, SQLite starts from those runs and reads each
     // one's decisions through its id (at 5,000,000 decisions,
     // `--phase modify --model model-b` took 3.0 s; 1.7 s so).
-    let kept = if only.is_empty() && f.has_run_filter() && !keeps_few_runs(conn, f)? {
-        let (sql, args) = kept_runs(f);
-        let mut stmt = conn.prepare(&sql)?;
-        let mut rows = stmt.query(params_from_iter(args))?;
-        let mut kept: FxHashSet<Box<str>> = FxHashSet::default();
-        while let Some(r) = rows.next()? {
-            if let Some(run) = r
-                .get_ref(0)?
-                .as_str_or_null()
-                .map_err(rusqlite::Error::from)?
-            {
+    let kept =
+        if only.is_empty() && f.has_run_filter() && !keeps_few_runs(conn, f, run_count(conn)?)? {
+            let mut kept: FxHashSet<Box<str>> = FxHashSet::default();
+            each_kept_run(conn, f, |run| {
+                let run = std::str::from_utf8(run)
+                    .map_err(|e| rusqlite::Error::from(FromSqlError::Other(Box::new(e))))?;
                 kept.insert(run.into());
-            }
-        }
-        Some(kept)
-    } else {
-        None
-    };
+                Ok(true)
+            })?;
+            Some(kept)
+        } else {
+            None
+        };
     let without = kept.as_ref().map(|_| f.without_run_filters());
     let f = without.as_ref().unwrap_or(f);
     let (clause, args) = f.counting_rows_clause();

@@ -17,9 +17,9 @@ use rusqlite::types::{Value as Sql, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::filter_sql::{FilterSql, kept_runs};
+use super::filter_sql::FilterSql;
 use super::findings::FindingGroup;
-use super::halves::{id_range, in_two, keeps_few_runs, second_reader};
+use super::halves::{each_kept_run, id_range, in_two, keeps_few_runs, run_count, second_reader};
 use crate::error::Result;
 use crate::filter::Filter;
 
@@ -93,19 +93,13 @@ struct Runs {
 impl Runs {
     /// `None` when a run's name is not UTF-8 (the long way answers).
     fn read(conn: &Connection, f: &Filter, names: &Names) -> Result<Option<Runs>> {
-        let (sql, args) = kept_runs(f);
-        let mut stmt = conn.prepare(&sql)?;
-        let mut rows = stmt.query(params_from_iter(args))?;
         let mut runs = Runs {
             named: vec![0; names.named.len()],
             unnamed: FxHashSet::default(),
         };
-        while let Some(r) = rows.next()? {
-            let ValueRef::Text(name) = r.get_ref(0)? else {
-                continue;
-            };
+        let whole = each_kept_run(conn, f, |name| {
             let Ok(name) = std::str::from_utf8(name) else {
-                return Ok(None);
+                return Ok(false);
             };
             match names.ids.get(name) {
                 Some(&id) => runs.named[id as usize / 64] |= 1 << (id % 64),
@@ -113,8 +107,9 @@ impl Runs {
                     runs.unnamed.insert(name.into());
                 }
             }
-        }
-        Ok(Some(runs))
+            Ok(true)
+        })?;
+        Ok(whole.then_some(runs))
     }
 
     /// Whether the run (its name, and its id when a finding names it) is
@@ -499,7 +494,7 @@ fn merge(mut a: Part, b: Part) -> Option<Part> {
 /// stored names or steps are not as rung writes them, or a run-level
 /// filter keeps few runs (then the long way answers).
 pub fn finding_groups(conn: &Connection, f: &Filter) -> Result<Option<Vec<FindingGroup>>> {
-    if f.has_run_filter() && keeps_few_runs(conn, f)? {
+    if f.has_run_filter() && keeps_few_runs(conn, f, run_count(conn)?)? {
         return Ok(None);
     }
     let Some(names) = Names::load(conn)? else {

@@ -14,15 +14,40 @@ use crate::filter::Filter;
 /// faster than every decision and finding is read in halves (at 5,000,000
 /// decisions, the findings summary under `--phase modify --task T`: 0.02 s
 /// against 1.1 s; one run in 16: 1.0 s against 1.6 s).
-pub(super) fn keeps_few_runs(conn: &Connection, f: &Filter) -> Result<bool> {
+/// `runs` is every run stored ([`run_count`]).
+pub(super) fn keeps_few_runs(conn: &Connection, f: &Filter, runs: i64) -> Result<bool> {
     let (sql, args) = kept_runs(f);
     let kept: i64 = conn.query_row(
         &format!("SELECT count(*) FROM ({sql})"),
         params_from_iter(args),
         |r| r.get(0),
     )?;
-    let total: i64 = conn.query_row("SELECT count(*) FROM runs", [], |r| r.get(0))?;
-    Ok(kept.saturating_mul(FEW_RUNS) < total)
+    Ok(kept.saturating_mul(FEW_RUNS) < runs)
+}
+
+/// How many runs are stored.
+pub(super) fn run_count(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row("SELECT count(*) FROM runs", [], |r| r.get(0))?)
+}
+
+/// Calls `each` with the id of every run a run-level filter keeps, as
+/// stored (a NULL id is no run), until it answers `false`; `false` then.
+pub(super) fn each_kept_run(
+    conn: &Connection,
+    f: &Filter,
+    mut each: impl FnMut(&[u8]) -> Result<bool>,
+) -> Result<bool> {
+    let (sql, args) = kept_runs(f);
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query(params_from_iter(args))?;
+    while let Some(r) = rows.next()? {
+        if let rusqlite::types::ValueRef::Text(run) = r.get_ref(0)?
+            && !each(run)?
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// See [`keeps_few_runs`].

@@ -9,7 +9,7 @@ use rusqlite::{Connection, Row, params_from_iter};
 
 use super::decode::{Stored, Table};
 use super::filter_sql::{FilterSql, run_list_clause, runs_where};
-use super::halves::{id_range, in_two, keeps_few_runs, second_reader};
+use super::halves::{id_range, in_two, keeps_few_runs, run_count, second_reader};
 use super::paging::{Anchor, Key, Page, Spec};
 use crate::error::Result;
 use crate::filter::Filter;
@@ -244,9 +244,10 @@ fn listed(f: &Filter, columns: &str) -> (String, Vec<Sql>) {
 /// Per run, its decisions the filter keeps and the first failed rung
 /// among them.
 fn matching(conn: &Connection, f: &Filter) -> Result<Counted> {
-    let runs: i64 = conn.query_row("SELECT count(*) FROM runs", [], |r| r.get(0))?;
+    let runs = run_count(conn)?;
+    let few = f.has_run_filter() && keeps_few_runs(conn, f, runs)?;
     let runs = runs.clamp(0, 1 << 22) as usize;
-    if f.has_run_filter() && keeps_few_runs(conn, f)? {
+    if few {
         let (clause, args) = f.decision_clause();
         let from = f.from();
         let sql = format!("SELECT l.run_id, l.rung, l.decision_id, l.step {from} WHERE {clause}");
