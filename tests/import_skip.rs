@@ -191,3 +191,156 @@ fn a_decision_keeps_16_bytes_of_its_identity_and_is_judged_by_them() {
         drop(dir2);
     }
 }
+
+/// The runs stored with their catalogue (a run whose record was skipped
+/// for a missing catalogue is kept bare, without it).
+fn runs_with_catalogue(db: &Path) -> i64 {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.query_row(
+        "SELECT count(*) FROM runs WHERE catalogue IS NOT NULL",
+        [],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_file_whose_records_were_skipped_is_read_again() {
+    // desk.jsonl's catalogue in one file, its runs in another: under
+    // --keep-going the runs' records are skipped (their catalogue is not
+    // there yet), so that file is not taken as imported.
+    let (dir, db) = setup();
+    let desk = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tui/desk.jsonl"),
+    )
+    .unwrap();
+    let (catalogue, runs) = desk.split_once('\n').unwrap();
+    let cat = dir.path().join("cat.jsonl");
+    let rest = dir.path().join("runs.jsonl");
+    std::fs::write(&cat, format!("{catalogue}\n")).unwrap();
+    std::fs::write(&rest, runs).unwrap();
+    let (cat, rest) = (cat.display().to_string(), rest.display().to_string());
+    let r = rung(&db, &["import", "--keep-going", &rest]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.ends_with("skipped 4 bad records\n"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!((runs_with_catalogue(&db), decisions(&db)), (0, 12));
+    import(&db, &["-q", &cat]);
+    // Read again now that its catalogue is there: the runs get it.
+    assert_eq!(
+        import(&db, &[&rest]),
+        "imported 0 catalogues, 4 runs, 0 decisions, 0 cases from 1 file\n13 records were already stored unchanged\nclassified 4 runs\n"
+    );
+    assert_eq!((runs_with_catalogue(&db), decisions(&db)), (4, 12));
+    // ... and now it is recorded.
+    assert_eq!(
+        import(&db, &[&rest]),
+        format!(
+            "{}imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 0 files\nclassified 0 runs\n",
+            skipped(&rest)
+        )
+    );
+}
+
+#[test]
+fn replace_reads_a_file_imported_before_and_a_replaced_file_is_no_longer_skipped() {
+    let (dir, db) = setup();
+    let desk = copy(dir.path(), "desk.jsonl", "tests/fixtures/tui/desk.jsonl");
+    let a = copy(
+        dir.path(),
+        "a.jsonl",
+        "tests/fixtures/migration/menus.jsonl",
+    );
+    let text = std::fs::read_to_string(&a).unwrap();
+    let b = dir.path().join("b.jsonl");
+    let changed = text.replacen(
+        r#""step":2,"visible":["ask_user","no_applicable_tool","find_customer","list_invoices"],"selected":"find_customer""#,
+        r#""step":2,"visible":["ask_user","no_applicable_tool","find_customer","list_invoices"],"selected":"list_invoices""#,
+        1,
+    );
+    assert_ne!(changed, text);
+    std::fs::write(&b, changed).unwrap();
+    let b = b.display().to_string();
+    let selected = || -> String {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.query_row(
+            "SELECT selected FROM decisions WHERE run_id = 'm-2' AND step = 2",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    import(&db, &["-q", &desk, &a]);
+    assert_eq!(selected(), "find_customer");
+    assert_eq!(
+        import(&db, &["--replace", &b]),
+        "imported 0 catalogues, 0 runs, 0 decisions (+1 replaced), 0 cases from 1 file\n6 records were already stored unchanged\nclassified 1 run\n"
+    );
+    assert_eq!(selected(), "list_invoices");
+    // a.jsonl is unchanged, but what it holds is no longer what is stored:
+    // it is read, and says so.
+    let r = rung(&db, &["import", &a]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("a different decision with this key was already imported"),
+        "{}",
+        r.stderr
+    );
+    // --replace reads a file even when it was recorded unchanged.
+    import(&db, &["-q", &b]);
+    assert_eq!(
+        import(&db, &["--replace", &a]),
+        "imported 0 catalogues, 0 runs, 0 decisions (+1 replaced), 0 cases from 1 file\n6 records were already stored unchanged\nclassified 1 run\n"
+    );
+    assert_eq!(selected(), "find_customer");
+    // desk.jsonl held none of the replaced records, but was forgotten too:
+    // read once more, found unchanged, recorded again.
+    assert_eq!(
+        import(&db, &[&desk, &a]),
+        format!(
+            "{}imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 1 file\n18 records were already stored unchanged\nclassified 0 runs\n",
+            skipped(&a)
+        )
+    );
+    assert_eq!(
+        import(&db, &[&desk, &a]),
+        format!(
+            "{}{}imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 0 files\nclassified 0 runs\n",
+            skipped(&desk),
+            skipped(&a)
+        )
+    );
+}
+
+#[test]
+fn a_file_name_cannot_forge_a_line_of_the_skip_notice() {
+    let (dir, db) = setup();
+    let name = "x\nimported 9 catalogues from 9 files\n\u{1b}[31mred.jsonl";
+    copy(dir.path(), name, "tests/fixtures/tui/desk.jsonl");
+    let folder = dir.path().display().to_string();
+    import(&db, &["-q", &folder]);
+    let said = import(&db, &[&folder]);
+    assert_eq!(
+        said,
+        format!(
+            "skipped {folder}/x\\nimported 9 catalogues from 9 files\\n\\x1b[31mred.jsonl: imported before, unchanged (same size, modification time and content); --force reads it again\nimported 0 catalogues, 0 runs, 0 decisions, 0 cases from 0 files\nclassified 0 runs\n"
+        )
+    );
+}
+
+#[test]
+fn a_trace_file_named_in_capitals_is_always_read() {
+    // `.JSONL` is not what a folder's walk or the recordings' scan takes
+    // for a trace file (it may be a recorded body): never skipped.
+    let (dir, db) = setup();
+    let desk = copy(dir.path(), "desk.JSONL", "tests/fixtures/tui/desk.jsonl");
+    import(&db, &["-q", &desk]);
+    assert_eq!(
+        import(&db, &[&desk]),
+        "imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 1 file\n18 records were already stored unchanged\nclassified 0 runs\n"
+    );
+}

@@ -12,7 +12,7 @@ use super::{Global, log};
 use crate::error::{InputError, Result};
 use crate::ingest::{self, Progress};
 use crate::store::{Batch, ImportOptions, ImportSummary, Store};
-use crate::text::{escape_multiline, human_bytes};
+use crate::text::{escape, escape_multiline, human_bytes};
 
 #[derive(Debug, Args, Default, Clone)]
 pub struct ImportArgs {
@@ -135,7 +135,11 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
     };
     let described: Vec<&str> = sources.iter().map(|s| s.display.as_str()).collect();
     let quiet = g.quiet;
+    // The files a skipped record came from: their fingerprints are not
+    // recorded, so that the next import reads them again.
+    let skipped_in = std::cell::RefCell::new(SkippedIn::default());
     let mut skip = |e: &InputError| {
+        skipped_in.borrow_mut().add(e.path.as_deref());
         let e = escape_multiline(&e.to_string()).into_owned();
         tracing::warn!(error = %e, "skipped a bad record");
         eprintln!("skipped: {e}");
@@ -156,7 +160,7 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
         // Said once the import holds the database: a locked one is the
         // only thing said then.
         for file in &unchanged {
-            let file = escape_multiline(file);
+            let file = escape(file);
             tracing::info!(source = %file, "unchanged since imported: skipped");
             if !quiet {
                 eprintln!(
@@ -192,10 +196,16 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
             &mut skip,
             &mut drop_part,
         )?;
-        for (path, fp) in &fingerprints {
-            batch.record_source(path, fp)?;
-        }
-        Ok((batch.finish(&mut skip)?, notes))
+        let summary = batch.finish_and_record(&mut skip, &mut |batch| {
+            let skipped_in = skipped_in.borrow();
+            for (display, path, fp) in &fingerprints {
+                if skipped_in.clean(display) {
+                    batch.record_source(path, fp)?;
+                }
+            }
+            Ok(())
+        })?;
+        Ok((summary, notes))
     })();
     stop.store(true, Ordering::Relaxed);
     if let Some(h) = bar {
@@ -257,14 +267,41 @@ pub fn run(g: &Global, args: &ImportArgs) -> Result<ImportSummary> {
     Ok(summary)
 }
 
+/// The files that records skipped under `--keep-going` came from.
+#[derive(Default)]
+struct SkippedIn {
+    files: std::collections::HashSet<String>,
+    /// A skipped record named no file.
+    unnamed: bool,
+}
+
+impl SkippedIn {
+    fn add(&mut self, path: Option<&str>) {
+        match path {
+            Some(p) => {
+                self.files.insert(p.to_string());
+            }
+            None => self.unnamed = true,
+        }
+    }
+
+    /// Whether no skipped record came (or may have come) from `file`.
+    fn clean(&self, file: &str) -> bool {
+        !self.unnamed && !self.files.contains(file)
+    }
+}
+
 /// Leaves out the files this database imported before and that have not
 /// changed since (same size, modification time and content), saying so,
-/// unless `--force`; returns the sources to read, the fingerprints of the
-/// files among them to record, and the files left out. BFCL's files are
-/// read together, and recorded request and response bodies (`.json`,
-/// `.txt`, ...) may join a conversation: only files read on their own
-/// (`.jsonl`, `.jsonl.gz`, `.traj`, `.eval`) are skipped.
-type Fingerprinted = Vec<(String, ingest::fingerprint::Fingerprint)>;
+/// unless `--force` or `--replace` (which means to make the stored records
+/// the file's); returns the sources to read, the fingerprints of the files
+/// among them to record (by the name sources are shown by, and the
+/// absolute path), and the files left out. BFCL's files are read together,
+/// and recorded request and response bodies (`.json`, `.txt`, ...) may
+/// join a conversation: only files read on their own (`.jsonl`,
+/// `.jsonl.gz`, `.traj`, `.eval`, named so in lower case as the folder
+/// walk and the recordings' scan know them) are skipped.
+type Fingerprinted = Vec<(String, String, ingest::fingerprint::Fingerprint)>;
 
 fn unchanged_left_out(
     args: &ImportArgs,
@@ -288,7 +325,7 @@ fn unchanged_left_out(
             kept.push(s);
             continue;
         };
-        if !args.force && crate::store::imported_before(store, &fp)?.is_some() {
+        if !args.force && !args.replace && crate::store::imported_before(store, &fp)?.is_some() {
             unchanged.push(s.display);
             continue;
         }
@@ -299,7 +336,7 @@ fn unchanged_left_out(
                 .to_string()
         });
         if let Some(path) = path {
-            fingerprints.push((path, fp));
+            fingerprints.push((s.display.clone(), path, fp));
         }
         kept.push(s);
     }
@@ -308,12 +345,8 @@ fn unchanged_left_out(
 
 /// Whether a file is read on its own (never joined with others).
 fn read_alone(p: &std::path::Path) -> bool {
-    let name = p.file_name().map(|n| n.to_string_lossy().to_lowercase());
-    name.is_some_and(|n| {
-        [".jsonl", ".jsonl.gz", ".traj", ".eval"]
-            .iter()
-            .any(|ext| n.ends_with(ext))
-    })
+    let name = p.file_name().and_then(|n| n.to_str());
+    name.is_some_and(|n| ingest::is_trace_file(p) || n.ends_with(".traj") || n.ends_with(".eval"))
 }
 
 fn report(s: &ImportSummary, files: usize) {

@@ -372,6 +372,20 @@ fn each_body_alone_still_imports() {
             idx.display()
         )
     );
+
+    // Its name is said on one line, however it is spelt.
+    let (d, db) = setup();
+    let odd = d.path().join("x\nimported 9 runs\n\u{1b}[2J.json");
+    std::fs::copy(&idx, &odd).unwrap();
+    let r = rung(&db, &["import", odd.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 1 file\nclassified 0 runs\nnote: {}/x\\nimported 9 runs\\n\\x1b[2J.json: a recordings index (the request and response files of each recording), not a trace: it pairs those files and is not imported\n",
+            d.path().display()
+        )
+    );
 }
 
 #[test]

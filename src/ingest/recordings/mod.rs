@@ -200,7 +200,7 @@ pub fn read_all<S: RecordSink>(
             }
             notes.push(format!(
                 "{}: a recordings index (the request and response files of each recording), not a trace: it pairs those files and is not imported",
-                s.display
+                crate::text::escape(&s.display)
             ));
             continue;
         }

@@ -292,10 +292,32 @@ impl<'a> Batch<'a> {
     /// With `keep_going`, records whose references resolve nowhere are
     /// reported through `skip` and left out; otherwise the first one fails
     /// the whole batch.
-    pub fn finish(mut self, skip: &mut dyn FnMut(&InputError)) -> Result<ImportSummary> {
+    pub fn finish(self, skip: &mut dyn FnMut(&InputError)) -> Result<ImportSummary> {
+        self.finish_and_record(skip, &mut |_| Ok(()))
+    }
+
+    /// [`Batch::finish`], calling `record` once every record is checked and
+    /// before the commit, to record the source files read
+    /// ([`Batch::record_source`]). A batch that replaced stored records
+    /// with different ones first forgets the files earlier imports
+    /// recorded: what they hold may no longer be what is stored, so the
+    /// next import reads them again rather than skip them.
+    pub fn finish_and_record(
+        mut self,
+        skip: &mut dyn FnMut(&InputError),
+        record: &mut dyn FnMut(&Batch) -> Result<()>,
+    ) -> Result<ImportSummary> {
         let start = std::time::Instant::now();
         self.flush_pending()?;
         self.check_references(skip)?;
+        let s = &self.summary;
+        if s.catalogues.replaced + s.runs.replaced + s.decisions.replaced + s.cases.replaced > 0 {
+            self.conn.execute(
+                "DELETE FROM source_files WHERE import_id IS NOT ?1",
+                [self.import_id],
+            )?;
+        }
+        record(&self)?;
         let checked = start.elapsed();
         let eager: i64 = self
             .conn
