@@ -461,3 +461,58 @@ fn interned_tool_names_are_exported_as_names() {
         ["[refund, search]", "[refund, search]"]
     );
 }
+
+#[test]
+fn identifiers_and_names_are_masked_as_the_reports_mask_them() {
+    // A secret in a catalogue version, a tool's name, a run id, a task id
+    // and a model: the reports print each masked, and so does the export.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = [
+        r#"{"type":"catalogue","version":"cat KEY","tools":[
+            {"name":"KEY","family":"kb","effect":"read_only","description":"Looks."},
+            {"name":"search","family":"kb","effect":"read_only","description":"Searches."}]}"#,
+        r#"{"type":"run","run_id":"run KEY","task_id":"task KEY","model":"model KEY","catalogue":"cat KEY","started_at":"2026-11-29T10:00:00Z"}"#,
+        r#"{"type":"decision","run_id":"run KEY","step":1,"visible":["KEY","search"],"selected":"KEY","outcome":{"status":"ok"},"expected":{"acceptable":["search"],"forbidden":["KEY"]}}"#,
+    ]
+    .iter()
+    .map(|l| l.replace('\n', "").replace("KEY", KEY) + "\n")
+    .collect::<String>();
+    let trace = write(dir.path(), "t.jsonl", &trace);
+    let db = dir.path().join("t.db");
+    let r = rung(&db, &["import", "-q", trace.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let out = dir.path().join("x");
+    let r = rung(&db, &["export", "-q", out.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let d = out.join("decisions/day=2026-11-29/part-0.parquet");
+    assert_eq!(column(&d, "run_id"), ["run ••••"]);
+    assert_eq!(column(&d, "task_id"), ["task ••••"]);
+    assert_eq!(column(&d, "model"), ["model ••••"]);
+    assert_eq!(column(&d, "catalogue"), ["cat ••••"]);
+    assert_eq!(column(&d, "selected"), ["••••"]);
+    assert_eq!(column(&d, "acceptable"), ["[search]"]);
+    assert_eq!(column(&d, "forbidden"), ["[••••]"]);
+    assert_eq!(column(&d, "rung"), ["selection"]);
+    let runs = out.join("runs/day=2026-11-29/part-0.parquet");
+    assert_eq!(column(&runs, "run_id"), ["run ••••"]);
+    assert_eq!(column(&runs, "model"), ["model ••••"]);
+    let tools = out.join("tools/part-0.parquet");
+    // (In the order of the names as stored: "search" < "sk-proj-…".)
+    assert_eq!(column(&tools, "name"), ["search", "••••"]);
+    assert_eq!(column(&tools, "catalogue"), ["cat ••••", "cat ••••"]);
+    // The runs report says the same.
+    let r = rung(&db, &["report", "runs", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["runs"][0]["run_id"], "run ••••");
+    assert_eq!(v["runs"][0]["model"], "model ••••");
+    assert!(!r.stdout.contains(KEY));
+    // --no-redact keeps them as stored.
+    let raw = dir.path().join("raw");
+    let r = rung(&db, &["export", "-q", "--no-redact", raw.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        column(&raw.join("tools/part-0.parquet"), "name"),
+        ["search", KEY]
+    );
+}

@@ -152,3 +152,44 @@ fn a_bad_redact_pattern_stops_the_import_before_anything_is_stored() {
     let r = rung(&db, &["explain", "r"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
 }
+
+#[test]
+fn refusal_reasons_that_differ_only_in_a_secret_are_counted_as_one() {
+    // Four refusals of `refund`, each reason with its own key: the tools
+    // report's counts by reason add up to its refusals once masked.
+    let dir = tempfile::tempdir().unwrap();
+    let mut trace = String::from(
+        r#"{"type":"catalogue","version":"c-1","tools":[{"name":"refund","family":"billing","effect":"mutating","description":"Refunds."}]}"#,
+    );
+    trace.push('\n');
+    for i in 1..=4 {
+        trace.push_str(&format!(
+            r#"{{"type":"decision","run_id":"r-{i}","step":1,"catalogue":"c-1","selected":"refund","outcome":{{"status":"refused","stage":"authorization","reason":"denied token {KEY}{i}"}}}}"#
+        ));
+        trace.push('\n');
+    }
+    trace.push_str(
+        r#"{"type":"decision","run_id":"r-5","step":1,"catalogue":"c-1","selected":"refund","outcome":{"status":"refused","stage":"authorization","reason":"not_allowed"}}"#,
+    );
+    trace.push('\n');
+    let path = write(dir.path(), "a.jsonl", &trace);
+    let db = dir.path().join("t.db");
+    let r = rung(&db, &["import", "-q", path.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = rung(&db, &["report", "tools", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["tools"][0]["refused"], 5);
+    assert_eq!(
+        v["tools"][0]["refused_by_reason"],
+        serde_json::json!({"denied token ••••": 4, "not_allowed": 1})
+    );
+    let r = rung(&db, &["report", "tools", "--format", "markdown"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("denied token •••• 4, not_allowed 1"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains(KEY));
+}

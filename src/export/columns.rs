@@ -15,8 +15,8 @@ use rusqlite::Row;
 use crate::error::{Error, Result, StoredError};
 use crate::redact::Redactor;
 
-/// What turns stored values into exported ones: the redactor for free
-/// text, and tool names by id for a database that stores name lists as ids
+/// What turns stored values into exported ones: the redactor for every
+/// string, and tool names by id for a database that stores name lists as ids
 /// (`tool_names`); empty when it stores names.
 pub struct Decode<'a> {
     pub redactor: &'a Redactor,
@@ -46,12 +46,11 @@ pub fn name_list(
 /// How a column is read from SQLite and written to Parquet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// Text as stored: identifiers and enumerations (run ids, tool names,
-    /// rungs), which reports print as they are.
+    /// Text: identifiers, names and free text from a trace (run ids, tool
+    /// names, reasons, descriptions, tags) and rung's own words (rungs),
+    /// its secrets masked unless `--no-redact`, as the reports mask every
+    /// string they print.
     Text,
-    /// Free text from a trace (reasons, descriptions, details, tags):
-    /// secrets masked unless `--no-redact`.
-    Masked,
     /// A 64-bit integer.
     Int,
     /// SQLite's 0/1 as a boolean.
@@ -78,7 +77,7 @@ pub fn schema(columns: &[Column]) -> SchemaRef {
         .iter()
         .map(|c| {
             let t = match c.kind {
-                Kind::Text | Kind::Masked => DataType::Utf8,
+                Kind::Text => DataType::Utf8,
                 Kind::Int => DataType::Int64,
                 Kind::Bool => DataType::Boolean,
                 Kind::Time => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
@@ -112,7 +111,7 @@ impl Batch {
         let builders = columns
             .iter()
             .map(|c| match c.kind {
-                Kind::Text | Kind::Masked => Builder::Text(StringBuilder::new()),
+                Kind::Text => Builder::Text(StringBuilder::new()),
                 Kind::Int => Builder::Int(Int64Builder::new()),
                 Kind::Bool => Builder::Bool(BooleanBuilder::new()),
                 Kind::Time => {
@@ -146,9 +145,9 @@ impl Batch {
             match b {
                 Builder::Text(b) => {
                     let v: Option<String> = row.get(at)?;
-                    match (v, c.kind) {
-                        (Some(s), Kind::Masked) => b.append_value(decode.redactor.apply(&s)),
-                        (v, _) => b.append_option(v),
+                    match v {
+                        Some(s) => b.append_value(decode.redactor.apply(&s)),
+                        None => b.append_null(),
                     }
                 }
                 Builder::Int(b) => b.append_option(row.get::<_, Option<i64>>(at)?),
@@ -167,7 +166,7 @@ impl Batch {
                             })
                         })?;
                         for name in &list {
-                            b.values().append_value(name);
+                            b.values().append_value(decode.redactor.apply(name));
                         }
                         b.append(true);
                     }

@@ -33,7 +33,7 @@ pub const DECISIONS: &[Column] = &[
     col("violated", Bool),
     col("outcome", Text),
     col("stage", Text),
-    col("reason", Masked),
+    col("reason", Text),
     col("acceptable", List),
     col("forbidden", List),
     col("label_source", Text),
@@ -74,7 +74,7 @@ pub const REFUSALS: &[Column] = &[
     col("task_id", Text),
     col("model", Text),
     col("selected", Text),
-    col("reason", Masked),
+    col("reason", Text),
     col("stage", Text),
 ];
 
@@ -100,7 +100,7 @@ pub const RUNS: &[Column] = &[
     col("matched_required", Int),
     col("judged_calls", Int),
     col("matched_calls", Int),
-    col("tags", Masked),
+    col("tags", Text),
 ];
 
 const RUN_SELECT: &str = "COALESCE(r.started_us, r.first_at_us),
@@ -115,7 +115,7 @@ pub const FINDINGS: &[Column] = &[
     col("run_id", Text),
     col("step", Int),
     col("tool", Text),
-    col("detail", Masked),
+    col("detail", Text),
     col("time", Time),
 ];
 
@@ -129,7 +129,7 @@ pub const TOOLS: &[Column] = &[
     col("definition_tokens", Int),
     col("definition_hash", Text),
     col("drifted", Bool),
-    col("description", Masked),
+    col("description", Text),
 ];
 
 /// A query and its parameters.

@@ -595,9 +595,9 @@ impl Redactor {
         match v {
             Value::String(s) => Value::String(self.apply(s).into_owned()),
             Value::Array(items) => items.iter().map(|x| self.masked_value(x)).collect(),
-            Value::Object(map) => map
-                .iter()
-                .map(|(k, x)| {
+            Value::Object(map) => {
+                let mut out = serde_json::Map::new();
+                for (k, x) in map {
                     let secret = match x {
                         Value::String(s) => !s.is_empty(),
                         Value::Number(_) => true,
@@ -608,13 +608,44 @@ impl Redactor {
                     } else {
                         self.masked_value(x)
                     };
-                    (self.apply(k).into_owned(), x)
-                })
-                .collect::<serde_json::Map<_, _>>()
-                .into(),
+                    insert_masked(&mut out, self.apply(k).into_owned(), x);
+                }
+                out.into()
+            }
             other => other.clone(),
         }
     }
+}
+
+/// Puts `x` under the masked key `k`, which an earlier key may have become
+/// too (two reasons that differ only in a secret): counts (integers) under
+/// one key are added up, so that a map of counts keeps its total; any
+/// other value is kept under `k (2)`, `k (3)`, ... so that nothing is lost.
+fn insert_masked(out: &mut serde_json::Map<String, Value>, k: String, x: Value) {
+    let Some(there) = out.get_mut(&k) else {
+        out.insert(k, x);
+        return;
+    };
+    let sum = match (&*there, &x) {
+        (Value::Number(a), Value::Number(b)) => match (a.as_u64(), b.as_u64()) {
+            (Some(a), Some(b)) => a.checked_add(b).map(Value::from),
+            _ => a
+                .as_i64()
+                .zip(b.as_i64())
+                .and_then(|(a, b)| a.checked_add(b))
+                .map(Value::from),
+        },
+        _ => None,
+    };
+    if let Some(sum) = sum {
+        *there = sum;
+        return;
+    }
+    let mut n = 2u64;
+    while out.contains_key(&format!("{k} ({n})")) {
+        n += 1;
+    }
+    out.insert(format!("{k} ({n})"), x);
 }
 
 /// Masks a stream read in pieces: each piece pushed returns the masked text

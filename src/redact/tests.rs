@@ -393,3 +393,32 @@ fn the_cheap_pass_clears_plain_details_only() {
         assert!(!clear_of_builtin(not_clear), "{not_clear:?}");
     }
 }
+
+#[test]
+fn keys_that_mask_alike_keep_their_counts_and_values() {
+    // Four refusal reasons that differ only in their key: one masked key
+    // with the four counts added up; other values kept under numbered keys.
+    let r = Redactor::new(&[], false).unwrap();
+    let v = serde_json::json!({
+        "denied token sk-proj-4f9aQ2xLk81abcd1": 1,
+        "denied token sk-proj-4f9aQ2xLk81abcd2": 2,
+        "denied token sk-proj-4f9aQ2xLk81abcd3": 3,
+        "not_found": 5,
+        "note sk-proj-4f9aQ2xLk81abcd1": "a",
+        "note sk-proj-4f9aQ2xLk81abcd2": "b",
+        "note sk-proj-4f9aQ2xLk81abcd3": "c",
+    });
+    assert_eq!(
+        r.mask_value(&v).into_value(),
+        serde_json::json!({
+            "denied token ••••": 6,
+            "not_found": 5,
+            "note ••••": "a",
+            "note •••• (2)": "b",
+            "note •••• (3)": "c",
+        })
+    );
+    // Nothing masked when masking is off.
+    let off = Redactor::new(&[], true).unwrap();
+    assert_eq!(off.mask_value(&v).into_value(), v);
+}

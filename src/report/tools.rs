@@ -6,9 +6,14 @@ use super::model::{Cell, Column, Empty, Group, Groups, Place, Prose, Report, Sha
 use crate::metrics::ToolUsage;
 use crate::redact::Redactor;
 
-/// A tool's refusals by reason, most first ("outside_intent 2, not_found 1").
-fn reasons_text(t: &ToolUsage) -> String {
-    let mut v: Vec<(&String, &u64)> = t.refused_by_reason.iter().collect();
+/// A tool's refusals by reason, most first ("outside_intent 2, not_found 1"),
+/// reasons that read the same once masked counted as one.
+fn reasons_text(t: &ToolUsage, m: &Redactor) -> String {
+    let mut merged: std::collections::BTreeMap<String, u64> = Default::default();
+    for (reason, n) in &t.refused_by_reason {
+        *merged.entry(m.apply(reason).into_owned()).or_default() += n;
+    }
+    let mut v: Vec<(&String, &u64)> = merged.iter().collect();
     v.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
     v.iter()
         .map(|(reason, n)| {
@@ -82,7 +87,7 @@ pub fn build(list: &[ToolUsage], m: &Redactor) -> Report {
                 ),
             ),
             if t.refused > 0 {
-                Cell::text(m, &reasons_text(t))
+                Cell::text(m, &reasons_text(t, m))
             } else {
                 Cell::None
             },
