@@ -344,3 +344,46 @@ fn a_trace_file_named_in_capitals_is_always_read() {
         "imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 1 file\n18 records were already stored unchanged\nclassified 0 runs\n"
     );
 }
+
+#[test]
+fn a_file_read_with_another_catalogue_or_format_is_read_again() {
+    // The same transcripts bound to another catalogue are other runs: the
+    // file is read, and its runs differ from the stored ones.
+    let (dir, db) = setup();
+    let cat = dir.path().join("cat.jsonl");
+    std::fs::write(
+        &cat,
+        concat!(
+            r#"{"type":"catalogue","version":"orders-1","tools":[{"name":"lookup_order","family":"orders","effect":"read_only","description":"Look up an order."}]}"#,
+            "\n",
+            r#"{"type":"catalogue","version":"orders-2","tools":[{"name":"lookup_order","family":"orders","effect":"read_only","description":"Look up an order."}]}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let cat = cat.display().to_string();
+    let t = copy(
+        dir.path(),
+        "t.jsonl",
+        "tests/fixtures/formats/openai-transcripts.jsonl",
+    );
+    import(&db, &["-q", "--catalogue", "orders-1", &cat, &t]);
+    let again = import(&db, &["--catalogue", "orders-1", &cat, &t]);
+    assert!(
+        again.starts_with(&format!("{}{}", skipped(&cat), skipped(&t))),
+        "{again}"
+    );
+    let r = rung(&db, &["import", "--catalogue", "orders-2", &cat, &t]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("a different run with this key was already imported"),
+        "{}",
+        r.stderr
+    );
+    // Read as rung's own format, the transcripts are not runs: read, and
+    // every line is a bad record.
+    let r = rung(&db, &["import", "--format", "rung", &t]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.starts_with(&format!("{t}:1: ")), "{}", r.stderr);
+}

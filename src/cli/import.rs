@@ -292,7 +292,8 @@ impl SkippedIn {
 }
 
 /// Leaves out the files this database imported before and that have not
-/// changed since (same size, modification time and content), saying so,
+/// changed since (same size, modification time and content, read with the
+/// same `--format` and `--catalogue`), saying so,
 /// unless `--force` or `--replace` (which means to make the stored records
 /// the file's); returns the sources to read, the fingerprints of the files
 /// among them to record (by the name sources are shown by, and the
@@ -314,13 +315,20 @@ fn unchanged_left_out(
     if format == Some(ingest::Format::Bfcl) {
         return Ok((sources, fingerprints, unchanged));
     }
+    // What changes the records a file yields besides its content.
+    let how = format!(
+        "format {}\ncatalogue {:?}",
+        args.format.to_ascii_lowercase(),
+        args.catalogue
+    );
     let mut kept = Vec::with_capacity(sources.len());
     for s in sources {
         let fp = s
             .path
             .as_deref()
             .filter(|p| read_alone(p))
-            .and_then(ingest::fingerprint::Fingerprint::of);
+            .and_then(ingest::fingerprint::Fingerprint::of)
+            .map(|fp| fp.read_as(&how));
         let Some(fp) = fp else {
             kept.push(s);
             continue;

@@ -50,6 +50,20 @@ impl Fingerprint {
     }
 }
 
+impl Fingerprint {
+    /// The fingerprint of the file read a given way (`how`: the options
+    /// that change what a file yields, such as its format and the
+    /// catalogue its runs are bound to): the same file read another way
+    /// matches nothing recorded, and is read.
+    pub fn read_as(mut self, how: &str) -> Fingerprint {
+        let mut h = blake3::Hasher::new();
+        h.update(&self.hash);
+        h.update(how.as_bytes());
+        self.hash = h.finalize().into();
+        self
+    }
+}
+
 /// BLAKE3 over the size and the `size` bytes of `f` (`None` if fewer could
 /// be read); a file past [`HALVES`] as two halves on two threads.
 fn hash_file(f: &std::fs::File, size: u64) -> Option<[u8; 32]> {
