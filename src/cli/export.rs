@@ -21,10 +21,12 @@ refusals, the findings and the catalogue tools as Parquet files, partitioned by 
 DIR/TABLE/day=YYYY-MM-DD/part-0.parquet (day=undated for rows without a time; tools/part-0.parquet \
 is not partitioned). A decision's day is its time (its `at`, else its run's `started_at`), a run's \
 its `started_at` (else its first decision's), a finding's its decision's or run's. The report \
-filters select what is exported as they select what a report counts. Free text (reasons, \
-details, descriptions, tags) is masked unless --no-redact. DIR must be new or empty; --force \
-replaces the tables of an earlier export in it. docs/scale.md has the SQL of each report over \
-these files.";
+filters select the decisions exported (with their runs, refusals and findings): what the \
+decision-level reports count; docs/scale.md says which reports need an export without them. \
+Every string from a trace (ids, names, free text) is masked as in the reports unless \
+--no-redact. DIR must be new or empty; --force replaces the tables of an earlier export in it \
+(a failed export leaves DIR as it was). docs/scale.md has the SQL of each report over these \
+files.";
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
