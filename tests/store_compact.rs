@@ -103,6 +103,48 @@ fn menus_are_ids_shared_and_shown_with_their_names() {
         vec![vec![Sql::Integer(3), Sql::Integer(1)]]
     );
 
+    // One name list in three fields, on two decisions: one row, and each
+    // field reads as recorded.
+    let dir = tempfile::tempdir().unwrap();
+    let same = dir.path().join("same.jsonl");
+    std::fs::write(
+        &same,
+        concat!(
+            r#"{"type":"decision","run_id":"s-1","step":1,"trusted_controls":["x","y"],"exposed":["x","y"],"visible":["x","y"],"selected":"x"}"#,
+            "\n",
+            r#"{"type":"decision","run_id":"s-1","step":2,"exposed":["x","y"],"visible":["y"],"selected":"y"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    import(&db, &["-q", same.to_str().unwrap()]);
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(
+        rows(
+            &conn,
+            "SELECT count(DISTINCT v) FROM (
+               SELECT trusted_controls AS v FROM decision_rows WHERE run_id = 's-1' AND step = 1
+               UNION ALL SELECT exposed FROM decision_rows WHERE run_id = 's-1'
+               UNION ALL SELECT visible FROM decision_rows WHERE run_id = 's-1' AND step = 1)"
+        ),
+        vec![vec![Sql::Integer(1)]]
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "SELECT trusted_controls, exposed, visible FROM decisions
+             WHERE run_id = 's-1' ORDER BY step"
+        ),
+        vec![
+            vec![
+                text(r#"["x","y"]"#),
+                text(r#"["x","y"]"#),
+                text(r#"["x","y"]"#)
+            ],
+            vec![Sql::Null, text(r#"["x","y"]"#), text(r#"["y"]"#)],
+        ]
+    );
+
     // What rung reads back is what it was given: explain ranks the
     // candidates with their scores.
     let e = explain(&db, "m-1");

@@ -193,11 +193,21 @@ impl PreparedDecision {
         )
         .is_some();
         p.hash = identity::decision(&p);
-        for (i, t) in [&p.policy, &p.controls, &p.retrieval, &p.exposed, &p.visible]
-            .into_iter()
-            .enumerate()
+        // The three name lists share their keys (kind 2): a list stored as
+        // one field's menu is the same row for the others (the trusted
+        // controls that are also the visible menu, an exposed menu that
+        // retrieval did not narrow).
+        for (i, (t, kind)) in [
+            (&p.policy, 1),
+            (&p.controls, 2),
+            (&p.retrieval, 3),
+            (&p.exposed, 2),
+            (&p.visible, 2),
+        ]
+        .into_iter()
+        .enumerate()
         {
-            p.menu_keys[i] = t.as_deref().map(|t| menu_key(i as u8 + 1, t));
+            p.menu_keys[i] = t.as_deref().map(|t| menu_key(kind, t));
         }
         Ok(p)
     }
