@@ -327,7 +327,10 @@ fn a_file_name_cannot_forge_a_line_of_the_skip_notice() {
     assert_eq!(
         said,
         format!(
-            "skipped {folder}/x\\nimported 9 catalogues from 9 files\\n\\x1b[31mred.jsonl: imported before, unchanged (same size, modification time and content); --force reads it again\nimported 0 catalogues, 0 runs, 0 decisions, 0 cases from 0 files\nclassified 0 runs\n"
+            "{}imported 0 catalogues, 0 runs, 0 decisions, 0 cases from 0 files\nclassified 0 runs\n",
+            skipped(&format!(
+                "{folder}/x\\nimported 9 catalogues from 9 files\\n\\x1b[31mred.jsonl"
+            ))
         )
     );
 }
