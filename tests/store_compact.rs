@@ -591,3 +591,66 @@ fn findings_written_through_the_view_read_back_as_written() {
         Sql::Integer(n + 1)
     );
 }
+
+#[test]
+fn reclassify_after_writes_through_the_view_is_the_import_of_the_same_trace() {
+    // Through the view: r-102's step 3 deleted, r-103's step 2 moved to a
+    // run id no run has; then `rung reclassify`. In the trace: the same
+    // line left out, the other's run id changed. Every report agrees.
+    let (dir, by_view) = setup();
+    import(&by_view, &["-q", &path(DESK)]);
+    let conn = Connection::open(&by_view).unwrap();
+    conn.execute_batch(
+        "DELETE FROM decisions WHERE run_id = 'r-102' AND step = 3;
+         UPDATE decisions SET run_id = 'r-moved' WHERE run_id = 'r-103' AND step = 2;",
+    )
+    .unwrap();
+    drop(conn);
+    let r = rung(&by_view, &["reclassify"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+
+    let text = std::fs::read_to_string(path(DESK)).unwrap();
+    let edited: String = text
+        .lines()
+        .filter(|l| !l.contains(r#""run_id":"r-102","step":3"#))
+        .map(|l| {
+            l.replace(
+                r#""run_id":"r-103","step":2"#,
+                r#""run_id":"r-moved","step":2"#,
+            )
+        })
+        .map(|l| l + "\n")
+        .collect();
+    assert_eq!(edited.lines().count(), 17);
+    let trace = dir.path().join("edited.jsonl");
+    std::fs::write(&trace, edited).unwrap();
+    let by_trace = dir.path().join("trace.db");
+    import(&by_trace, &["-q", trace.to_str().unwrap()]);
+
+    for kind in [
+        "ladder",
+        "runs",
+        "metrics",
+        "tools",
+        "confusions",
+        "consistency",
+    ] {
+        assert_eq!(report(&by_view, kind), report(&by_trace, kind), "{kind}");
+    }
+    let ladder = report(&by_view, "ladder");
+    assert_eq!(ladder["decisions"], 11, "{ladder}");
+    let runs = report(&by_view, "runs");
+    assert!(
+        runs["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["run_id"] == "r-moved" && r["decisions"] == 1),
+        "{runs}"
+    );
+    let conn = Connection::open(&by_view).unwrap();
+    assert_eq!(
+        one(&conn, "SELECT count(*) FROM ladder_rows"),
+        Sql::Integer(11)
+    );
+}

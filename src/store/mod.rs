@@ -321,6 +321,7 @@ pub fn reclassify_all(store: &Store) -> Result<u64> {
     // like any other failure.
     let result = store.config().and_then(|config| {
         let mut ctx = classify::Context::new(conn, &config)?;
+        stored_as_imported(conn)?;
         import::touch_all(conn)?;
         import::take_reclassify_due(conn)?;
         let n = classify::reclassify_touched(&mut ctx)?;
@@ -337,6 +338,27 @@ pub fn reclassify_all(store: &Store) -> Result<u64> {
             Err(e)
         }
     }
+}
+
+/// What writes by hand through the `decisions` view leave different from
+/// an import of the same decisions, made as an import makes it: a
+/// decision whose run is not stored (inserted, or moved to a run id no
+/// run has) gets a bare run, as a trace's decision does, so that it is
+/// classified; a verdict or payload whose decision is gone (deleted
+/// through the view) is dropped, as the decision's line left out of a
+/// trace leaves none.
+fn stored_as_imported(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "INSERT OR IGNORE INTO runs (run_id)
+             SELECT DISTINCT d.run_id FROM decision_rows d
+             WHERE d.run_id IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.run_id = d.run_id);
+         DELETE FROM ladder_rows
+             WHERE NOT EXISTS (SELECT 1 FROM decision_rows d WHERE d.id = ladder_rows.decision_id);
+         DELETE FROM payloads
+             WHERE NOT EXISTS (SELECT 1 FROM decision_rows d WHERE d.id = payloads.decision_id);",
+    )?;
+    Ok(())
 }
 
 /// Switches to WAL mode. Two rungs creating the same new file both ask at
