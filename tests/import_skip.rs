@@ -27,15 +27,20 @@ fn skipped(path: &str) -> String {
     )
 }
 
+/// desk.jsonl (a catalogue, 4 runs, 12 decisions, a case) and the menus
+/// fixture (2 runs, 5 decisions on it) copied into `dir` as `desk.jsonl`
+/// and `menus_as`.
+fn desk_and_menus(dir: &Path, menus_as: &str) -> (String, String) {
+    (
+        copy(dir, "desk.jsonl", "tests/fixtures/tui/desk.jsonl"),
+        copy(dir, menus_as, "tests/fixtures/migration/menus.jsonl"),
+    )
+}
+
 #[test]
 fn unchanged_files_are_skipped_changed_ones_read_in_full() {
     let (dir, db) = setup();
-    let desk = copy(dir.path(), "desk.jsonl", "tests/fixtures/tui/desk.jsonl");
-    let menus = copy(
-        dir.path(),
-        "menus.jsonl",
-        "tests/fixtures/migration/menus.jsonl",
-    );
+    let (desk, menus) = desk_and_menus(dir.path(), "menus.jsonl");
     assert_eq!(
         import(&db, &[&desk, &menus]),
         "imported 1 catalogue, 6 runs, 17 decisions, 1 case from 2 files\nclassified 6 runs\n"
@@ -102,12 +107,7 @@ fn unchanged_files_are_skipped_changed_ones_read_in_full() {
 fn a_file_changed_within_the_same_size_and_time_is_read() {
     // Same size and modification time, different content: the hash tells.
     let (dir, db) = setup();
-    let desk = copy(dir.path(), "desk.jsonl", "tests/fixtures/tui/desk.jsonl");
-    let menus = copy(
-        dir.path(),
-        "menus.jsonl",
-        "tests/fixtures/migration/menus.jsonl",
-    );
+    let (desk, menus) = desk_and_menus(dir.path(), "menus.jsonl");
     import(&db, &["-q", &desk, &menus]);
     let before = std::fs::metadata(&menus).unwrap().modified().unwrap();
     let text = std::fs::read_to_string(&menus).unwrap();
@@ -248,12 +248,7 @@ fn a_file_whose_records_were_skipped_is_read_again() {
 #[test]
 fn replace_reads_a_file_imported_before_and_a_replaced_file_is_no_longer_skipped() {
     let (dir, db) = setup();
-    let desk = copy(dir.path(), "desk.jsonl", "tests/fixtures/tui/desk.jsonl");
-    let a = copy(
-        dir.path(),
-        "a.jsonl",
-        "tests/fixtures/migration/menus.jsonl",
-    );
+    let (desk, a) = desk_and_menus(dir.path(), "a.jsonl");
     let text = std::fs::read_to_string(&a).unwrap();
     let b = dir.path().join("b.jsonl");
     let changed = text.replacen(
