@@ -48,9 +48,7 @@ impl Fingerprint {
             hash,
         })
     }
-}
 
-impl Fingerprint {
     /// The fingerprint of the file read a given way (`how`: the options
     /// that change what a file yields, such as its format and the
     /// catalogue its runs are bound to): the same file read another way
