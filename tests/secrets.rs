@@ -172,6 +172,11 @@ fn refusal_reasons_that_differ_only_in_a_secret_are_counted_as_one() {
         r#"{"type":"decision","run_id":"r-5","step":1,"catalogue":"c-1","selected":"refund","outcome":{"status":"refused","stage":"authorization","reason":"not_allowed"}}"#,
     );
     trace.push('\n');
+    // A reason named like a secret field: its count is no secret.
+    trace.push_str(
+        r#"{"type":"decision","run_id":"r-6","step":1,"catalogue":"c-1","selected":"refund","outcome":{"status":"refused","stage":"authorization","reason":"invalid_api_key"}}"#,
+    );
+    trace.push('\n');
     let path = write(dir.path(), "a.jsonl", &trace);
     let db = dir.path().join("t.db");
     let r = rung(&db, &["import", "-q", path.to_str().unwrap()]);
@@ -179,15 +184,16 @@ fn refusal_reasons_that_differ_only_in_a_secret_are_counted_as_one() {
     let r = rung(&db, &["report", "tools", "--format", "json"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(v["tools"][0]["refused"], 5);
+    assert_eq!(v["tools"][0]["refused"], 6);
     assert_eq!(
         v["tools"][0]["refused_by_reason"],
-        serde_json::json!({"denied token ••••": 4, "not_allowed": 1})
+        serde_json::json!({"denied token ••••": 4, "invalid_api_key": 1, "not_allowed": 1})
     );
     let r = rung(&db, &["report", "tools", "--format", "markdown"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
-        r.stdout.contains("denied token •••• 4, not_allowed 1"),
+        r.stdout
+            .contains("denied token •••• 4, invalid_api_key 1, not_allowed 1"),
         "{}",
         r.stdout
     );

@@ -584,6 +584,21 @@ impl Redactor {
     /// `v` with every string (keys too) masked, and the string or number
     /// under a secret-named key replaced by [`MASK`]: masked leaf by leaf,
     /// so the JSON stays valid.
+    /// Counts by text (a tool's refusals by reason) as a JSON object: each
+    /// key masked, the counts under keys that mask alike added up. The
+    /// counts are kept whatever the key says (`mask_value` would take a
+    /// number under `invalid_api_key` for a secret).
+    pub fn mask_counts<'a>(
+        &self,
+        counts: impl IntoIterator<Item = (&'a String, &'a u64)>,
+    ) -> MaskedValue {
+        let mut out = serde_json::Map::new();
+        for (k, n) in counts {
+            insert_masked(&mut out, self.apply(k).into_owned(), Value::from(*n));
+        }
+        MaskedValue(Value::Object(out))
+    }
+
     pub fn mask_value(&self, v: &Value) -> MaskedValue {
         MaskedValue(self.masked_value(v))
     }

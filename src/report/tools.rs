@@ -7,14 +7,16 @@ use crate::metrics::ToolUsage;
 use crate::redact::Redactor;
 
 /// A tool's refusals by reason, most first ("outside_intent 2, not_found 1"),
-/// reasons that read the same once masked counted as one.
-fn reasons_text(t: &ToolUsage, m: &Redactor) -> String {
-    let mut merged: std::collections::BTreeMap<String, u64> = Default::default();
-    for (reason, n) in &t.refused_by_reason {
-        *merged.entry(m.apply(reason).into_owned()).or_default() += n;
-    }
-    let mut v: Vec<(&String, &u64)> = merged.iter().collect();
-    v.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+/// from its counts by masked reason (reasons that read the same once
+/// masked counted as one: `Redactor::mask_counts`).
+fn reasons_text(masked: &serde_json::Value) -> String {
+    let mut v: Vec<(&String, u64)> = masked
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, n)| (k, n.as_u64().unwrap_or(0)))
+        .collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     v.iter()
         .map(|(reason, n)| {
             let reason = if reason.is_empty() {
@@ -67,6 +69,8 @@ pub fn build(list: &[ToolUsage], m: &Redactor) -> Report {
         ],
     );
     for t in list {
+        let reasons = m.mask_counts(&t.refused_by_reason);
+        let text = (t.refused > 0).then(|| reasons_text(reasons.get()));
         r.row(vec![
             Cell::text(m, &t.catalogue),
             Cell::text(m, &t.name),
@@ -77,20 +81,8 @@ pub fn build(list: &[ToolUsage], m: &Redactor) -> Report {
             Cell::Count(t.selected),
             Cell::Count(t.selected_wrongly),
             Cell::Count(t.refused),
-            Cell::json(
-                m,
-                &serde_json::Value::Object(
-                    t.refused_by_reason
-                        .iter()
-                        .map(|(k, n)| (k.clone(), (*n).into()))
-                        .collect(),
-                ),
-            ),
-            if t.refused > 0 {
-                Cell::text(m, &reasons_text(t, m))
-            } else {
-                Cell::None
-            },
+            Cell::Json(reasons),
+            text.map_or(Cell::None, |text| Cell::text(m, &text)),
             Cell::Bool(t.never_selected),
         ]);
     }
