@@ -27,6 +27,18 @@ fn skipped(path: &str) -> String {
     )
 }
 
+/// Importing `file` fails: a decision in it differs from the stored one.
+fn refused_as_different(db: &Path, file: &str) {
+    let r = rung(db, &["import", file]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("a different decision with this key was already imported"),
+        "{}",
+        r.stderr
+    );
+}
+
 /// desk.jsonl (a catalogue, 4 runs, 12 decisions, a case) and the menus
 /// fixture (2 runs, 5 decisions on it) copied into `dir` as `desk.jsonl`
 /// and `menus_as`.
@@ -125,14 +137,7 @@ fn a_file_changed_within_the_same_size_and_time_is_read() {
         .unwrap()
         .set_modified(before)
         .unwrap();
-    let r = rung(&db, &["import", &menus]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("a different decision with this key was already imported"),
-        "{}",
-        r.stderr
-    );
+    refused_as_different(&db, &menus);
 }
 
 #[test]
@@ -277,14 +282,7 @@ fn replace_reads_a_file_imported_before_and_a_replaced_file_is_no_longer_skipped
     assert_eq!(selected(), "list_invoices");
     // a.jsonl is unchanged, but what it holds is no longer what is stored:
     // it is read, and says so.
-    let r = rung(&db, &["import", &a]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("a different decision with this key was already imported"),
-        "{}",
-        r.stderr
-    );
+    refused_as_different(&db, &a);
     // --replace reads a file even when it was recorded unchanged.
     import(&db, &["-q", &b]);
     assert_eq!(
